@@ -1,0 +1,89 @@
+"""The director: who speaks next, by rule where a rule decides, else by the LLM.
+
+Rules (DESIGN §2, parity with the reference):
+
+1. ``turn_count >= max_turns`` → end.
+2. One agent: no LLM call; turn 0 dispatches it, later turns cue the learner.
+3. Several agents, turn 0, a trigger that is in the class → dispatch it (no LLM).
+4. Otherwise ask the LLM and parse its reply defensively.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import json_repair
+
+from .models import DirectorState, TurnConfig
+
+USER = "USER"
+END = "END"
+
+
+@dataclass(frozen=True)
+class DirectorDecision:
+    """``next_agent_id`` is an agent id, ``"USER"`` or ``None`` (end)."""
+
+    next_agent_id: str | None
+    should_end: bool
+
+    @property
+    def label(self) -> str:
+        return self.next_agent_id or END
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """What the rules decided without the LLM; ``ask_llm`` when they could not."""
+
+    decision: DirectorDecision | None
+    reason: Literal["max_turns", "single_agent", "trigger", "ask_llm"]
+
+
+def decide_by_rules(config: TurnConfig, state: DirectorState) -> RuleOutcome:
+    if state.turn_count >= config.max_turns:
+        return RuleOutcome(DirectorDecision(None, True), "max_turns")
+    if len(config.agent_ids) == 1:
+        if state.turn_count == 0:
+            return RuleOutcome(DirectorDecision(config.agent_ids[0], False), "single_agent")
+        return RuleOutcome(DirectorDecision(USER, False), "single_agent")
+    trigger = config.trigger_agent_id
+    if state.turn_count == 0 and trigger and trigger in config.agent_ids:
+        return RuleOutcome(DirectorDecision(trigger, False), "trigger")
+    return RuleOutcome(None, "ask_llm")
+
+
+_OBJECT_START = re.compile(r"\{")
+_DECODER = json.JSONDecoder(strict=False)
+
+
+def _first_decision_object(text: str) -> dict[str, object] | None:
+    for match in _OBJECT_START.finditer(text):
+        try:
+            value, _ = _DECODER.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict) and "next_agent" in value:
+            return value
+    try:
+        repaired = json_repair.loads(text[text.find("{"):]) if "{" in text else None
+    except Exception:  # noqa: BLE001 - any repair failure just means "no decision"
+        return None
+    return repaired if isinstance(repaired, dict) and "next_agent" in repaired else None
+
+
+def parse_director_decision(text: str) -> DirectorDecision:
+    """Read ``{"next_agent": …}`` from anywhere in ``text``; anything unusable ends the round."""
+    found = _first_decision_object(text or "")
+    value = found.get("next_agent") if found else None
+    if not isinstance(value, str) or not value.strip():
+        return DirectorDecision(None, True)
+    value = value.strip()
+    if value.upper() == END:
+        return DirectorDecision(None, True)
+    if value.upper() == USER:
+        return DirectorDecision(USER, False)
+    return DirectorDecision(value, False)

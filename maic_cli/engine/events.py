@@ -1,0 +1,107 @@
+"""The events a turn yields: one discriminated union, one TypeAdapter.
+
+The names follow the reference's ``StatelessEvent``.  The live view, the
+transcript, the session file and batch reports all consume this one stream.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from .models import DirectorState
+
+
+class CallUsage(BaseModel):
+    """Token use of one LLM call, or a sum of them."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float = 0.0
+    calls: int = 0
+    ttft: float | None = None  # seconds to the first token (last call)
+    duration: float | None = None
+
+    def add(self, other: CallUsage) -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cached_tokens += other.cached_tokens
+        self.cost += other.cost
+        self.calls += other.calls
+
+
+class TurnUsage(BaseModel):
+    director: CallUsage = Field(default_factory=CallUsage)
+    agent: CallUsage = Field(default_factory=CallUsage)
+
+
+class ThinkingEvent(BaseModel):
+    type: Literal["thinking"] = "thinking"
+    stage: Literal["director", "agent_loading"]
+    agent_id: str | None = None
+
+
+class AgentStartEvent(BaseModel):
+    type: Literal["agent_start"] = "agent_start"
+    message_id: str
+    agent_id: str
+    agent_name: str
+    avatar: str
+    color: str
+
+
+class TextDeltaEvent(BaseModel):
+    type: Literal["text_delta"] = "text_delta"
+    message_id: str
+    content: str
+
+
+class ActionEvent(BaseModel):
+    type: Literal["action"] = "action"
+    action_id: str
+    action_name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    agent_id: str
+    message_id: str
+
+
+class AgentEndEvent(BaseModel):
+    type: Literal["agent_end"] = "agent_end"
+    message_id: str
+    agent_id: str
+
+
+class CueUserEvent(BaseModel):
+    type: Literal["cue_user"] = "cue_user"
+    from_agent_id: str | None = None
+
+
+class ErrorEvent(BaseModel):
+    type: Literal["error"] = "error"
+    message: str
+
+
+class DoneEvent(BaseModel):
+    type: Literal["done"] = "done"
+    total_actions: int = 0
+    total_agents: int = 0
+    agent_had_content: bool = False
+    director_state: DirectorState
+    usage: TurnUsage = Field(default_factory=TurnUsage)
+    # Beyond the reference: what a batch report needs without re-deriving it.
+    dropped_actions: int = 0
+    parse_recoveries: int = 0
+    decision: str | None = None  # the director's pick: an agent id, "USER" or "END"
+
+
+Event = Annotated[
+    ThinkingEvent | AgentStartEvent | TextDeltaEvent | ActionEvent | AgentEndEvent
+    | CueUserEvent | ErrorEvent | DoneEvent,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENT_TYPES = frozenset({"thinking", "agent_start", "text_delta", "action", "agent_end",
+                         "cue_user", "error", "done"})

@@ -1,0 +1,203 @@
+"""The engine's data: agents, messages, classroom state and the turn request.
+
+These are plain pydantic models so that the same objects are validated when a
+persona file is loaded, written into the session file and sent back in as the
+next request.  Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Role = Literal["teacher", "assistant", "student"]
+SceneType = Literal["slide", "whiteboard"]
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:10]}"
+
+
+class AgentConfig(BaseModel):
+    """One persona. ``allowed_actions=None`` means the role's default set."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)
+    name: str = Field(min_length=1, max_length=60)
+    role: Role
+    persona: str = Field(min_length=1)
+    avatar: str = "🙂"
+    color: str = "white"
+    priority: int = Field(default=5, ge=1, le=10)
+    allowed_actions: list[str] | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _not_reserved(cls, value: str) -> str:
+        if value.upper() in {"USER", "END"}:
+            raise ValueError(f"'{value}' is reserved for the director")
+        return value
+
+    @field_validator("allowed_actions")
+    @classmethod
+    def _known_actions(cls, value: list[str] | None) -> list[str] | None:
+        from .actions import CATALOGUE  # noqa: PLC0415 - actions imports this module
+
+        unknown = [name for name in value or [] if name not in CATALOGUE]
+        if unknown:
+            raise ValueError(f"unknown action(s) {', '.join(unknown)}; known: {', '.join(CATALOGUE)}")
+        return value
+
+
+class UserProfile(BaseModel):
+    nickname: str = "Learner"
+    bio: str = ""
+
+
+class ActionRecord(BaseModel):
+    """An action as it happened inside a message."""
+
+    action_id: str
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class MessagePart(BaseModel):
+    kind: Literal["text", "action"]
+    text: str = ""
+    action: ActionRecord | None = None
+
+
+class Message(BaseModel):
+    """A learner message (``role='user'``) or an agent's message (``role='agent'``)."""
+
+    id: str = Field(default_factory=lambda: new_id("msg"))
+    role: Literal["user", "agent"]
+    agent_id: str | None = None
+    agent_name: str | None = None
+    parts: list[MessagePart] = Field(default_factory=list)
+    interrupted: bool = False
+    created_at: float = Field(default_factory=time.time)
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if p.kind == "text")
+
+    @property
+    def actions(self) -> list[ActionRecord]:
+        return [p.action for p in self.parts if p.kind == "action" and p.action is not None]
+
+    def append_text(self, text: str) -> None:
+        if self.parts and self.parts[-1].kind == "text":
+            self.parts[-1].text += text
+        else:
+            self.parts.append(MessagePart(kind="text", text=text))
+
+    @classmethod
+    def from_learner(cls, text: str) -> Message:
+        return cls(role="user", parts=[MessagePart(kind="text", text=text)])
+
+
+class SlideElement(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    type: Literal["text", "image", "formula", "chart", "video", "shape", "table", "code"] = "text"
+    content: str = ""
+
+
+class Slide(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str
+    elements: list[SlideElement] = Field(default_factory=list)
+
+
+class CodeLine(BaseModel):
+    id: str
+    text: str
+
+
+class WhiteboardElement(BaseModel):
+    id: str
+    kind: Literal["text", "shape", "chart", "latex", "table", "line", "code"]
+    params: dict[str, Any] = Field(default_factory=dict)
+    agent_id: str | None = None
+    lines: list[CodeLine] = Field(default_factory=list)  # code only
+    next_line: int = 1  # code only: the number of the next fresh line id
+
+
+class StoreState(BaseModel):
+    """What the class can see: the whiteboard, the slides and what is pointed at."""
+
+    whiteboard: list[WhiteboardElement] = Field(default_factory=list)
+    whiteboard_open: bool = False
+    slides: list[Slide] = Field(default_factory=list)
+    current_slide: int = 0
+    spotlight: str | None = None
+    laser: str | None = None
+    next_element: int = 1
+
+    @property
+    def scene_type(self) -> SceneType:
+        return "slide" if self.slides else "whiteboard"
+
+    @property
+    def slide(self) -> Slide | None:
+        if not self.slides:
+            return None
+        return self.slides[min(max(self.current_slide, 0), len(self.slides) - 1)]
+
+
+class WhiteboardActionRecord(BaseModel):
+    action_name: str
+    agent_id: str
+    agent_name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class AgentTurnSummary(BaseModel):
+    agent_id: str
+    agent_name: str
+    content_preview: str
+    action_count: int = 0
+    whiteboard_actions: list[WhiteboardActionRecord] = Field(default_factory=list)
+
+
+class DirectorState(BaseModel):
+    """What the director remembers between the calls of one round."""
+
+    turn_count: int = 0
+    agent_responses: list[AgentTurnSummary] = Field(default_factory=list)
+    whiteboard_ledger: list[WhiteboardActionRecord] = Field(default_factory=list)
+
+
+class TurnConfig(BaseModel):
+    agent_ids: list[str]
+    trigger_agent_id: str | None = None
+    discussion_topic: str | None = None
+    discussion_prompt: str | None = None
+    agent_configs: dict[str, AgentConfig] = Field(default_factory=dict)
+    max_turns: int = Field(default=6, ge=1)
+    language: str | None = None
+    compact_prompts: bool = False
+
+
+class ModelSettings(BaseModel):
+    model: str = "scripted"
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+class TurnRequest(BaseModel):
+    messages: list[Message] = Field(default_factory=list)
+    store_state: StoreState = Field(default_factory=StoreState)
+    config: TurnConfig
+    director_state: DirectorState | None = None
+    user_profile: UserProfile = Field(default_factory=UserProfile)
+    model: ModelSettings = Field(default_factory=ModelSettings)

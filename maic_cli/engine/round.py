@@ -1,0 +1,97 @@
+"""``run_round``: the client loop that calls ``generate_turn`` until the round stops.
+
+It feeds each turn's ``director_state`` into the next, folds every event into
+the :class:`Classroom` and hands it to ``on_event`` (the live view, the
+transcript, the session saver).  Stop reasons (DESIGN §5): ``end``,
+``cue_user``, ``max_turns``, ``empty_turns`` (two agent turns in a row with no
+content), ``aborted`` (the task was cancelled: the partial message is kept and
+marked interrupted) and ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..llm.port import LLMClient
+from .classroom import Classroom
+from .director import USER
+from .events import Event
+from .models import AgentConfig, ModelSettings, TurnConfig, TurnRequest, UserProfile
+from .turn import generate_turn
+
+StopReason = Literal["end", "cue_user", "max_turns", "empty_turns", "aborted", "error"]
+EventSink = Callable[[Event], Awaitable[None] | None]
+EMPTY_TURNS_LIMIT = 2
+
+
+@dataclass
+class RoundResult:
+    reason: StopReason
+    speakers: list[str] = field(default_factory=list)
+    error: str | None = None
+    interrupted_message_id: str | None = None
+
+
+async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
+                    registry: Mapping[str, AgentConfig] | None = None,
+                    profile: UserProfile | None = None,
+                    model: ModelSettings | None = None,
+                    on_event: EventSink | None = None) -> RoundResult:
+    """Run turns until the round stops; ``classroom`` is updated as events arrive."""
+    result = RoundResult(reason="end")
+    open_message: str | None = None
+    empty_in_a_row = 0
+
+    async def emit(event: Event) -> None:
+        classroom.apply(event)
+        if on_event is not None:
+            outcome = on_event(event)
+            if inspect.isawaitable(outcome):
+                await outcome
+
+    try:
+        while True:
+            request = TurnRequest(messages=classroom.messages, store_state=classroom.store,
+                                  config=config, director_state=classroom.director_state,
+                                  user_profile=profile or UserProfile(),
+                                  model=model or ModelSettings(model=llm.model))
+            decision, had_content, error = None, False, None
+            async for event in generate_turn(request, llm, registry):
+                if event.type == "agent_start":
+                    open_message = event.message_id
+                    result.speakers.append(event.agent_id)
+                elif event.type == "agent_end":
+                    open_message = None
+                elif event.type == "error":
+                    error = event.message
+                elif event.type == "done":
+                    decision, had_content = event.decision, event.agent_had_content
+                await emit(event)
+            if error is not None:
+                result.reason, result.error = "error", error
+                return result
+            if decision == USER:
+                result.reason = "cue_user"
+                return result
+            state = classroom.director_state
+            if decision is None or decision == "END" or decision.startswith("unknown:"):
+                at_limit = state is not None and state.turn_count >= config.max_turns
+                result.reason = "max_turns" if at_limit else "end"
+                return result
+            empty_in_a_row = 0 if had_content else empty_in_a_row + 1
+            if empty_in_a_row >= EMPTY_TURNS_LIMIT:
+                result.reason = "empty_turns"
+                return result
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # the cancellation is handled here: the round ends "aborted"
+        if open_message is not None:
+            classroom.mark_interrupted(open_message)
+            result.interrupted_message_id = open_message
+        result.reason = "aborted"
+        return result

@@ -1,0 +1,197 @@
+"""``generate_turn``: exactly one director → (agent) cycle, stateless.
+
+Everything the turn needs is in the :class:`TurnRequest`; it keeps nothing
+between calls and ends with a ``done`` event carrying the new
+``director_state``.  A provider error becomes an ``error`` event followed by
+``done`` — never an exception.  Cancelling the consumer (Ctrl-C) propagates
+``CancelledError``; the caller keeps the partial message it already received.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Mapping
+
+from ..llm.port import LLMClient, LLMError, LLMRequest
+from .actions import CATALOGUE, allowed_actions
+from .agent_prompt import build_agent_prompt, convert_history
+from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
+from .director_prompt import build_director_prompt
+from .events import (
+    ActionEvent,
+    AgentEndEvent,
+    AgentStartEvent,
+    CallUsage,
+    CueUserEvent,
+    DoneEvent,
+    ErrorEvent,
+    Event,
+    TextDeltaEvent,
+    ThinkingEvent,
+    TurnUsage,
+)
+from .models import (
+    AgentConfig,
+    AgentTurnSummary,
+    DirectorState,
+    TurnRequest,
+    WhiteboardActionRecord,
+    new_id,
+)
+from .parser import StructuredStreamParser
+from .schemas import agent_reply_schema, director_reply_schema
+
+DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
+
+
+def resolve_agents(request: TurnRequest,
+                   registry: Mapping[str, AgentConfig] | None) -> dict[str, AgentConfig]:
+    """The class, in ``agent_ids`` order: request-scoped configs first, then the registry."""
+    found: dict[str, AgentConfig] = {}
+    for agent_id in request.config.agent_ids:
+        agent = request.config.agent_configs.get(agent_id) or (registry or {}).get(agent_id)
+        if agent is not None:
+            found[agent_id] = agent
+    return found
+
+
+async def _collect(llm: LLMClient, request: LLMRequest, usage: CallUsage) -> str:
+    """Run one call to the end and return its text, adding its usage to ``usage``."""
+    parts: list[str] = []
+    async for text in _timed_stream(llm, request, usage):
+        parts.append(text)
+    return "".join(parts)
+
+
+async def _timed_stream(llm: LLMClient, request: LLMRequest, usage: CallUsage) -> AsyncIterator[str]:
+    start = time.monotonic()
+    usage.calls += 1
+    usage.ttft = None
+    try:
+        async for piece in llm.stream(request):
+            if piece.text:
+                if usage.ttft is None:
+                    usage.ttft = time.monotonic() - start
+                yield piece.text
+            if piece.usage is not None:
+                usage.prompt_tokens += piece.usage.prompt_tokens
+                usage.completion_tokens += piece.usage.completion_tokens
+                usage.cached_tokens += piece.usage.cached_tokens
+                usage.cost += piece.usage.cost
+    finally:
+        usage.duration = time.monotonic() - start
+
+
+def _done(state: DirectorState, usage: TurnUsage, decision: str, **extra: object) -> DoneEvent:
+    return DoneEvent(director_state=state, usage=usage, decision=decision, **extra)  # type: ignore[arg-type]
+
+
+async def generate_turn(request: TurnRequest, llm: LLMClient,
+                        registry: Mapping[str, AgentConfig] | None = None) -> AsyncIterator[Event]:
+    state = (request.director_state or DirectorState()).model_copy(deep=True)
+    agents = resolve_agents(request, registry)
+    usage = TurnUsage()
+    config = request.config
+
+    outcome = decide_by_rules(config, state)
+    decision = outcome.decision
+    if decision is None:
+        yield ThinkingEvent(stage="director")
+        prompt = build_director_prompt(list(agents.values()), state, request.messages,
+                                       request.store_state, config, request.user_profile)
+        call = LLMRequest(messages=[{"role": "system", "content": prompt},
+                                    {"role": "user", "content": DIRECTOR_ASK}],
+                          purpose="director", temperature=request.model.temperature,
+                          max_tokens=60,
+                          response_schema=director_reply_schema(list(agents)))
+        try:
+            decision = parse_director_decision(await _collect(llm, call, usage.director))
+        except LLMError as exc:
+            yield ErrorEvent(message=str(exc))
+            yield _done(state, usage, END)
+            return
+
+    if decision.next_agent_id == USER:
+        last = state.agent_responses[-1].agent_id if state.agent_responses else None
+        yield CueUserEvent(from_agent_id=last)
+        yield _done(state, usage, USER)
+        return
+    agent = agents.get(decision.next_agent_id or "")
+    if decision.should_end or agent is None:
+        yield _done(state, usage, END if decision.should_end else f"unknown:{decision.next_agent_id}")
+        return
+
+    async for event in _run_agent(request, llm, agent, state, usage):
+        yield event
+
+
+async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
+                     state: DirectorState, usage: TurnUsage) -> AsyncIterator[Event]:
+    store = request.store_state
+    allowed = allowed_actions(agent, store.scene_type)
+    yield ThinkingEvent(stage="agent_loading", agent_id=agent.id)
+    message_id = new_id("msg")
+    yield AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
+                          avatar=agent.avatar, color=agent.color)
+    system = build_agent_prompt(agent, allowed, request.user_profile, state, store,
+                                language=request.config.language,
+                                discussion_topic=request.config.discussion_topic,
+                                compact=request.config.compact_prompts)
+    call = LLMRequest(messages=[{"role": "system", "content": system},
+                                *convert_history(request.messages, agent.id)],
+                      purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
+                      max_tokens=request.model.max_tokens,
+                      response_schema=agent_reply_schema(allowed))
+    parser = StructuredStreamParser()
+    speech: list[str] = []
+    wb_actions: list[WhiteboardActionRecord] = []
+    counts = {"actions": 0, "dropped": 0, "text_index": -1}
+    error: LLMError | None = None
+
+    def events_for(items: list) -> list[Event]:
+        out: list[Event] = []
+        for item in items:
+            if item.type == "text":
+                content = item.content
+                if item.index != counts["text_index"]:
+                    if speech and not speech[-1][-1:].isspace():
+                        content = " " + content.lstrip()
+                    counts["text_index"] = item.index
+                speech.append(content)
+                out.append(TextDeltaEvent(message_id=message_id, content=content))
+            elif item.name not in allowed or item.name not in CATALOGUE:
+                counts["dropped"] += 1
+            else:
+                counts["actions"] += 1
+                out.append(ActionEvent(action_id=new_id("act"), action_name=item.name,
+                                       params=item.params, agent_id=agent.id, message_id=message_id))
+                if item.name.startswith("wb_"):
+                    wb_actions.append(WhiteboardActionRecord(
+                        action_name=item.name, agent_id=agent.id, agent_name=agent.name,
+                        params=item.params))
+        return out
+
+    try:
+        async for text in _timed_stream(llm, call, usage.agent):
+            for event in events_for(parser.feed(text)):
+                yield event
+    except LLMError as exc:
+        error = exc
+    for event in events_for(parser.finish()):
+        yield event
+    yield AgentEndEvent(message_id=message_id, agent_id=agent.id)
+
+    content = "".join(speech)
+    state.turn_count += 1
+    state.agent_responses.append(AgentTurnSummary(
+        agent_id=agent.id, agent_name=agent.name, content_preview=content[:300],
+        action_count=counts["actions"], whiteboard_actions=wb_actions))
+    state.whiteboard_ledger.extend(wb_actions)
+    if error is not None:
+        yield ErrorEvent(message=str(error))
+    yield _done(state, usage, agent.id, total_actions=counts["actions"], total_agents=1,
+                agent_had_content=bool(content.strip() or counts["actions"]),
+                dropped_actions=counts["dropped"], parse_recoveries=parser.stats.recoveries)
+
+
+__all__ = ["DirectorDecision", "generate_turn", "resolve_agents"]

@@ -1,0 +1,27 @@
+"""The LLM port and its implementations; :func:`make_llm` picks one by model string.
+
+Model strings: any litellm string (``openai/gpt-4o-mini``, ``ollama/llama3``, …),
+``scripted:FILE`` or ``replay:FILE``.  litellm is imported only when a litellm
+model is actually called.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage
+
+__all__ = ["LLMClient", "LLMError", "LLMRequest", "StreamPiece", "Usage", "make_llm"]
+
+
+def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,
+             temperature: float | None = None, extra: dict[str, Any] | None = None) -> LLMClient:
+    if model.startswith("scripted:"):
+        from .scripted import ScriptedLLM
+
+        return ScriptedLLM.from_file(Path(model.removeprefix("scripted:")))
+    from .litellm_client import LitellmClient
+
+    return LitellmClient(model, api_base=api_base, api_key=api_key,
+                         temperature=temperature, extra=extra)

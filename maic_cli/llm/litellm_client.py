@@ -1,0 +1,158 @@
+"""The litellm client: the only module that imports litellm, and only when first used.
+
+Importing litellm takes seconds and, without ``LITELLM_LOCAL_MODEL_COST_MAP``,
+fetches a price list from the internet; :func:`import_litellm` sets that
+variable first and silences litellm's own banners.  Calls stream with usage
+reported; 429, 5xx, timeouts and connection errors are retried with backoff as
+long as no token has arrived; every provider exception becomes one
+:class:`LLMError` line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from .port import ErrorKind, LLMError, LLMRequest, StreamPiece, Usage
+
+_PREFIX = re.compile(r"^(?:litellm\.)?(?:\w+(?:Error|Exception)\s*[:-]\s*)+")
+
+
+def import_litellm() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    import litellm  # noqa: PLC0415 - deliberately lazy: 4-6 s and ~200 MB
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    litellm.drop_params = True  # e.g. stream_options for a provider that has none
+    return litellm
+
+
+def _detail(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = _PREFIX.sub("", text)
+    text = re.sub(r"\b\w+Exception - ", "", text)
+    return text or type(exc).__name__
+
+
+def classify(exc: BaseException, started: bool) -> ErrorKind:
+    """Map a litellm (or openai/httpx) exception to an :data:`ErrorKind`."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if started:
+        return "stream_dropped"
+    table: list[tuple[str, ErrorKind]] = [
+        ("AuthenticationError", "auth"), ("PermissionDeniedError", "auth"),
+        ("RateLimitError", "rate_limit"), ("Timeout", "timeout"), ("TimeoutError", "timeout"),
+        ("APITimeoutError", "timeout"), ("ContextWindowExceededError", "context_window"),
+        ("NotFoundError", "not_found"), ("BadRequestError", "bad_request"),
+        ("UnprocessableEntityError", "bad_request"), ("UnsupportedParamsError", "bad_request"),
+        ("MidStreamFallbackError", "connection"), ("APIConnectionError", "connection"),
+        ("InternalServerError", "server_error"), ("ServiceUnavailableError", "server_error"),
+        ("BadGatewayError", "server_error"), ("APIError", "server_error"),
+    ]
+    for name, kind in table:
+        if name in names:
+            return kind
+    if isinstance(exc, (ConnectionError, OSError)):
+        return "connection"
+    return "other"
+
+
+_KIND_WORDS = {
+    "auth": "authentication failed", "rate_limit": "rate limited", "timeout": "request timed out",
+    "server_error": "server error", "connection": "cannot connect", "stream_dropped": "stream dropped",
+    "bad_request": "bad request", "not_found": "model not found", "context_window": "context too long",
+}
+
+
+def to_llm_error(exc: BaseException, provider: str, started: bool) -> LLMError:
+    kind = classify(exc, started)
+    status = getattr(exc, "status_code", None)
+    words = _KIND_WORDS.get(kind, "error")
+    code = f" (HTTP {status})" if isinstance(status, int) and kind not in ("stream_dropped", "connection") else ""
+    return LLMError(kind, provider, f"{words}{code}: {_detail(exc)}")
+
+
+class LitellmClient:
+    """Any litellm model string; ``api_base``/``api_key`` for OpenAI-compatible servers."""
+
+    def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
+                 temperature: float | None = None, timeout: float = 120.0, retries: int = 3,
+                 backoff: float = 1.0, extra: dict[str, Any] | None = None) -> None:
+        self.model = model
+        self.api_base = api_base
+        self._api_key = api_key
+        self.temperature = temperature
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.extra = dict(extra or {})  # e.g. reasoning_effort, thinking, top_p
+
+    def _kwargs(self, request: LLMRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.model, "messages": request.messages, "stream": True,
+            "stream_options": {"include_usage": True}, "timeout": self.timeout,
+            "num_retries": 0, "max_retries": 0, **self.extra,
+        }
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        temperature = request.temperature if request.temperature is not None else self.temperature
+        if temperature is not None:
+            kwargs["temperature"] = temperature
+        if request.max_tokens:
+            kwargs["max_tokens"] = request.max_tokens
+        return kwargs
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
+        litellm = import_litellm()
+        kwargs = self._kwargs(request)
+        attempt = 0
+        while True:
+            started = False
+            try:
+                response = await litellm.acompletion(**kwargs)
+                usage = None
+                async for chunk in response:
+                    text = _delta_text(chunk)
+                    if text:
+                        started = True
+                        yield StreamPiece(text=text)
+                    usage = getattr(chunk, "usage", None) or usage
+                yield StreamPiece(usage=self._usage(litellm, usage))
+                return
+            except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
+                error = exc if isinstance(exc, LLMError) else to_llm_error(exc, self.model, started)
+                if started or not error.retryable or attempt >= self.retries:
+                    raise error from exc
+                attempt += 1
+                await asyncio.sleep(self.backoff * (2 ** (attempt - 1)) * random.uniform(0.8, 1.2))
+
+    def _usage(self, litellm: Any, usage: Any) -> Usage:
+        if usage is None:
+            return Usage()
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
+        try:
+            prompt_cost, completion_cost = litellm.cost_per_token(
+                model=self.model, prompt_tokens=prompt, completion_tokens=completion)
+            cost = float(prompt_cost + completion_cost)
+        except Exception:  # noqa: BLE001 - unknown models simply have no price
+            cost = 0.0
+        return Usage(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached, cost=cost)
+
+
+def _delta_text(chunk: Any) -> str:
+    choices = getattr(chunk, "choices", None) or []
+    if not choices:
+        return ""
+    delta = getattr(choices[0], "delta", None)
+    return (getattr(delta, "content", None) or "") if delta is not None else ""

@@ -1,0 +1,1 @@
+"""Files: personas, scenarios, sessions, transcripts, and where user data lives."""

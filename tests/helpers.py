@@ -1,0 +1,42 @@
+"""Small builders shared by the tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from maic_cli.engine.models import AgentConfig
+from maic_cli.engine.parser import StructuredStreamParser
+
+
+def parse_in_chunks(reply: str, sizes: list[int] | None = None) -> tuple[str, list[tuple[str, dict]]]:
+    """Feed ``reply`` in chunks of the given sizes (the rest in one) and collect the result."""
+    parser = StructuredStreamParser()
+    items = []
+    pos = 0
+    for size in sizes or []:
+        items += parser.feed(reply[pos:pos + size])
+        pos += size
+    items += parser.feed(reply[pos:])
+    items += parser.finish()
+    text = "".join(i.content for i in items if i.type == "text")
+    actions = [(i.name, i.params) for i in items if i.type == "action"]
+    return text, actions
+
+
+def agent(agent_id: str, role: str = "student", name: str | None = None, **extra: Any) -> AgentConfig:
+    return AgentConfig(id=agent_id, name=name or agent_id.title(), role=role,  # type: ignore[arg-type]
+                       persona=f"{agent_id} persona", **extra)
+
+
+def reply(*items: dict[str, Any] | str) -> str:
+    """An agent reply: strings become text items, dicts are used as they are."""
+    return json.dumps([{"type": "text", "content": i} if isinstance(i, str) else i for i in items])
+
+
+def action(name: str, **params: Any) -> dict[str, Any]:
+    return {"type": "action", "name": name, "params": params}
+
+
+def decision(agent_id: str) -> str:
+    return json.dumps({"next_agent": agent_id})
