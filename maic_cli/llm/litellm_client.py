@@ -45,6 +45,8 @@ def classify(exc: BaseException, started: bool) -> ErrorKind:
     names = {cls.__name__ for cls in type(exc).__mro__}
     if started:
         return "stream_dropped"
+    if "connection error" in str(exc).lower():  # litellm reports a refused connection as a 500
+        return "connection"
     table: list[tuple[str, ErrorKind]] = [
         ("AuthenticationError", "auth"), ("PermissionDeniedError", "auth"),
         ("RateLimitError", "rate_limit"), ("Timeout", "timeout"), ("TimeoutError", "timeout"),

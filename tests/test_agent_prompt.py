@@ -1,0 +1,101 @@
+"""The agent prompt's sections, the action catalogue, and the history conversion."""
+
+from __future__ import annotations
+
+import json
+
+from maic_cli.engine.actions import allowed_actions
+from maic_cli.engine.agent_prompt import build_agent_prompt, convert_history
+from maic_cli.engine.models import (
+    ActionRecord,
+    AgentTurnSummary,
+    DirectorState,
+    Message,
+    MessagePart,
+    Slide,
+    SlideElement,
+    StoreState,
+    UserProfile,
+)
+from maic_cli.engine.whiteboard import apply_action
+from tests.helpers import agent
+
+TEACHER = agent("teacher", "teacher", "Ms. T")
+
+
+def test_role_defaults_and_scene_filtering() -> None:
+    assert "spotlight" in allowed_actions(TEACHER, "slide")
+    assert "spotlight" not in allowed_actions(TEACHER, "whiteboard")
+    assert "wb_draw_code" in allowed_actions(TEACHER, "whiteboard")
+    student = agent("mia")
+    assert "laser" not in allowed_actions(student, "slide")
+    assert "wb_draw_text" in allowed_actions(student, "slide")
+    limited = agent("leo", allowed_actions=["wb_draw_text", "laser"])
+    assert allowed_actions(limited, "slide") == ["laser", "wb_draw_text"]
+    assert allowed_actions(limited, "whiteboard") == ["wb_draw_text"]
+
+
+def test_agent_prompt_has_every_section_with_changing_parts_last() -> None:
+    store = StoreState(slides=[Slide(id="s1", title="Light", elements=[
+        SlideElement(id="eq_1", type="formula", content="E = h f")])])
+    apply_action(store, "wb_draw_text", {"content": "photons"})
+    state = DirectorState(agent_responses=[AgentTurnSummary(agent_id="mia", agent_name="Mia",
+                                                            content_preview="What is a photon?")])
+    actions = allowed_actions(TEACHER, store.scene_type)
+    prompt = build_agent_prompt(TEACHER, actions, UserProfile(nickname="Ana", bio="grade 10"), state, store,
+                                language="French", discussion_topic="Light")
+    order = ["# Your persona", "teacher persona", "# Your role", "# Length", "60–120 words", "# Language",
+             "Speak only French", "# Output format", '{"type": "text"', "# Actions you may use",
+             "- spotlight: Highlight", '"elementId"', "# The learner", "Ana: grade 10",
+             "# Discussion topic", "# Already said this round", "Mia: What is a photon?",
+             "# Current slide: Light", "[eq_1] formula: E = h f", "# Whiteboard elements", "[wb_1] text: photons"]
+    positions = [prompt.index(needle) for needle in order]
+    assert positions == sorted(positions)
+
+
+def test_compact_prompt_is_shorter_and_keeps_the_format() -> None:
+    actions = allowed_actions(TEACHER, "whiteboard")
+    full = build_agent_prompt(TEACHER, actions, UserProfile(), DirectorState(), StoreState())
+    compact = build_agent_prompt(TEACHER, actions, UserProfile(), DirectorState(), StoreState(), compact=True)
+    assert len(compact) < len(full)
+    assert "JSON array" in compact and "# Your role" not in compact
+
+
+def test_student_without_actions_is_told_so() -> None:
+    prompt = build_agent_prompt(agent("mia"), [], UserProfile(), DirectorState(), StoreState())
+    assert "You have no actions here" in prompt
+
+
+def agent_message(agent_id: str, name: str, text: str, *, interrupted: bool = False,
+                  actions: list[str] = ()) -> Message:
+    parts = [MessagePart(kind="text", text=text)] if text else []
+    parts += [MessagePart(kind="action", action=ActionRecord(action_id=f"a{i}", name=n)) for i, n in
+              enumerate(actions)]
+    return Message(role="agent", agent_id=agent_id, agent_name=name, parts=parts, interrupted=interrupted)
+
+
+def test_history_conversion() -> None:
+    messages = [
+        Message.from_learner("Why is the sky blue?"),
+        agent_message("teacher", "Ms. T", "Scattering.", actions=["wb_open"]),
+        agent_message("mia", "Mia", "Like a prism?"),
+        agent_message("leo", "Leo", ""),  # empty: dropped
+        agent_message("mia", "Mia", "Wait, I was say", interrupted=True),
+    ]
+    as_teacher = convert_history(messages, "teacher")
+    assert [m["role"] for m in as_teacher] == ["user", "assistant", "user"]
+    assert json.loads(as_teacher[1]["content"]) == [{"type": "text", "content": "Scattering."},
+                                                    {"type": "action", "name": "wb_open", "params": {}}]
+    assert as_teacher[2]["content"].startswith("[Mia]: Like a prism?")
+    assert "[Mia]: Wait, I was say [This message was interrupted" in as_teacher[2]["content"]
+    assert "[Leo]" not in as_teacher[2]["content"]
+    as_mia = convert_history(messages, "mia")
+    assert [m["role"] for m in as_mia] == ["user", "assistant", "assistant", "user"]
+    assert as_mia[2]["content"].endswith("[This message was interrupted by the learner. Do not continue it.]")
+    assert "[Ms. T]: Scattering. (actions: wb_open)" in as_mia[0]["content"]
+
+
+def test_history_always_ends_with_a_user_message() -> None:
+    history = convert_history([agent_message("teacher", "Ms. T", "Hello.")], "teacher")
+    assert history[-1]["role"] == "user"
+    assert convert_history([], "teacher") == [{"role": "user", "content": "(Your turn. Continue the class.)"}]

@@ -1,0 +1,140 @@
+"""Rounds through real litellm against an OpenAI-compatible server on 127.0.0.1.
+
+The server streams real ``text/event-stream`` chunks, so litellm's own HTTP and
+streaming code runs; nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from maic_cli.engine.classroom import Classroom
+from maic_cli.engine.models import TurnConfig
+from maic_cli.engine.round import run_round
+from maic_cli.llm.litellm_client import LitellmClient
+from maic_cli.llm.port import LLMError, LLMRequest
+from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply
+from tests.helpers import action, agent, decision, reply
+
+CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T"), agent("mia", "student", "Mia"),
+                           agent("leo", "student", "Leo"))}
+
+
+def client(server: LoopbackOpenAIServer, retries: int = 0) -> LitellmClient:
+    return LitellmClient("openai/loopback-model", api_base=server.base_url, api_key="sk-test",
+                         retries=retries, backoff=0.01, timeout=10)
+
+
+def play(server: LoopbackOpenAIServer, config: TurnConfig, retries: int = 0):
+    classroom = Classroom()
+    classroom.add_learner_message("Why is the sky blue?")
+    events: list = []
+    result = asyncio.run(run_round(classroom, config, client(server, retries), registry=CLASS,
+                                   on_event=events.append))
+    return result, classroom, events
+
+
+def test_full_round_with_the_director_choosing(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(
+        ServedReply(decision("teacher"), chunk_size=3),
+        ServedReply(reply("Blue light scatters more. ", action("wb_draw_latex", latex="\\lambda^{-4}"),
+                          "Any guesses why?"), chunk_size=5),
+        decision("mia"),
+        reply("Is it because blue has a shorter wavelength?"),
+        decision("USER"),
+    )
+    result, classroom, events = play(loopback_server, TurnConfig(agent_ids=list(CLASS)))
+    assert result.reason == "cue_user"
+    assert result.speakers == ["teacher", "mia"]
+    assert classroom.messages[1].text == "Blue light scatters more. Any guesses why?"
+    assert classroom.store.whiteboard[0].params["latex"] == "\\lambda^{-4}"
+    kinds = [e.type for e in events]
+    assert kinds[0] == "thinking" and kinds[-2:] == ["cue_user", "done"]
+    assert kinds.count("text_delta") > 3  # it streamed
+    # Requests really went over HTTP, streaming, asking for usage.
+    assert len(loopback_server.requests) == 5
+    assert all(r["stream"] and r["stream_options"] == {"include_usage": True} for r in loopback_server.requests)
+    assert loopback_server.requests[0]["messages"][0]["content"].startswith("You are the director")
+    assert classroom.usage.agent.completion_tokens > 0
+
+
+def test_trigger_fast_path_sends_no_director_call(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(reply("Leo here!"), decision("END"))
+    result, classroom, _ = play(loopback_server, TurnConfig(agent_ids=list(CLASS), trigger_agent_id="leo"))
+    assert result.reason == "end" and result.speakers == ["leo"]
+    assert loopback_server.requests[0]["messages"][0]["content"].startswith("You are Leo")
+
+
+def test_end_right_away(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue('{"next_agent": "END"}')
+    result, classroom, _ = play(loopback_server, TurnConfig(agent_ids=list(CLASS)))
+    assert result.reason == "end" and result.speakers == [] and len(classroom.messages) == 1
+
+
+def test_unknown_agent_id_ends_the_round(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(decision("headmaster"))
+    result, _, events = play(loopback_server, TurnConfig(agent_ids=list(CLASS)))
+    assert result.reason == "end"
+    assert events[-1].decision == "unknown:headmaster"
+
+
+def test_rate_limit_is_retried_then_succeeds(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(ServedReply(status=429), ServedReply(status=500), decision("END"))
+    result, _, _ = play(loopback_server, TurnConfig(agent_ids=list(CLASS)), retries=2)
+    assert result.reason == "end"
+    assert len(loopback_server.requests) == 3
+
+
+def test_provider_error_ends_the_round_with_one_line(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(ServedReply(status=429, text="Too many requests, slow down"))
+    result, _, events = play(loopback_server, TurnConfig(agent_ids=list(CLASS)))
+    assert result.reason == "error"
+    error = next(e for e in events if e.type == "error")
+    assert "\n" not in error.message
+    assert error.message.startswith("openai/loopback-model: rate limited (HTTP 429)")
+    assert "Too many requests" in error.message
+
+
+def test_auth_error_is_not_retried(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(ServedReply(status=401, text="Incorrect API key provided"))
+
+    async def call() -> None:
+        async for _ in client(loopback_server, retries=3).stream(LLMRequest(messages=[
+                {"role": "user", "content": "hi"}])):
+            pass
+
+    with pytest.raises(LLMError) as caught:
+        asyncio.run(call())
+    assert caught.value.kind == "auth"
+    assert "check the API key" in str(caught.value)
+    assert len(loopback_server.requests) == 1
+
+
+def test_dropped_stream_keeps_the_partial_message(loopback_server: LoopbackOpenAIServer) -> None:
+    text = reply("This explanation is going to be cut off before it ends, sadly.")
+    loopback_server.enqueue(decision("teacher"), ServedReply(text, chunk_size=4, drop_after=60))
+    result, classroom, events = play(loopback_server, TurnConfig(agent_ids=list(CLASS)), retries=2)
+    assert result.reason == "error"
+    partial = classroom.messages[-1]
+    assert partial.role == "agent" and partial.text
+    assert "This explanation is going to be cut off".startswith(partial.text) or partial.text.startswith("This")
+    assert [e.type for e in events][-3:] == ["agent_end", "error", "done"]
+    assert "stream dropped" in next(e for e in events if e.type == "error").message
+    assert len(loopback_server.requests) == 2  # no retry once tokens had arrived
+
+
+def test_connection_refused_is_one_line(loopback_server: LoopbackOpenAIServer) -> None:
+    url = loopback_server.base_url
+    loopback_server.stop()
+    dead = LitellmClient("openai/loopback-model", api_base=url, api_key="sk-test", retries=0, timeout=5)
+
+    async def call() -> None:
+        async for _ in dead.stream(LLMRequest(messages=[{"role": "user", "content": "hi"}])):
+            pass
+
+    with pytest.raises(LLMError) as caught:
+        asyncio.run(call())
+    assert caught.value.kind == "connection"
+    assert "\n" not in str(caught.value)

@@ -1,0 +1,165 @@
+"""generate_turn details and run_round's stop reasons, with the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+
+from maic_cli.engine.classroom import Classroom
+from maic_cli.engine.models import Slide, SlideElement, TurnConfig, TurnRequest
+from maic_cli.engine.round import run_round
+from maic_cli.engine.turn import generate_turn
+from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
+from tests.helpers import action, agent, decision, reply
+
+CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T"), agent("mia", "student", "Mia"),
+                           agent("leo", "student", "Leo", allowed_actions=["wb_draw_text"]))}
+ALL = list(CLASS)
+
+
+def play(classroom: Classroom, config: TurnConfig, llm: ScriptedLLM, events: list | None = None):
+    return asyncio.run(run_round(classroom, config, llm, registry=CLASS,
+                                 on_event=None if events is None else events.append))
+
+
+def new_class(question: str = "Why is the sky blue?") -> Classroom:
+    classroom = Classroom()
+    classroom.add_learner_message(question)
+    return classroom
+
+
+def test_full_round_director_agent_director_agent_end() -> None:
+    llm = ScriptedLLM([
+        decision("teacher"),
+        reply("Sunlight scatters.", action("wb_open"), action("wb_draw_latex", latex="I \\propto 1/\\lambda^4")),
+        decision("mia"),
+        reply("So red scatters less?"),
+        decision("END"),
+    ])
+    events: list = []
+    classroom = new_class()
+    result = play(classroom, TurnConfig(agent_ids=ALL), llm, events)
+    assert result.reason == "end"
+    assert result.speakers == ["teacher", "mia"]
+    assert [m.role for m in classroom.messages] == ["user", "agent", "agent"]
+    assert classroom.messages[1].text == "Sunlight scatters."
+    assert [a.name for a in classroom.messages[1].actions] == ["wb_open", "wb_draw_latex"]
+    assert classroom.store.whiteboard[0].kind == "latex"
+    assert classroom.director_state is not None and classroom.director_state.turn_count == 2
+    # The second agent's prompt saw what the first said, and the director saw both.
+    mia_prompt = llm.calls[3].messages[0]["content"]
+    assert "Ms. T: Sunlight scatters." in mia_prompt
+    assert "[wb_1] latex" in mia_prompt
+    assert sum(1 for e in events if e.type == "done") == 3
+    assert classroom.usage.agent.calls == 2 and classroom.usage.director.calls == 3
+
+
+def test_round_ends_on_cue_user() -> None:
+    llm = ScriptedLLM([decision("teacher"), reply("What do you think?"), decision("USER")])
+    result = play(new_class(), TurnConfig(agent_ids=ALL), llm)
+    assert result.reason == "cue_user"
+
+
+def test_round_stops_at_max_turns() -> None:
+    llm = ScriptedLLM([decision("teacher"), reply("One."), decision("mia"), reply("Two.")])
+    result = play(new_class(), TurnConfig(agent_ids=ALL, max_turns=2), llm)
+    assert result.reason == "max_turns"
+    assert llm.remaining == 0
+
+
+def test_round_stops_after_two_empty_turns() -> None:
+    llm = ScriptedLLM([decision("teacher"), "[]", decision("mia"), '[{"type":"text","content":"  "}]'])
+    result = play(new_class(), TurnConfig(agent_ids=ALL), llm)
+    assert result.reason == "empty_turns"
+
+
+def test_provider_error_mid_stream_keeps_partial_message() -> None:
+    text = reply("This answer will be cut off halfway through.")
+    llm = ScriptedLLM([decision("teacher"), ScriptedReply(reply=text, disconnect_after=40)])
+    events: list = []
+    classroom = new_class()
+    result = play(classroom, TurnConfig(agent_ids=ALL), llm, events)
+    assert result.reason == "error"
+    assert "stream dropped after 40 characters" in (result.error or "")
+    assert classroom.messages[-1].text == text[len('[{"type": "text", "content": "'):40]
+    assert [e.type for e in events][-3:] == ["agent_end", "error", "done"]
+
+
+def test_cancelling_the_round_keeps_the_partial_message_marked_interrupted() -> None:
+    llm = ScriptedLLM([decision("teacher"), ScriptedReply(reply=reply("A long, slow answer " * 20),
+                                                          chunk_size=5, chunk_delay=0.01)])
+    classroom = new_class()
+
+    async def main():
+        task = asyncio.create_task(run_round(classroom, TurnConfig(agent_ids=ALL), llm, registry=CLASS))
+        while not (classroom.messages[-1].role == "agent" and classroom.messages[-1].text):
+            await asyncio.sleep(0.01)
+        task.cancel()
+        return await task
+
+    result = asyncio.run(main())
+    assert result.reason == "aborted"
+    last = classroom.messages[-1]
+    assert last.interrupted and last.text.startswith("A lon")
+    assert result.interrupted_message_id == last.id
+
+
+def test_new_learner_message_starts_a_new_round() -> None:
+    llm = ScriptedLLM([decision("teacher"), reply("Hi."), decision("END"),
+                       decision("mia"), reply("Hello again."), decision("END")])
+    classroom = new_class()
+    play(classroom, TurnConfig(agent_ids=ALL), llm)
+    classroom.add_learner_message("And sunsets?")
+    assert classroom.director_state is None
+    play(classroom, TurnConfig(agent_ids=ALL), llm)
+    assert classroom.director_state is not None and classroom.director_state.turn_count == 1
+
+
+def test_disallowed_and_unknown_actions_are_dropped_and_counted() -> None:
+    llm = ScriptedLLM([reply("Hi", action("wb_draw_text", content="ok"), action("wb_clear"),
+                             action("teleport"), action("spotlight", elementId="e1"))])
+    request = TurnRequest(config=TurnConfig(agent_ids=["leo"]))
+
+    async def collect():
+        return [e async for e in generate_turn(request, llm, CLASS)]
+
+    events = asyncio.run(collect())
+    assert [e.action_name for e in events if e.type == "action"] == ["wb_draw_text"]
+    assert events[-1].dropped_actions == 3 and events[-1].total_actions == 1
+
+
+def test_slide_actions_only_in_slide_scenes() -> None:
+    teacher_reply = reply("Look here.", action("spotlight", elementId="title"))
+    slides = [Slide(id="s1", title="Light", elements=[SlideElement(id="title", content="Light")])]
+
+    def run(with_slides: bool):
+        classroom = new_class()
+        if with_slides:
+            classroom.store.slides = slides
+        play(classroom, TurnConfig(agent_ids=["teacher"]), ScriptedLLM([teacher_reply]))
+        return classroom
+
+    assert [a.name for a in run(True).messages[-1].actions] == ["spotlight"]
+    assert run(True).store.spotlight == "title"
+    assert run(False).messages[-1].actions == []
+
+
+def test_text_items_are_joined_with_a_space() -> None:
+    llm = ScriptedLLM([reply("First.", action("wb_open"), "Second.")])
+    classroom = new_class()
+    play(classroom, TurnConfig(agent_ids=["teacher"]), llm)
+    assert classroom.messages[-1].text == "First. Second."
+
+
+def test_request_scoped_agent_config_overrides_the_registry() -> None:
+    override = agent("mia", "student", "Mia Override")
+    llm = ScriptedLLM([reply("I am new.")])
+    classroom = new_class()
+    asyncio.run(run_round(classroom, TurnConfig(agent_ids=["mia"], agent_configs={"mia": override}),
+                          llm, registry=CLASS))
+    assert classroom.messages[-1].agent_name == "Mia Override"
+
+
+def test_scripted_model_running_out_is_a_clear_error() -> None:
+    result = play(new_class(), TurnConfig(agent_ids=ALL), ScriptedLLM([]))
+    assert result.reason == "error"
+    assert "all 0 scripted replies are used up" in (result.error or "")
