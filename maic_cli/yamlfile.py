@@ -61,14 +61,31 @@ def line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
     return current.start_mark.line + 1
 
 
-def format_validation_error(path: Path, node: yaml.Node | None, error: ValidationError) -> str:
+def data_loc(data: Any, loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """``loc`` without the steps pydantic adds for union members (``ScriptedReply``, ``str``…)."""
+    kept: list[int | str] = []
+    current = data
+    for index, step in enumerate(loc):
+        if isinstance(current, dict) and step in current:
+            current = current[step]
+        elif isinstance(current, list) and isinstance(step, int) and 0 <= step < len(current):
+            current = current[step]
+        elif index < len(loc) - 1 or isinstance(current, list):
+            continue  # a union tag, not a place in the file
+        kept.append(step)
+    return tuple(kept)
+
+
+def format_validation_error(path: Path, node: yaml.Node | None, error: ValidationError,
+                            data: Any = None) -> str:
     first = error.errors()[0]
-    loc = tuple(step for step in first["loc"] if not (isinstance(step, str) and "[" in step))
+    loc = data_loc(data, tuple(first["loc"])) if data is not None else tuple(first["loc"])
     field = ".".join(str(step) for step in loc) or "(top level)"
     message = first["msg"]
     if first["type"] == "extra_forbidden":
         message = "unknown field"
-    extra = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    others = {tuple(e["loc"])[:1] for e in error.errors()[1:]} - {tuple(first["loc"])[:1]}
+    extra = f" (and {len(others)} more)" if others else ""
     return f"{path}:{line_of(node, loc)}: {field}: {message}{extra}"
 
 
@@ -81,4 +98,4 @@ def load_model(path: Path, model: type[T] | TypeAdapter[T], **context: Any) -> T
         assert issubclass(model, BaseModel)
         return model.model_validate(data, context=context or None)  # type: ignore[return-value]
     except ValidationError as exc:
-        raise InputError(format_validation_error(path, node, exc)) from None
+        raise InputError(format_validation_error(path, node, exc, data)) from None

@@ -90,9 +90,15 @@ def test_cancelling_the_round_keeps_the_partial_message_marked_interrupted() -> 
     classroom = new_class()
 
     async def main():
-        task = asyncio.create_task(run_round(classroom, TurnConfig(agent_ids=ALL), llm, registry=CLASS))
-        while not (classroom.messages[-1].role == "agent" and classroom.messages[-1].text):
-            await asyncio.sleep(0.01)
+        speaking = asyncio.Event()
+
+        def on_event(event) -> None:
+            if event.type == "text_delta":
+                speaking.set()
+
+        task = asyncio.create_task(run_round(classroom, TurnConfig(agent_ids=ALL), llm, registry=CLASS,
+                                             on_event=on_event))
+        await speaking.wait()
         task.cancel()
         return await task
 

@@ -1,7 +1,7 @@
 """The LLM port and its implementations; :func:`make_llm` picks one by model string.
 
 Model strings: any litellm string (``openai/gpt-4o-mini``, ``ollama/llama3``, …),
-``scripted:FILE`` or ``replay:FILE``.  litellm is imported only when a litellm
+``scripted:FILE``, ``replay:FILE`` or ``demo`` (canned replies, no model).  litellm is imported only when a litellm
 model is actually called.
 """
 
@@ -17,6 +17,10 @@ __all__ = ["LLMClient", "LLMError", "LLMRequest", "StreamPiece", "Usage", "make_
 
 def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,
              temperature: float | None = None, extra: dict[str, Any] | None = None) -> LLMClient:
+    if model == "demo":
+        from .demo import DemoLLM
+
+        return DemoLLM()
     if model.startswith("scripted:"):
         from .scripted import ScriptedLLM
 

@@ -1,0 +1,1 @@
+"""The command line: Typer commands that wire engine, llm, store and ui together."""

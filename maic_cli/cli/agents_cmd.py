@@ -1,0 +1,82 @@
+"""``maic agents list | show | validate``: the personas a class can use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..engine.actions import allowed_actions
+from ..store.paths import builtin_dir, maic_home
+from ..store.personas import load_registry, validate_paths
+from ..ui.text import clean
+from .errors import friendly
+
+app = typer.Typer(help="List, show and validate personas.", no_args_is_help=True)
+
+AgentsDir = typer.Option(None, "--agents-dir", help="A folder of persona YAML files (adds to or "
+                         "overrides the built-in class by id). Repeatable.")
+
+
+@app.command("list")
+@friendly
+def list_agents(agents_dir: list[Path] = AgentsDir) -> None:
+    """List every persona: built-in, in $MAIC_HOME/agents, and in --agents-dir."""
+    registry = load_registry(agents_dir or [])
+    table = Table(box=None, pad_edge=False)
+    for column in ("id", "", "name", "role", "priority", "from"):
+        table.add_column(column)
+    for agent in sorted(registry.agents.values(), key=lambda a: (-a.priority, a.id)):
+        source = registry.sources[agent.id]
+        where = "built-in" if source.parent == builtin_dir("agents") else str(source)
+        table.add_row(agent.id, clean(agent.avatar), Text(clean(agent.name), style=agent.color),
+                      agent.role, str(agent.priority), where)
+    Console().print(table)
+
+
+@app.command("show")
+@friendly
+def show_agent(agent_id: str = typer.Argument(..., help="The persona's id."),
+               agents_dir: list[Path] = AgentsDir) -> None:
+    """Show one persona in full, with the actions it may use."""
+    registry = load_registry(agents_dir or [])
+    agent = registry.require([agent_id])[0]
+    console = Console()
+    console.print(Text.assemble((f"{clean(agent.avatar)} {clean(agent.name)}", f"bold {agent.color}"),
+                                f"  ({agent.id}, {agent.role}, priority {agent.priority})"))
+    console.print(Text(f"from {registry.sources[agent.id]}", style="dim"))
+    console.print()
+    console.print(Text(clean(agent.persona.strip())))
+    console.print()
+    console.print(Text("whiteboard scenes: " + ", ".join(allowed_actions(agent, "whiteboard"))))
+    console.print(Text("slide scenes:      " + ", ".join(allowed_actions(agent, "slide"))))
+
+
+@app.command("validate")
+@friendly
+def validate(paths: list[Path] = typer.Argument(None, help="Persona files or folders "
+                                                "(default: built-in, $MAIC_HOME/agents, --agents-dir)."),
+             agents_dir: list[Path] = AgentsDir) -> None:
+    """Check persona files; exit 2 if any is invalid."""
+    targets = list(paths or [])
+    if not targets:
+        targets = [p for p in (builtin_dir("agents"), maic_home() / "agents", *(agents_dir or []))
+                   if p.is_dir()]
+    missing = [p for p in targets if not p.exists()]
+    results = validate_paths(p for p in targets if p.exists())
+    bad = 0
+    for path, error in results:
+        if error is None:
+            typer.echo(f"ok       {path}")
+        else:
+            bad += 1
+            typer.echo(f"invalid  {error}", err=True)
+    for path in missing:
+        bad += 1
+        typer.echo(f"invalid  {path}: no such file or folder", err=True)
+    typer.echo(f"{len(results) - (bad - len(missing))} valid, {bad} invalid")
+    if bad:
+        raise typer.Exit(2)

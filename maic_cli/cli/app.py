@@ -1,0 +1,33 @@
+"""The Typer application: ``maic chat | replay | run | agents``."""
+
+from __future__ import annotations
+
+import typer
+
+from .. import __version__
+from . import agents_cmd, chat_cmd
+
+app = typer.Typer(
+    name="maic",
+    help="A classroom of AI agents — teacher, assistant and students — and you.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"maic {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
+                                       help="Show the version and exit.")) -> None:
+    """A classroom of AI agents — teacher, assistant and students — and you."""
+
+
+app.add_typer(agents_cmd.app, name="agents")
+app.command("chat")(chat_cmd.chat)

@@ -1,0 +1,122 @@
+"""``maic chat``: options, settings, the session file, and which view and input to use."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from pathlib import Path
+
+import typer
+
+from ..engine.models import TurnConfig, UserProfile, new_id
+from ..errors import InputError
+from ..store.config import Settings, load_settings, provider_default_model
+from ..store.paths import maic_home
+from ..store.personas import DEFAULT_CLASS, load_registry
+from ..store.session import Session, SessionLock, latest_session, load_session, sessions_dir
+from .errors import friendly
+
+DEFAULT_MAX_TURNS = 6
+
+
+def resolve_model(settings: Settings, resumed: Session | None) -> str:
+    """Flag/env/config first, then the resumed session's, then a provider key's default, then demo."""
+    if settings.model:
+        return settings.model
+    if resumed is not None and resumed.model:
+        return resumed.model
+    return provider_default_model() or "demo"
+
+
+def model_notice(model: str) -> str | None:
+    if model == "demo":
+        from ..llm.demo import NOTICE
+
+        return NOTICE
+    return None
+
+
+def new_session(settings: Settings, topic: str | None, initiator: str | None) -> Session:
+    registry = load_registry(settings.agents_dir)
+    ids = settings.agents or [i for i in DEFAULT_CLASS if i in registry.agents]
+    agents = registry.require(ids)
+    if initiator is not None and initiator not in ids:
+        raise InputError(f"--initiator {initiator}: not in this class ({', '.join(ids)})")
+    if topic and initiator is None:
+        initiator = next((a.id for a in agents if a.role == "student"), ids[0])
+    config = TurnConfig(agent_ids=ids, discussion_topic=topic, trigger_agent_id=initiator if topic else None,
+                        max_turns=settings.max_turns or DEFAULT_MAX_TURNS, language=settings.language)
+    profile = UserProfile(nickname=settings.name or "Learner", bio=settings.bio or "")
+    return Session(config=config, profile=profile, agents=agents, api_base=settings.api_base)
+
+
+def session_path_for(session_file: Path | None, resume_latest: bool) -> Path:
+    if session_file is not None:
+        return session_file.expanduser()
+    if resume_latest:
+        latest = latest_session(maic_home())
+        if latest is None:
+            raise InputError(f"no session to continue in {sessions_dir(maic_home())}")
+        return latest
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return sessions_dir(maic_home()) / f"{stamp}-{new_id('s')[2:8]}.json"
+
+
+def _warm_up_litellm(model: str) -> None:
+    """Import litellm in the background so the prompt is ready before it is."""
+    if model == "demo" or model.startswith(("scripted:", "replay:")):
+        return
+
+    def warm() -> None:
+        try:
+            from ..llm.litellm_client import import_litellm
+
+            import_litellm()
+        except Exception:  # noqa: BLE001 - the first real call reports import problems properly
+            pass
+
+    threading.Thread(target=warm, name="litellm-warmup", daemon=True).start()
+
+
+@friendly
+def chat(
+    model: str = typer.Option(None, "--model", "-m", help="A litellm model (openai/gpt-4o-mini, "
+                              "ollama/llama3, …), scripted:FILE, replay:FILE or demo. [env: MAIC_MODEL]"),
+    api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    agents: str = typer.Option(None, "--agents", help="Comma-separated agent ids for the class."),
+    agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files. Repeatable."),
+    session_file: Path = typer.Option(None, "--session", "-s", help="Session file: resumed if it exists, "
+                                      "else created."),
+    resume_latest: bool = typer.Option(False, "--continue", "-c", help="Resume the most recent session."),
+    topic: str = typer.Option(None, "--topic", help="Discussion mode: the topic the class discusses."),
+    initiator: str = typer.Option(None, "--initiator", help="Discussion mode: the agent who opens it."),
+    name: str = typer.Option(None, "--name", help="Your name, as the class sees it."),
+    bio: str = typer.Option(None, "--bio", help="A line about you (level, goals) for the class."),
+    language: str = typer.Option(None, "--language", help="The language the class speaks."),
+    max_turns: int = typer.Option(None, "--max-turns", min=1, max=50, help="Agent turns per round at most."),
+    temperature: float = typer.Option(None, "--temperature", min=0, max=2),
+    plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),
+) -> None:
+    """Hold a class: you ask, the agents answer, the whiteboard fills up."""
+    settings = load_settings({
+        "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
+        "agents": [a.strip() for a in agents.split(",") if a.strip()] if agents else None,
+        "name": name, "bio": bio, "language": language, "max_turns": max_turns, "temperature": temperature,
+    })
+    path = session_path_for(session_file, resume_latest)
+    with SessionLock(path):
+        resumed = load_session(path) if path.exists() else None
+        session = resumed or new_session(settings, topic, initiator)
+        session.model = resolve_model(settings, resumed)
+        if settings.api_base:
+            session.api_base = settings.api_base
+        if resumed is not None and settings.max_turns:
+            session.config.max_turns = settings.max_turns
+        _warm_up_litellm(session.model)
+        from .chat_run import run_chat
+
+        interactive = sys.stdin.isatty() and sys.stdout.isatty() and not plain
+        asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
+                             notice=model_notice(session.model), resumed=resumed is not None))

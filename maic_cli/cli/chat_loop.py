@@ -1,0 +1,183 @@
+"""The interactive class: read learner lines, run rounds, save after every turn.
+
+:class:`ChatApp` is independent of where lines come from (prompt-toolkit on a
+terminal, stdin in a pipe) and of how events are shown (live layout or plain
+lines); ``maic chat`` wires those in.  Ctrl-C during a round cancels it (the
+partial message is kept, marked interrupted, and saved); the session file is
+written atomically after every learner message and every agent turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Protocol
+
+from ..engine.events import Event
+from ..engine.models import AgentConfig
+from ..engine.round import RoundResult, run_round
+from ..errors import MaicError
+from ..llm import LLMClient, make_llm
+from ..store.session import Session, save_session
+from ..ui.export import classroom_to_markdown
+from ..ui.input import SLASH_COMMANDS
+
+MENTION = re.compile(r"^@([A-Za-z0-9_-]+)\b")
+EventSink = Callable[[Event], object]
+
+
+class View(Protocol):
+    def round_started(self) -> None: ...
+    def on_event(self, event: Event) -> None: ...
+    def round_finished(self, result: RoundResult) -> None: ...
+    def info(self, text: str) -> None: ...
+    def error(self, text: str) -> None: ...
+
+
+class ChatApp:
+    def __init__(self, *, session: Session, path: Path, llm: LLMClient, view: View,
+                 sinks: list[EventSink] | None = None, show_whiteboard: Callable[[], None] | None = None,
+                 show_class: Callable[[], None] | None = None) -> None:
+        self.session = session
+        self.path = path
+        self.llm = llm
+        self.view = view
+        self.sinks = list(sinks or [])
+        self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
+        self._show_whiteboard = show_whiteboard
+        self._show_class = show_class
+
+    # -- persistence ------------------------------------------------------------------
+    def save(self) -> None:
+        save_session(self.session, self.path)
+
+    # -- rounds -------------------------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        self.view.on_event(event)
+        for sink in self.sinks:
+            sink(event)
+        if event.type == "done":
+            self.save()
+
+    async def play_round(self, trigger: str | None = None) -> RoundResult:
+        config = self.session.config
+        if trigger is not None:
+            config = config.model_copy(update={"trigger_agent_id": trigger})
+        self.view.round_started()
+        task = asyncio.create_task(run_round(
+            self.session.classroom, config, self.llm, registry=self.agents,
+            profile=self.session.profile, on_event=self._on_event))
+        loop = asyncio.get_running_loop()
+        with _sigint_cancels(loop, task):
+            result = await task
+        self.view.round_finished(result)
+        self.save()
+        return result
+
+    # -- input ----------------------------------------------------------------------------
+    async def handle_line(self, line: str) -> bool:
+        """Act on one line of input; ``False`` means leave."""
+        text = line.strip()
+        if not text:
+            return True
+        if text.startswith("/"):
+            return self.command(text)
+        trigger = None
+        mention = MENTION.match(text)
+        if mention:
+            trigger = mention.group(1)
+            if trigger not in self.agents:
+                self.view.error(f"no agent '{trigger}' in this class (try: {', '.join(self.agents)})")
+                return True
+        self.session.classroom.add_learner_message(line.rstrip("\n"))
+        self.save()
+        await self.play_round(trigger)
+        return True
+
+    def command(self, text: str) -> bool:
+        name, _, argument = text.partition(" ")
+        argument = argument.strip()
+        if name in ("/quit", "/exit", "/q"):
+            return False
+        if name == "/help":
+            self.view.info("\n".join(f"  {cmd:<12} {desc}" for cmd, desc in SLASH_COMMANDS.items())
+                           + "\n  @id message  let that agent answer first")
+        elif name == "/class":
+            if self._show_class is not None:
+                self._show_class()
+            else:
+                self.view.info("\n".join(f"  {a.id:<16} {a.name} ({a.role})" for a in self.agents.values()))
+        elif name == "/whiteboard":
+            if self._show_whiteboard is not None:
+                self._show_whiteboard()
+        elif name == "/save":
+            target = Path(argument).expanduser() if argument else self.path
+            save_session(self.session, target)
+            self.view.info(f"Saved to {target}")
+        elif name == "/export":
+            self._export(argument)
+        elif name == "/model":
+            self._model(argument)
+        else:
+            self.view.error(f"unknown command {name}; /help lists the commands")
+        return True
+
+    def _export(self, argument: str) -> None:
+        if not argument:
+            self.view.error("usage: /export FILE.md")
+            return
+        target = Path(argument).expanduser()
+        markdown = classroom_to_markdown(self.session.classroom, self.agents,
+                                         learner=self.session.profile.nickname,
+                                         meta={"model": self.session.model, "session": str(self.path)})
+        try:
+            target.write_text(markdown, encoding="utf-8")
+        except OSError as exc:
+            self.view.error(f"{target}: cannot write: {exc.strerror or exc}")
+            return
+        self.view.info(f"Exported to {target}")
+
+    def _model(self, argument: str) -> None:
+        if not argument:
+            self.view.info(f"Model: {self.session.model}")
+            return
+        try:
+            self.llm = make_llm(argument, api_base=self.session.api_base)
+        except MaicError as exc:
+            self.view.error(str(exc))
+            return
+        self.session.model = argument
+        self.save()
+        self.view.info(f"Model switched to {argument}")
+
+    async def run(self, read_line: Callable[[], Awaitable[str | None]]) -> None:
+        """The main loop; returns when input ends or the learner quits."""
+        config = self.session.config
+        if config.discussion_topic and config.trigger_agent_id and not self.session.classroom.messages:
+            await self.play_round()  # the initiator opens the discussion
+        while True:
+            try:
+                line = await read_line()
+            except (EOFError, KeyboardInterrupt):
+                line = None
+            if line is None or not await self.handle_line(line):
+                break
+        self.save()
+
+
+@contextlib.contextmanager
+def _sigint_cancels(loop: asyncio.AbstractEventLoop, task: asyncio.Task[RoundResult]):  # type: ignore[no-untyped-def]
+    """While a round runs, Ctrl-C cancels it instead of killing the program."""
+    try:
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+    except (NotImplementedError, RuntimeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)

@@ -1,0 +1,91 @@
+"""Wiring for one ``maic chat`` run: the model, the view, the input, the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..llm import make_llm
+from ..store.paths import maic_home
+from ..store.session import Session, save_session
+from ..ui.plain import PlainView
+from ..ui.text import clean
+from ..ui.views import ScreenState
+from ..ui.whiteboard_view import render_slide, render_whiteboard
+from .chat_loop import ChatApp
+
+
+def class_table(session: Session) -> Table:
+    table = Table(box=None, pad_edge=False)
+    for column in ("id", "", "name", "role"):
+        table.add_column(column)
+    for agent in session.agents:
+        table.add_row(agent.id, clean(agent.avatar), Text(clean(agent.name), style=agent.color), agent.role)
+    return table
+
+
+def mode_label(session: Session) -> str:
+    topic = session.config.discussion_topic
+    return f"discussion: {topic}" if topic else "Q&A"
+
+
+async def run_chat(session: Session, path: Path, *, interactive: bool, temperature: float | None = None,
+                   notice: str | None = None, resumed: bool = False, console: Console | None = None,
+                   prompt_input: Any = None, prompt_output: Any = None) -> None:
+    llm = make_llm(session.model, api_base=session.api_base, temperature=temperature)
+    save_session(session, path)  # the file exists (and is valid) from the first moment
+    if interactive:
+        from ..ui.input import make_prompt_session
+        from ..ui.live import LiveView
+
+        console = console or Console()
+        state = ScreenState(classroom=session.classroom, agents={a.id: a for a in session.agents},
+                            model=session.model, mode=mode_label(session), session_path=str(path),
+                            learner=session.profile.nickname, max_turns=session.config.max_turns,
+                            notice=notice)
+        view: Any = LiveView(console, state)
+        prompt = make_prompt_session(maic_home() / "history", [a.id for a in session.agents],
+                                     input=prompt_input, output=prompt_output)
+
+        def show_whiteboard() -> None:
+            slide = render_slide(session.classroom.store)
+            if slide is not None:
+                console.print(slide)
+            console.print(render_whiteboard(session.classroom.store, limit=1000))
+
+        app = ChatApp(session=session, path=path, llm=llm, view=view, show_whiteboard=show_whiteboard,
+                      show_class=lambda: console.print(class_table(session)))
+        console.print(view._render())
+        if resumed:
+            console.print(Text(f"Resumed {path} ({len(session.classroom.messages)} messages).", style="dim"))
+
+        async def read_line() -> str | None:
+            return await prompt.prompt_async("you › ")
+    else:
+        view = PlainView(sys.stdout, sys.stderr, {a.id: a for a in session.agents})
+        if notice:
+            sys.stderr.write(f"maic: note: {notice}\n")
+
+        def show_whiteboard_plain() -> None:
+            from ..engine.whiteboard import whiteboard_summary
+
+            view.info(whiteboard_summary(session.classroom.store))
+
+        app = ChatApp(session=session, path=path, llm=llm, view=view, show_whiteboard=show_whiteboard_plain)
+
+        async def read_line() -> str | None:
+            line = await asyncio.to_thread(sys.stdin.readline)
+            return line or None
+
+    await app.run(read_line)
+    message = f"Session saved: {path}"
+    if interactive and console is not None:
+        console.print(Text(message, style="dim"))
+    else:
+        sys.stderr.write(message + "\n")

@@ -1,0 +1,38 @@
+"""How errors reach the user: one line on stderr and a defined exit code.
+
+``@friendly`` wraps every command: a :class:`MaicError` prints ``maic: error: …``
+and exits with its code (1, or 2 for bad input); Ctrl-C exits 130.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+
+from ..errors import MaicError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+EXIT_INTERRUPTED = 130
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    typer.echo(f"maic: error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def friendly(command: Callable[P, R]) -> Callable[P, R]:
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except MaicError as exc:
+            raise fail(str(exc), exc.exit_code) from None
+        except KeyboardInterrupt:
+            typer.echo("", err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+
+    return wrapper

@@ -1,0 +1,69 @@
+"""User settings: ``$MAIC_HOME/config.yaml``, then environment variables, then flags.
+
+Precedence, lowest to highest: built-in defaults < ``config.yaml`` <
+``MAIC_*`` environment variables < command-line flags.  API keys are never
+read from or written to maic's own files: providers' usual variables
+(``OPENAI_API_KEY`` …) are left to litellm.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..yamlfile import load_model
+from .paths import maic_home
+
+ENV_VARS = {"model": "MAIC_MODEL", "api_base": "MAIC_API_BASE", "language": "MAIC_LANGUAGE"}
+# A provider key in the environment picks that provider's small default model.
+PROVIDER_DEFAULTS = [
+    ("OPENAI_API_KEY", "openai/gpt-4o-mini"),
+    ("ANTHROPIC_API_KEY", "anthropic/claude-3-5-haiku-latest"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.0-flash"),
+    ("GROQ_API_KEY", "groq/llama-3.1-8b-instant"),
+    ("MISTRAL_API_KEY", "mistral/mistral-small-latest"),
+    ("DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
+]
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    api_base: str | None = None
+    agents: list[str] | None = None
+    agents_dir: list[Path] = Field(default_factory=list)
+    name: str | None = None
+    bio: str | None = None
+    language: str | None = None
+    max_turns: int | None = Field(default=None, ge=1, le=50)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    structured: bool | None = None
+
+
+def config_path() -> Path:
+    return maic_home() / "config.yaml"
+
+
+def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
+    """Merge config.yaml, environment and the given (flag) overrides; ``None`` flags are unset."""
+    path = config_path()
+    merged: dict[str, Any] = {}
+    if path.is_file():
+        merged.update(load_model(path, Settings).model_dump(exclude_none=True))
+    for field, var in ENV_VARS.items():
+        if os.environ.get(var):
+            merged[field] = os.environ[var]
+    merged.update({k: v for k, v in (overrides or {}).items() if v is not None and v != []})
+    return Settings.model_validate(merged)
+
+
+def provider_default_model() -> str | None:
+    """The model a provider key in the environment implies, if any."""
+    for variable, model in PROVIDER_DEFAULTS:
+        if os.environ.get(variable):
+            return model
+    return None

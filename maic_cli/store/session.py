@@ -1,0 +1,122 @@
+"""The session file (DESIGN §6): everything needed to resume a class.
+
+Written atomically (temp file in the same folder, fsync, rename) after every
+turn; never holds API keys.  A corrupt or newer-version file is reported and
+left untouched.  One process at a time: :class:`SessionLock` holds an OS lock
+on ``FILE.lock`` (filelock) and a second ``maic chat`` on the same file is
+refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+from pydantic import BaseModel, Field, ValidationError
+
+from ..engine.classroom import Classroom
+from ..engine.models import AgentConfig, TurnConfig, UserProfile, new_id
+from ..errors import SessionError
+
+SESSION_VERSION = 1
+
+
+class Session(BaseModel):
+    version: int = SESSION_VERSION
+    id: str = Field(default_factory=lambda: new_id("session"))
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    model: str = ""
+    api_base: str | None = None
+    config: TurnConfig
+    profile: UserProfile = Field(default_factory=UserProfile)
+    agents: list[AgentConfig] = Field(default_factory=list)  # the class as it was when created
+    classroom: Classroom = Field(default_factory=Classroom)
+    transcript: str | None = None
+
+
+def sessions_dir(home: Path) -> Path:
+    return home / "sessions"
+
+
+def load_session(path: Path) -> Session:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SessionError(f"{path}: cannot read session: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise SessionError(f"{path}:{exc.lineno}: not a valid session file ({exc.msg}); "
+                           "it was left untouched") from None
+    if not isinstance(data, dict) or "version" not in data:
+        raise SessionError(f"{path}: not a maic session file; it was left untouched")
+    if not isinstance(data["version"], int) or data["version"] > SESSION_VERSION:
+        raise SessionError(f"{path}: session version {data['version']} is newer than this maic "
+                           f"understands ({SESSION_VERSION}); upgrade maic. The file was left untouched")
+    try:
+        return Session.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise SessionError(f"{path}: damaged session file: {field}: {first['msg']}; "
+                           "it was left untouched") from None
+
+
+def save_session(session: Session, path: Path) -> None:
+    """Write atomically: a crash leaves either the old file or the new one, never half."""
+    session.updated_at = time.time()
+    data = session.model_dump_json(indent=1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    try:  # make the rename itself durable
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+class SessionLock:
+    """Exclusive use of a session file by one process."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = FileLock(str(path) + ".lock", timeout=0)
+
+    def __enter__(self) -> SessionLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._lock.acquire()
+        except Timeout:
+            raise SessionError(f"{self.path}: this session is open in another maic process; "
+                               "close it there, or use another --session file") from None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def latest_session(home: Path) -> Path | None:
+    folder = sessions_dir(home)
+    if not folder.is_dir():
+        return None
+    files = [p for p in folder.glob("*.json") if p.is_file()]
+    return max(files, key=lambda p: p.stat().st_mtime, default=None)

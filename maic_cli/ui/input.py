@@ -1,0 +1,60 @@
+"""Learner input: prompt-toolkit on a terminal (history, multi-line, slash completion)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import Completer, Completion, WordCompleter
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+
+SLASH_COMMANDS = {
+    "/help": "show the commands",
+    "/class": "list the agents in this class",
+    "/whiteboard": "show the whole whiteboard",
+    "/save": "/save [FILE] — save the session now (or a copy to FILE)",
+    "/export": "/export FILE.md — write the class as Markdown",
+    "/model": "/model [NAME] — show or switch the model",
+    "/quit": "save and leave",
+}
+
+
+class ClassCompleter(Completer):
+    """Slash commands at the start of a line; ``@id`` mentions of agents."""
+
+    def __init__(self, agent_ids: list[str]) -> None:
+        self.commands = WordCompleter(list(SLASH_COMMANDS), sentence=True, meta_dict=SLASH_COMMANDS)
+        self.agent_ids = agent_ids
+
+    def get_completions(self, document, complete_event):  # type: ignore[no-untyped-def]
+        text = document.text_before_cursor
+        if text.startswith("/") and " " not in text:
+            yield from self.commands.get_completions(document, complete_event)
+        elif text.startswith("@") and " " not in text:
+            for agent_id in self.agent_ids:
+                if agent_id.startswith(text[1:]):
+                    yield Completion(f"@{agent_id} ", start_position=-len(text))
+
+
+def _bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _newline(event: Any) -> None:  # Alt-Enter (Esc, Enter): a new line inside the message
+        event.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+def make_prompt_session(history_file: Path | None, agent_ids: list[str], *,
+                        input: Any = None, output: Any = None) -> PromptSession[str]:
+    history: Any = InMemoryHistory()
+    if history_file is not None:
+        history_file.parent.mkdir(parents=True, exist_ok=True)
+        history = FileHistory(str(history_file))
+    return PromptSession(history=history, completer=ClassCompleter(agent_ids), key_bindings=_bindings(),
+                         complete_while_typing=True, input=input, output=output,
+                         bottom_toolbar="Enter: send · Alt-Enter: new line · @id: ask someone · /help",
+                         prompt_continuation="… ")

@@ -1,0 +1,58 @@
+"""Plain, line-oriented output for pipes and scripts: ``Name: speech [action]``."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from ..engine.events import Event
+from ..engine.models import AgentConfig
+from ..engine.round import RoundResult
+from .text import clean
+from .views import action_badge
+
+
+class PlainView:
+    def __init__(self, out: TextIO, err: TextIO, agents: dict[str, AgentConfig]) -> None:
+        self.out = out
+        self.err = err
+        self.agents = agents
+        self._open = False
+        self._last = "\n"
+
+    def _write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self._last = text[-1]
+
+    def round_started(self) -> None:
+        return None
+
+    def on_event(self, event: Event) -> None:
+        if event.type == "agent_start":
+            self._write(f"{clean(event.agent_name)}: ")
+            self._open = True
+        elif event.type == "text_delta":
+            self._write(clean(event.content))
+        elif event.type == "action":
+            space = "" if self._last.isspace() else " "
+            self._write(f"{space}[{action_badge(event.action_name, event.params)}] ")
+        elif event.type == "agent_end":
+            self._write("\n")
+            self._open = False
+        elif event.type == "error":
+            self.error(event.message)
+        self.out.flush()
+
+    def round_finished(self, result: RoundResult) -> None:
+        if self._open:
+            self._write(" [interrupted]\n" if result.reason == "aborted" else "\n")
+            self._open = False
+        self.out.flush()
+
+    def info(self, text: str) -> None:
+        self.out.write(clean(text) + "\n")
+        self.out.flush()
+
+    def error(self, text: str) -> None:
+        self.err.write(f"maic: error: {clean(text)}\n")
+        self.err.flush()

@@ -1,0 +1,34 @@
+"""Untrusted text: strip terminal control sequences before anything is printed.
+
+Model output and persona text are data.  Views build :class:`rich.text.Text`
+objects from them (never markup strings), so ``[bold red]`` shows literally;
+:func:`clean` removes escape sequences (CSI, OSC, DCS …) and other C0/C1
+controls except newline and tab, so a reply cannot move the cursor, retitle
+the window or hide text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.markup import escape
+
+_ESCAPES = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC … BEL/ST
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC … ST
+    r"|\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI
+    r"|\x1b[@-Z\\-_]?"  # other two-character escapes (and a lone ESC)
+    r"|\x9b[0-?]*[ -/]*[@-~]?"  # 8-bit CSI
+)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean(text: str) -> str:
+    """``text`` without terminal control sequences; ``\\r\\n`` becomes ``\\n``."""
+    text = text.replace("\r\n", "\n")
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+def safe_markup(text: str) -> str:
+    """For the rare place that needs a markup string: cleaned, then escaped."""
+    return escape(clean(text))

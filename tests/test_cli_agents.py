@@ -1,0 +1,129 @@
+"""``maic --version``, ``maic agents …`` and persona loading with line-accurate errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from maic_cli import __version__
+from maic_cli.cli.app import app
+from maic_cli.errors import InputError
+from maic_cli.store.personas import DEFAULT_CLASS, load_persona, load_registry
+
+runner = CliRunner()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+GOOD = """id: coach
+name: Coach Kim
+role: assistant
+persona: Energetic and encouraging.
+priority: 7
+"""
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"maic {__version__}"
+
+
+def test_help_does_not_import_litellm() -> None:
+    code = ("import sys; sys.argv = ['maic', '--help']\n"
+            "from maic_cli.cli.main import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "assert 'litellm' not in sys.modules, 'litellm was imported'\n"
+            "print('clean')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("clean")
+
+
+def test_default_class_of_six() -> None:
+    registry = load_registry()
+    assert set(DEFAULT_CLASS) <= set(registry.agents)
+    roles = {registry.agents[i].role for i in DEFAULT_CLASS}
+    assert roles == {"teacher", "assistant", "student"}
+    assert len({registry.agents[i].avatar for i in DEFAULT_CLASS}) == 6
+    assert len({registry.agents[i].color for i in DEFAULT_CLASS}) == 6
+
+
+def test_list_shows_builtin_and_user_agents(maic_home: Path, tmp_path: Path) -> None:
+    write(maic_home / "agents" / "coach.yaml", GOOD)
+    extra = write(tmp_path / "mine" / "teacher.yaml", GOOD.replace("coach", "teacher").replace(
+        "Coach Kim", "Dr. Override"))
+    result = runner.invoke(app, ["agents", "list", "--agents-dir", str(extra.parent)])
+    assert result.exit_code == 0, result.output
+    assert "coach" in result.stdout and "Coach Kim" in result.stdout
+    assert "Dr. Override" in result.stdout and "Ms. Rivera" not in result.stdout
+    assert "class_clown" in result.stdout and "built-in" in result.stdout
+
+
+def test_show_one_agent() -> None:
+    result = runner.invoke(app, ["agents", "show", "deep_thinker"])
+    assert result.exit_code == 0
+    assert "Theo" in result.stdout and "student" in result.stdout and "wb_draw_text" in result.stdout
+
+
+def test_show_unknown_agent_is_one_line_exit_2() -> None:
+    result = runner.invoke(app, ["agents", "show", "nobody"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("maic: error: unknown agent id(s): nobody")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_validate_builtin_agents_ok() -> None:
+    result = runner.invoke(app, ["agents", "validate"])
+    assert result.exit_code == 0, result.output
+    assert "6 valid, 0 invalid" in result.stdout
+
+
+def test_validate_reports_path_line_and_field(tmp_path: Path) -> None:
+    bad = write(tmp_path / "bad.yaml", GOOD.replace("priority: 7", "priority: 42"))
+    result = runner.invoke(app, ["agents", "validate", str(bad)])
+    assert result.exit_code == 2
+    assert f"{bad}:5: priority: Input should be less than or equal to 10" in result.stderr
+
+
+def test_bad_persona_errors_name_the_line(tmp_path: Path) -> None:
+    cases = {
+        "role: assistant": ("role: janitor", 3, "role"),
+        "name: Coach Kim": ("name: Coach Kim\ncolour: red", 3, "colour: unknown field"),
+        "id: coach": ("id: Coach Kim!", 1, "id"),
+        "priority: 7": ("priority: 7\nallowed_actions: [wb_open, fly]", 6, "allowed_actions"),
+    }
+    for old, (new, line, field) in cases.items():
+        path = write(tmp_path / "p.yaml", GOOD.replace(old, new))
+        try:
+            load_persona(path)
+        except InputError as exc:
+            assert str(exc).startswith(f"{path}:{line}: {field}"), str(exc)
+        else:
+            raise AssertionError(f"{new!r} was accepted")
+
+
+def test_missing_field_and_yaml_syntax_errors(tmp_path: Path) -> None:
+    missing = write(tmp_path / "m.yaml", "id: x\nname: X\nrole: student\n")
+    try:
+        load_persona(missing)
+    except InputError as exc:
+        assert str(exc) == f"{missing}:1: persona: Field required"
+    broken = write(tmp_path / "b.yaml", "id: x\nname: [unclosed\nrole: student\n")
+    try:
+        load_persona(broken)
+    except InputError as exc:
+        assert str(exc).startswith(f"{broken}:") and "YAML syntax" in str(exc)
+    else:
+        raise AssertionError("broken YAML was accepted")
+
+
+def test_registry_rejects_a_missing_agents_dir(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["agents", "list", "--agents-dir", str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "no such agents folder" in result.stderr
