@@ -7,7 +7,7 @@ from typing import TextIO
 from ..engine.events import Event
 from ..engine.models import AgentConfig
 from ..engine.round import RoundResult
-from .text import clean
+from .text import StreamCleaner, clean
 from .views import action_badge
 
 
@@ -18,9 +18,14 @@ class PlainView:
         self.agents = agents
         self._open = False
         self._last = "\n"
+        self._space_pending = False
+        self._cleaner = StreamCleaner()
 
     def _write(self, text: str) -> None:
         if text:
+            if self._space_pending and not text[0].isspace():
+                self.out.write(" ")
+            self._space_pending = False
             self.out.write(text)
             self._last = text[-1]
 
@@ -32,11 +37,14 @@ class PlainView:
             self._write(f"{clean(event.agent_name)}: ")
             self._open = True
         elif event.type == "text_delta":
-            self._write(clean(event.content))
+            self._write(self._cleaner.feed(event.content))
         elif event.type == "action":
             space = "" if self._last.isspace() else " "
-            self._write(f"{space}[{action_badge(event.action_name, event.params)}] ")
+            self._write(f"{space}[{action_badge(event.action_name, event.params)}]")
+            self._space_pending = True
         elif event.type == "agent_end":
+            self._write(self._cleaner.flush())
+            self._space_pending = False
             self._write("\n")
             self._open = False
         elif event.type == "error":

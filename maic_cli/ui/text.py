@@ -32,3 +32,27 @@ def clean(text: str) -> str:
 def safe_markup(text: str) -> str:
     """For the rare place that needs a markup string: cleaned, then escaped."""
     return escape(clean(text))
+
+
+class StreamCleaner:
+    """:func:`clean` for text that arrives in pieces: an escape sequence split across
+    pieces is held back until it is complete, then removed whole."""
+
+    HOLD_LIMIT = 256
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def feed(self, text: str) -> str:
+        data = self._pending + text
+        self._pending = ""
+        start = max(data.rfind("\x1b"), data.rfind("\x9b"))
+        if start != -1 and len(data) - start <= self.HOLD_LIMIT:
+            match = _ESCAPES.match(data, start)
+            if match is None or match.end() == len(data):
+                data, self._pending = data[:start], data[start:]
+        return clean(data)
+
+    def flush(self) -> str:
+        pending, self._pending = self._pending, ""
+        return clean(pending)
