@@ -61,7 +61,11 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
 
         app = ChatApp(session=session, path=path, llm=llm, view=view, show_whiteboard=show_whiteboard,
                       show_class=lambda: console.print(class_table(session)))
-        console.print(view._render())
+        from ..ui.views import render_header
+
+        console.print(render_header(state))
+        console.print(Text("Ask the class anything. @id asks one agent first; /help lists commands; "
+                           "Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
         if resumed:
             console.print(Text(f"Resumed {path} ({len(session.classroom.messages)} messages).", style="dim"))
 

@@ -15,8 +15,8 @@ import re
 from .port import LLMRequest
 from .scripted import FunctionLLM
 
-NOTICE = ("demo model: canned sample replies, no AI. For a real class use --model "
-          "(e.g. openai/gpt-4o-mini), MAIC_MODEL, or a provider key such as OPENAI_API_KEY.")
+NOTICE = ("demo model: canned replies, no AI. For a real class: --model openai/gpt-4o-mini "
+          "(or MAIC_MODEL, or OPENAI_API_KEY)")
 
 _TURN = re.compile(r"this round \(turn (\d+)\)")
 _SPOKEN = re.compile(r"^- .*? \[([\w-]+)\]: ", re.MULTILINE)

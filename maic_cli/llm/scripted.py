@@ -51,7 +51,11 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
 
-async def stream_reply(reply: ScriptedReply, provider: str) -> AsyncIterator[StreamPiece]:
+def prompt_estimate(request: LLMRequest) -> int:
+    return sum(estimate_tokens(m["content"]) for m in request.messages)
+
+
+async def stream_reply(reply: ScriptedReply, provider: str, prompt_tokens: int = 0) -> AsyncIterator[StreamPiece]:
     """Stream one scripted reply, raising its scripted fault where it says."""
     if reply.error is not None:
         if reply.chunk_delay:
@@ -65,7 +69,7 @@ async def stream_reply(reply: ScriptedReply, provider: str) -> AsyncIterator[Str
         yield StreamPiece(text=text[start:min(start + reply.chunk_size, limit)])
     if reply.disconnect_after is not None and reply.disconnect_after < len(text):
         raise LLMError("stream_dropped", provider, dropped_detail(limit))
-    yield StreamPiece(usage=Usage(completion_tokens=estimate_tokens(text)))
+    yield StreamPiece(usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=estimate_tokens(text)))
 
 
 class ScriptedLLM:
@@ -99,10 +103,7 @@ class ScriptedLLM:
                            f"all {self.total} scripted replies are used up (call {len(self.calls)}, "
                            f"a {request.purpose} call)")
         reply = self._replies.popleft()
-        prompt = sum(estimate_tokens(m["content"]) for m in request.messages)
-        async for piece in stream_reply(reply, self.model):
-            if piece.usage is not None:
-                piece.usage.prompt_tokens = prompt
+        async for piece in stream_reply(reply, self.model, prompt_estimate(request)):
             yield piece
 
 
@@ -120,5 +121,5 @@ class FunctionLLM:
         reply = self._respond(request)
         if isinstance(reply, str):
             reply = ScriptedReply(reply=reply)
-        async for piece in stream_reply(reply, self.model):
+        async for piece in stream_reply(reply, self.model, prompt_estimate(request)):
             yield piece

@@ -56,5 +56,6 @@ def make_prompt_session(history_file: Path | None, agent_ids: list[str], *,
         history = FileHistory(str(history_file))
     return PromptSession(history=history, completer=ClassCompleter(agent_ids), key_bindings=_bindings(),
                          complete_while_typing=True, input=input, output=output,
+                         reserve_space_for_menu=3,
                          bottom_toolbar="Enter: send · Alt-Enter: new line · @id: ask someone · /help",
                          prompt_continuation="… ")

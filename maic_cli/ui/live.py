@@ -30,11 +30,16 @@ class LiveView:
         self._last = 0.0
         self._ticker: asyncio.Task[None] | None = None
 
+    # Lines left below the layout for the prompt, its toolbar and a short completion menu.
+    PROMPT_ROOM = 5
+
     def _render(self):  # type: ignore[no-untyped-def]
-        return render_screen(self.state, max(8, self.console.size.height - 1))
+        return render_screen(self.state, max(10, self.console.size.height - self.PROMPT_ROOM))
 
     def round_started(self) -> None:
         self.state.status.stage = "listening"
+        if self.console.is_terminal:
+            self.console.clear()  # each round's frame starts at the top, with room for the prompt below
         self._live = Live(self._render(), console=self.console, auto_refresh=False, transient=False,
                           vertical_overflow="crop")
         self._live.start()

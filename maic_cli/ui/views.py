@@ -74,11 +74,19 @@ def render_message(message: Message, agents: dict[str, AgentConfig], learner: st
         head = Text.assemble((f"{avatar} {clean(message.agent_name or message.agent_id or '?')}",
                               f"bold {color}"))
     body = Text()
+    after_badge = False
     for part in message.parts:
         if part.kind == "text":
-            body.append(clean(part.text))
+            text = clean(part.text)
+            if after_badge and text and not text[0].isspace():
+                body.append(" ")
+            body.append(text)
+            after_badge = False
         elif part.action is not None:
-            body.append(f" ⟨{action_badge(part.action.name, part.action.params)}⟩ ", style="dim cyan")
+            if body.plain and not body.plain[-1].isspace():
+                body.append(" ")
+            body.append(f"⟨{action_badge(part.action.name, part.action.params)}⟩", style="dim cyan")
+            after_badge = True
     if message.interrupted:
         body.append(" ⏹ interrupted", style="dim italic")
     return Text.assemble(head, "\n", body) if body.plain else head
@@ -99,7 +107,10 @@ class BottomAligned:
             lines[:0] = rendered + [[]]
             if len(lines) >= height:
                 break
-        for line in lines[-height:]:
+        lines = lines[-height:]
+        for _ in range(height - len(lines)):  # the newest message sits just above the status line
+            yield Segment.line()
+        for line in lines:
             yield from line
             yield Segment.line()
 
@@ -112,15 +123,15 @@ def render_conversation(state: ScreenState, height: int) -> RenderableType:
                          height)
 
 
-def render_header(state: ScreenState) -> Text:
+def render_header(state: ScreenState) -> RenderableType:
     names = ", ".join(clean(a.name) for a in state.agents.values())
     header = Text.assemble(("maic", "bold"), " · ", (names, ""), " · ", (clean(state.model), "cyan"),
-                           " · ", (clean(state.mode), "magenta"))
+                           " · ", (clean(state.mode), "magenta"), no_wrap=True, overflow="ellipsis")
     if state.session_path:
         header.append(f" · {clean(state.session_path)}", style="dim")
-    if state.notice:
-        header.append("\n" + clean(state.notice), style="yellow")
-    return header
+    if not state.notice:
+        return header
+    return Group(header, Text(clean(state.notice), style="yellow", no_wrap=True, overflow="ellipsis"))
 
 
 def format_elapsed(seconds: float) -> str:
@@ -144,7 +155,18 @@ def render_status(state: ScreenState) -> Text:
                          style="")
 
 
-def render_screen(state: ScreenState, height: int) -> Layout:
+class FixedHeight:
+    """Render ``renderable`` exactly ``height`` lines tall (a Layout otherwise fills the terminal)."""
+
+    def __init__(self, renderable: RenderableType, height: int) -> None:
+        self.renderable = renderable
+        self.height = height
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from console.render(self.renderable, options.update(height=self.height))
+
+
+def render_screen(state: ScreenState, height: int) -> FixedHeight:
     header = render_header(state)
     header_height = 1 + (1 if state.notice else 0)
     layout = Layout()
@@ -163,7 +185,7 @@ def render_screen(state: ScreenState, height: int) -> Layout:
         Layout(render_conversation(state, body_height), name="conversation", ratio=3),
         Layout(Group(*side), name="side", ratio=2),
     )
-    return layout
+    return FixedHeight(layout, height)
 
 
 def describe_action(action: ActionRecord) -> str:
