@@ -1,0 +1,37 @@
+"""Settings precedence: config.yaml < MAIC_* environment < flags; model fallbacks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from maic_cli.cli.chat_cmd import resolve_model
+from maic_cli.errors import InputError
+from maic_cli.store.config import load_settings
+
+
+def test_config_file_then_env_then_flags(maic_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (maic_home / "config.yaml").write_text("model: openai/from-config\nname: Ana\nmax_turns: 4\n",
+                                           encoding="utf-8")
+    settings = load_settings()
+    assert (settings.model, settings.name, settings.max_turns) == ("openai/from-config", "Ana", 4)
+    monkeypatch.setenv("MAIC_MODEL", "openai/from-env")
+    assert load_settings().model == "openai/from-env"
+    assert load_settings({"model": "openai/from-flag", "name": None}).model == "openai/from-flag"
+    assert load_settings({"model": "openai/from-flag", "name": None}).name == "Ana"
+
+
+def test_bad_config_names_the_line(maic_home: Path) -> None:
+    (maic_home / "config.yaml").write_text("model: x\nmax_turns: 0\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"config.yaml:2: max_turns"):
+        load_settings()
+
+
+def test_model_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert resolve_model(load_settings(), None) == "demo"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
+    assert resolve_model(load_settings(), None).startswith("anthropic/")
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    assert resolve_model(load_settings(), None) == "openai/gpt-4o-mini"
+    assert resolve_model(load_settings({"model": "ollama/llama3"}), None) == "ollama/llama3"
