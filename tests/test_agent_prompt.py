@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 
 from maic_cli.engine.actions import allowed_actions
-from maic_cli.engine.agent_prompt import build_agent_prompt, convert_history
+from maic_cli.engine.agent_prompt import (
+    build_agent_context,
+    build_agent_messages,
+    build_agent_prompt,
+    convert_history,
+)
 from maic_cli.engine.models import (
     ActionRecord,
     AgentTurnSummary,
@@ -42,27 +47,44 @@ def test_agent_prompt_has_every_section_with_changing_parts_last() -> None:
     state = DirectorState(agent_responses=[AgentTurnSummary(agent_id="mia", agent_name="Mia",
                                                             content_preview="What is a photon?")])
     actions = allowed_actions(TEACHER, store.scene_type)
-    prompt = build_agent_prompt(TEACHER, actions, UserProfile(nickname="Ana", bio="grade 10"), state, store,
+    system = build_agent_prompt(TEACHER, actions, UserProfile(nickname="Ana", bio="grade 10"),
                                 language="French", discussion_topic="Light")
+    history = convert_history([Message.from_learner("What is light?")], "teacher")
+    messages = build_agent_messages(system, history, build_agent_context(state, store))
+    prompt = "\n".join(m["content"] for m in messages)
     order = ["# Your persona", "teacher persona", "# Your role", "# Length", "60–120 words", "# Language",
              "Speak only French", "# Output format", '{"type": "text"', "# Actions you may use",
              "- spotlight: Highlight", '"elementId"', "# The learner", "Ana: grade 10",
-             "# Discussion topic", "# Already said this round", "Mia: What is a photon?",
+             "# Discussion topic", "What is light?", "# Already said this round", "Mia: What is a photon?",
              "# Current slide: Light", "[eq_1] formula: E = h f", "# Whiteboard elements", "[wb_1] text: photons"]
     positions = [prompt.index(needle) for needle in order]
     assert positions == sorted(positions)
+    assert "photons" not in system and "Mia" not in system  # the system prompt never changes mid-session
+    assert history[-1]["content"] == "What is light?"  # the caller's history is not modified
+
+
+def test_an_agents_next_prompt_extends_its_last_one() -> None:
+    system = build_agent_prompt(TEACHER, [], UserProfile())
+    first_history = [Message.from_learner("What is light?")]
+    first = build_agent_messages(system, convert_history(first_history, "teacher"),
+                                 build_agent_context(DirectorState(), StoreState()))
+    later = first_history + [agent_message("teacher", "Ms. T", "A wave."), Message.from_learner("And sound?")]
+    second = build_agent_messages(system, convert_history(later, "teacher"),
+                                  build_agent_context(DirectorState(), StoreState()))
+    assert second[0] == first[0]
+    assert first[1]["content"].startswith(second[1]["content"])
 
 
 def test_compact_prompt_is_shorter_and_keeps_the_format() -> None:
     actions = allowed_actions(TEACHER, "whiteboard")
-    full = build_agent_prompt(TEACHER, actions, UserProfile(), DirectorState(), StoreState())
-    compact = build_agent_prompt(TEACHER, actions, UserProfile(), DirectorState(), StoreState(), compact=True)
+    full = build_agent_prompt(TEACHER, actions, UserProfile())
+    compact = build_agent_prompt(TEACHER, actions, UserProfile(), compact=True)
     assert len(compact) < len(full)
     assert "JSON array" in compact and "# Your role" not in compact
 
 
 def test_student_without_actions_is_told_so() -> None:
-    prompt = build_agent_prompt(agent("mia"), [], UserProfile(), DirectorState(), StoreState())
+    prompt = build_agent_prompt(agent("mia"), [], UserProfile())
     assert "You have no actions here" in prompt
 
 

@@ -46,7 +46,7 @@ def test_full_round_director_agent_director_agent_end() -> None:
     assert classroom.store.whiteboard[0].kind == "latex"
     assert classroom.director_state is not None and classroom.director_state.turn_count == 2
     # The second agent's prompt saw what the first said, and the director saw both.
-    mia_prompt = llm.calls[3].messages[0]["content"]
+    mia_prompt = llm.calls[3].messages[-1]["content"]
     assert "Ms. T: Sunlight scatters." in mia_prompt
     assert "[wb_1] latex" in mia_prompt
     assert sum(1 for e in events if e.type == "done") == 3

@@ -1,9 +1,10 @@
 """An agent's prompt and its view of the conversation history.
 
-The system prompt is ordered stable-first: persona, role, output format and
-actions never change during a session, so a provider's (or llama.cpp's) prompt
-cache is reused between turns; what peers said this round, the slide and the
-whiteboard come last.  ``compact=True`` is the variant for small models: the
+The system prompt holds only what never changes during a session (persona,
+role, output format, actions, the learner); what peers said this round, the
+slide and the whiteboard go after the history, at the very end, so the prompt
+of an agent's next turn extends its last one and prompt caches (llama.cpp's,
+a provider's) are reused.  ``compact=True`` is the variant for small models: the
 same sections, fewer words.
 """
 
@@ -38,9 +39,10 @@ COMPACT_FORMAT = ('Output only a JSON array of {"type":"text","content":"..."} a
 INTERRUPTED_NOTE = " [This message was interrupted by the learner. Do not continue it.]"
 
 
-def build_agent_prompt(agent: AgentConfig, actions: list[str], profile: UserProfile,
-                       state: DirectorState, store: StoreState, *, language: str | None = None,
-                       discussion_topic: str | None = None, compact: bool = False) -> str:
+def build_agent_prompt(agent: AgentConfig, actions: list[str], profile: UserProfile, *,
+                       language: str | None = None, discussion_topic: str | None = None,
+                       compact: bool = False) -> str:
+    """The system prompt: only what stays the same for this agent all session long."""
     sections = [f"You are {agent.name} ({agent.role}) in a classroom with one human learner "
                 f"and other AI agents.\n\n# Your persona\n{agent.persona.strip()}"]
     if not compact:
@@ -55,9 +57,14 @@ def build_agent_prompt(agent: AgentConfig, actions: list[str], profile: UserProf
         sections.append("# Actions\nYou have no actions here: speech items only.")
     learner = profile.nickname + (f": {profile.bio}" if profile.bio else "")
     sections.append(f"# The learner\n{learner}")
-    # Everything below changes during a session; keep it last for prompt caching.
     if discussion_topic:
         sections.append(f"# Discussion topic\n{discussion_topic}")
+    return "\n\n".join(sections)
+
+
+def build_agent_context(state: DirectorState, store: StoreState) -> str:
+    """What changes from turn to turn: peers this round, the slide, the whiteboard."""
+    sections = []
     if state.agent_responses:
         peers = "\n".join(f"- {r.agent_name}: {preview(r.content_preview, 200)}"
                           for r in state.agent_responses)
@@ -68,6 +75,17 @@ def build_agent_prompt(agent: AgentConfig, actions: list[str], profile: UserProf
         sections.append(f"# Current slide: {slide.title}\n{elements or '(no elements)'}")
     sections.append("# Whiteboard elements\n" + whiteboard_summary(store))
     return "\n\n".join(sections)
+
+
+def build_agent_messages(system: str, history: list[dict[str, str]], context: str) -> list[dict[str, str]]:
+    """System prompt, then the history, then the changing context at the very end.
+
+    Everything before the context is a stable, growing prefix between this agent's
+    turns, so prompt caches (llama.cpp's, a provider's) are reused.
+    """
+    messages = [{"role": "system", "content": system}, *({**m} for m in history)]
+    messages[-1]["content"] += "\n\n" + context
+    return messages
 
 
 def message_as_json(message: Message) -> str:

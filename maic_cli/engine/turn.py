@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Mapping
 
 from ..llm.port import LLMClient, LLMError, LLMRequest
 from .actions import CATALOGUE, allowed_actions
-from .agent_prompt import build_agent_prompt, convert_history
+from .agent_prompt import build_agent_context, build_agent_messages, build_agent_prompt, convert_history
 from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
 from .director_prompt import build_director_prompt
 from .events import (
@@ -133,12 +133,12 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     message_id = new_id("msg")
     yield AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
                           avatar=agent.avatar, color=agent.color)
-    system = build_agent_prompt(agent, allowed, request.user_profile, state, store,
-                                language=request.config.language,
+    system = build_agent_prompt(agent, allowed, request.user_profile, language=request.config.language,
                                 discussion_topic=request.config.discussion_topic,
                                 compact=request.config.compact_prompts)
-    call = LLMRequest(messages=[{"role": "system", "content": system},
-                                *convert_history(request.messages, agent.id)],
+    messages = build_agent_messages(system, convert_history(request.messages, agent.id),
+                                    build_agent_context(state, store))
+    call = LLMRequest(messages=messages,
                       purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
                       max_tokens=request.model.max_tokens,
                       response_schema=agent_reply_schema(allowed))
