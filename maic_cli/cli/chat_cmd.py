@@ -22,19 +22,30 @@ DEFAULT_MAX_TURNS = 6
 
 
 def resolve_model(settings: Settings, resumed: Session | None) -> str:
-    """Flag/env/config first, then the resumed session's, then a provider key's default, then demo."""
+    """Flag/env/config first, then the resumed session's, then a provider key's default, then
+    the built-in offline model, and the canned demo if the offline extra is not installed."""
     if settings.model:
         return settings.model
     if resumed is not None and resumed.model:
         return resumed.model
-    return provider_default_model() or "demo"
+    from ..llm.local import offline_available
+
+    return provider_default_model() or ("local" if offline_available() else "demo")
+
+
+REAL_MODEL_HINT = "for a real class: --model openai/gpt-4o-mini (or MAIC_MODEL, or OPENAI_API_KEY)"
 
 
 def model_notice(model: str) -> str | None:
+    """One line for the header when the class runs on something other than a real model."""
+    if model in ("local", "smollm2"):
+        return f"running on the small offline model (SmolLM2-135M, on this CPU); {REAL_MODEL_HINT}"
     if model == "demo":
-        from ..llm.demo import NOTICE
+        from ..llm.local import INSTALL_HINT, offline_available
 
-        return NOTICE
+        if offline_available():
+            return f"demo model: canned replies, no AI; {REAL_MODEL_HINT}"
+        return f"demo model: canned replies, no AI. Offline model: {INSTALL_HINT.split('  (')[0]}; {REAL_MODEL_HINT}"
     return None
 
 
@@ -66,7 +77,7 @@ def session_path_for(session_file: Path | None, resume_latest: bool) -> Path:
 
 def _warm_up_litellm(model: str) -> None:
     """Import litellm in the background so the prompt is ready before it is."""
-    if model == "demo" or model.startswith(("scripted:", "replay:")):
+    if model in ("demo", "local", "smollm2") or model.startswith(("scripted:", "replay:")):
         return
 
     def warm() -> None:
@@ -97,6 +108,9 @@ def chat(
     language: str = typer.Option(None, "--language", help="The language the class speaks."),
     max_turns: int = typer.Option(None, "--max-turns", min=1, max=50, help="Agent turns per round at most."),
     temperature: float = typer.Option(None, "--temperature", min=0, max=2),
+    structured: str = typer.Option(None, "--structured", help="Constrain replies to their JSON schema: "
+                                   "auto (where litellm reports support), off, json_schema (OpenAI form) or "
+                                   "json_object (llama.cpp server form)."),
     plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
@@ -104,6 +118,7 @@ def chat(
         "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
         "agents": [a.strip() for a in agents.split(",") if a.strip()] if agents else None,
         "name": name, "bio": bio, "language": language, "max_turns": max_turns, "temperature": temperature,
+        "structured": structured,
     })
     path = session_path_for(session_file, resume_latest)
     with SessionLock(path):
@@ -119,4 +134,5 @@ def chat(
 
         interactive = sys.stdin.isatty() and sys.stdout.isatty() and not plain
         asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
-                             notice=model_notice(session.model), resumed=resumed is not None))
+                             notice=model_notice(session.model), resumed=resumed is not None,
+                             structured=settings.structured or "auto"))

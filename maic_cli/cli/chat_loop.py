@@ -21,7 +21,7 @@ from ..engine.events import Event
 from ..engine.models import AgentConfig
 from ..engine.round import RoundResult, run_round
 from ..errors import MaicError
-from ..llm import LLMClient, make_llm
+from ..llm import LLMClient, is_small_model, make_llm
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
@@ -151,6 +151,7 @@ class ChatApp:
             self.view.error(str(exc))
             return
         self.session.model = argument
+        self.session.config.compact_prompts = is_small_model(argument)
         self.save()
         self.view.info(f"Model switched to {argument}")
 

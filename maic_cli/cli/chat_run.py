@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..llm import make_llm
+from ..llm import is_small_model, make_llm
 from ..store.paths import maic_home
 from ..store.session import Session, save_session
 from ..ui.plain import PlainView
@@ -37,8 +37,9 @@ def mode_label(session: Session) -> str:
 
 async def run_chat(session: Session, path: Path, *, interactive: bool, temperature: float | None = None,
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
-                   prompt_input: Any = None, prompt_output: Any = None) -> None:
-    llm = make_llm(session.model, api_base=session.api_base, temperature=temperature)
+                   prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto") -> None:
+    llm = make_llm(session.model, api_base=session.api_base, temperature=temperature, structured=structured)
+    session.config.compact_prompts = is_small_model(session.model)
     save_session(session, path)  # the file exists (and is valid) from the first moment
     if interactive:
         from ..ui.input import make_prompt_session

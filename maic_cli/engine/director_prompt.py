@@ -11,6 +11,22 @@ from .models import AgentConfig, DirectorState, Message, StoreState, TurnConfig,
 from .whiteboard import ledger_summary
 
 SUMMARY_MESSAGES = 8
+RULES = """# Rules
+1. In Q&A, the teacher answers first. In a discussion, the initiator speaks first.
+2. Never pick an agent who already spoke this round.
+3. Prefer a different role from the last speaker, so the class sounds varied.
+4. Do not let anyone re-explain what was already explained, or greet the learner a second time.
+5. One or two agents per round is usually enough; then hand the floor back.
+6. If the last speaker asked the learner a question, answer "USER" so the learner can reply.
+   Do not answer "END" while a question to the learner is still open.
+7. Answer "END" when the learner's message has been answered well enough.
+"""
+# The same rules in fewer words, for small models.
+COMPACT_RULES = """# Rules
+Teacher first in Q&A; initiator first in a discussion. No one twice per round; vary roles.
+No re-explaining, no second greeting. One or two agents, then "USER" (always "USER" if the
+learner was asked a question) or "END" when the question is answered.
+"""
 PREVIEW_CHARS = 160
 
 
@@ -52,6 +68,7 @@ def build_director_prompt(agents: list[AgentConfig], state: DirectorState, messa
                       + (f"Prompt: {config.discussion_prompt}\n" if config.discussion_prompt else "")
                       + (f"Initiator: {config.trigger_agent_id}\n" if config.trigger_agent_id else ""))
     learner = profile.nickname + (f" — {profile.bio}" if profile.bio else "")
+    rules = COMPACT_RULES if config.compact_prompts else RULES
     ids = ", ".join(f'"{a.id}"' for a in agents)
     return f"""You are the director of a small classroom of AI agents and one human learner.
 You never speak yourself. You choose who speaks next.
@@ -71,16 +88,7 @@ You never speak yourself. You choose who speaks next.
 # Learner
 {learner}
 
-# Rules
-1. In Q&A, the teacher answers first. In a discussion, the initiator speaks first.
-2. Never pick an agent who already spoke this round.
-3. Prefer a different role from the last speaker, so the class sounds varied.
-4. Do not let anyone re-explain what was already explained, or greet the learner a second time.
-5. One or two agents per round is usually enough; then hand the floor back.
-6. If the last speaker asked the learner a question, answer "USER" so the learner can reply.
-   Do not answer "END" while a question to the learner is still open.
-7. Answer "END" when the learner's message has been answered well enough.
-
+{rules}
 # Output
 Reply with only one JSON object and nothing else:
 {{"next_agent": <one of {ids}, "USER" or "END">}}"""

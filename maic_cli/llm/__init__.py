@@ -1,7 +1,8 @@
 """The LLM port and its implementations; :func:`make_llm` picks one by model string.
 
 Model strings: any litellm string (``openai/gpt-4o-mini``, ``ollama/llama3``, …),
-``scripted:FILE``, ``replay:FILE`` or ``demo`` (canned replies, no model).  litellm is imported only when a litellm
+``scripted:FILE``, ``replay:FILE``, ``local`` (the built-in offline model, with the
+``offline`` extra) or ``demo`` (canned replies, no model).  litellm is imported only when a litellm
 model is actually called.
 """
 
@@ -15,8 +16,22 @@ from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage
 __all__ = ["LLMClient", "LLMError", "LLMRequest", "StreamPiece", "Usage", "make_llm"]
 
 
+SMALL_MODELS = ("local", "smollm2")
+
+
+def is_small_model(model: str) -> bool:
+    """Models that get the compact prompt variant."""
+    return model in SMALL_MODELS
+
+
 def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,
-             temperature: float | None = None, extra: dict[str, Any] | None = None) -> LLMClient:
+             temperature: float | None = None, extra: dict[str, Any] | None = None,
+             structured: str = "auto") -> LLMClient:
+    if model in SMALL_MODELS:
+        from .local import LocalLlamaClient
+
+        return LocalLlamaClient(name=model) if temperature is None else LocalLlamaClient(
+            name=model, temperature=temperature)
     if model == "demo":
         from .demo import DemoLLM
 
@@ -28,4 +43,4 @@ def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = N
     from .litellm_client import LitellmClient
 
     return LitellmClient(model, api_base=api_base, api_key=api_key,
-                         temperature=temperature, extra=extra)
+                         temperature=temperature, extra=extra, structured=structured)

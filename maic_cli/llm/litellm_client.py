@@ -80,12 +80,32 @@ def to_llm_error(exc: BaseException, provider: str, started: bool) -> LLMError:
     return LLMError(kind, provider, f"{words}{code}: {_detail(exc)}")
 
 
+STRUCTURED_MODES = ("auto", "off", "json_schema", "json_object")
+
+
+def response_format(schema: dict[str, Any], mode: str) -> dict[str, Any]:
+    """The ``response_format`` for a reply schema.
+
+    ``json_schema`` is OpenAI's form (the top level must be an object, so an array
+    reply is wrapped as ``{"items": [...]}`` — the streaming parser skips to the
+    array either way); ``json_object`` carries the schema the way llama.cpp's
+    server takes it.
+    """
+    if mode == "json_object":
+        return {"type": "json_object", "schema": schema}
+    if schema.get("type") != "object":
+        schema = {"type": "object", "properties": {"items": schema}, "required": ["items"],
+                  "additionalProperties": False}
+    return {"type": "json_schema", "json_schema": {"name": "maic_reply", "schema": schema, "strict": False}}
+
+
 class LitellmClient:
     """Any litellm model string; ``api_base``/``api_key`` for OpenAI-compatible servers."""
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
                  temperature: float | None = None, timeout: float = 120.0, retries: int = 3,
-                 backoff: float = 1.0, extra: dict[str, Any] | None = None) -> None:
+                 backoff: float = 1.0, extra: dict[str, Any] | None = None,
+                 structured: str = "auto") -> None:
         self.model = model
         self.api_base = api_base
         self._api_key = api_key
@@ -94,8 +114,22 @@ class LitellmClient:
         self.retries = retries
         self.backoff = backoff
         self.extra = dict(extra or {})  # e.g. reasoning_effort, thinking, top_p
+        if structured not in STRUCTURED_MODES:
+            raise ValueError(f"structured must be one of {', '.join(STRUCTURED_MODES)}")
+        self.structured = structured
+        self._supports_schema: bool | None = None
 
-    def _kwargs(self, request: LLMRequest) -> dict[str, Any]:
+    def _structured_mode(self, litellm: Any) -> str:
+        if self.structured != "auto":
+            return self.structured
+        if self._supports_schema is None:
+            try:
+                self._supports_schema = bool(litellm.supports_response_schema(model=self.model))
+            except Exception:  # noqa: BLE001 - unknown models: no structured output
+                self._supports_schema = False
+        return "json_schema" if self._supports_schema else "off"
+
+    def _kwargs(self, request: LLMRequest, mode: str = "off") -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model, "messages": request.messages, "stream": True,
             "stream_options": {"include_usage": True}, "timeout": self.timeout,
@@ -110,11 +144,13 @@ class LitellmClient:
             kwargs["temperature"] = temperature
         if request.max_tokens:
             kwargs["max_tokens"] = request.max_tokens
+        if request.response_schema is not None and mode != "off":
+            kwargs["response_format"] = response_format(request.response_schema, mode)
         return kwargs
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
         litellm = import_litellm()
-        kwargs = self._kwargs(request)
+        kwargs = self._kwargs(request, self._structured_mode(litellm))
         attempt = 0
         while True:
             started = False

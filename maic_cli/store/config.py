@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,7 +41,7 @@ class Settings(BaseModel):
     language: str | None = None
     max_turns: int | None = Field(default=None, ge=1, le=50)
     temperature: float | None = Field(default=None, ge=0, le=2)
-    structured: bool | None = None
+    structured: Literal["auto", "off", "json_schema", "json_object"] | None = None
 
 
 def config_path() -> Path:
