@@ -112,6 +112,8 @@ def chat(
                                    "auto (where litellm reports support), off, json_schema (OpenAI form) or "
                                    "json_object (llama.cpp server form)."),
     plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),
+    transcript: Path = typer.Option(None, "--transcript", help="Record the class to this JSONL file "
+                                    "(default: $MAIC_HOME/transcripts/<session>.jsonl)."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     settings = load_settings({
@@ -135,4 +137,4 @@ def chat(
         interactive = sys.stdin.isatty() and sys.stdout.isatty() and not plain
         asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
                              notice=model_notice(session.model), resumed=resumed is not None,
-                             structured=settings.structured or "auto"))
+                             structured=settings.structured or "auto", transcript=transcript))

@@ -27,7 +27,6 @@ from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
 
 MENTION = re.compile(r"^@([A-Za-z0-9_-]+)\b")
-EventSink = Callable[[Event], object]
 
 
 class View(Protocol):
@@ -38,15 +37,25 @@ class View(Protocol):
     def error(self, text: str) -> None: ...
 
 
+class Recorder(Protocol):
+    """Where the class is recorded as it happens (a transcript)."""
+
+    def learner(self, text: str) -> None: ...
+    def round_started(self, trigger: str | None) -> None: ...
+    def event(self, event: Event) -> None: ...
+    def round_finished(self, reason: str, error: str | None = None) -> None: ...
+    def wrap(self, llm: LLMClient) -> LLMClient: ...
+
+
 class ChatApp:
     def __init__(self, *, session: Session, path: Path, llm: LLMClient, view: View,
-                 sinks: list[EventSink] | None = None, show_whiteboard: Callable[[], None] | None = None,
+                 recorder: Recorder | None = None, show_whiteboard: Callable[[], None] | None = None,
                  show_class: Callable[[], None] | None = None) -> None:
         self.session = session
         self.path = path
-        self.llm = llm
+        self.recorder = recorder
+        self.llm = recorder.wrap(llm) if recorder is not None else llm
         self.view = view
-        self.sinks = list(sinks or [])
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
@@ -58,8 +67,8 @@ class ChatApp:
     # -- rounds -------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
         self.view.on_event(event)
-        for sink in self.sinks:
-            sink(event)
+        if self.recorder is not None:
+            self.recorder.event(event)
         if event.type == "done":
             self.save()
 
@@ -68,6 +77,8 @@ class ChatApp:
         if trigger is not None:
             config = config.model_copy(update={"trigger_agent_id": trigger})
         self.view.round_started()
+        if self.recorder is not None:
+            self.recorder.round_started(trigger)
         task = asyncio.create_task(run_round(
             self.session.classroom, config, self.llm, registry=self.agents,
             profile=self.session.profile, on_event=self._on_event))
@@ -75,6 +86,8 @@ class ChatApp:
         with _sigint_cancels(loop, task):
             result = await task
         self.view.round_finished(result)
+        if self.recorder is not None:
+            self.recorder.round_finished(result.reason, result.error)
         self.save()
         return result
 
@@ -94,6 +107,8 @@ class ChatApp:
                 self.view.error(f"no agent '{trigger}' in this class (try: {', '.join(self.agents)})")
                 return True
         self.session.classroom.add_learner_message(line.rstrip("\n"))
+        if self.recorder is not None:
+            self.recorder.learner(line.rstrip("\n"))
         self.save()
         await self.play_round(trigger)
         return True
@@ -146,10 +161,11 @@ class ChatApp:
             self.view.info(f"Model: {self.session.model}")
             return
         try:
-            self.llm = make_llm(argument, api_base=self.session.api_base)
+            llm = make_llm(argument, api_base=self.session.api_base)
         except MaicError as exc:
             self.view.error(str(exc))
             return
+        self.llm = self.recorder.wrap(llm) if self.recorder is not None else llm
         self.session.model = argument
         self.session.config.compact_prompts = is_small_model(argument)
         self.save()

@@ -14,6 +14,7 @@ from rich.text import Text
 from ..llm import is_small_model, make_llm
 from ..store.paths import maic_home
 from ..store.session import Session, save_session
+from ..store.transcript import TranscriptHeader, TranscriptWriter, produced_by
 from ..ui.plain import PlainView
 from ..ui.text import clean
 from ..ui.views import ScreenState
@@ -37,10 +38,28 @@ def mode_label(session: Session) -> str:
 
 async def run_chat(session: Session, path: Path, *, interactive: bool, temperature: float | None = None,
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
-                   prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto") -> None:
+                   prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
+                   transcript: Path | None = None) -> None:
     llm = make_llm(session.model, api_base=session.api_base, temperature=temperature, structured=structured)
     session.config.compact_prompts = is_small_model(session.model)
+    if transcript is not None:
+        session.transcript = str(transcript)
+    elif session.transcript is None:
+        session.transcript = str(maic_home() / "transcripts" / f"{path.stem}.jsonl")
+    recorder = TranscriptWriter(Path(session.transcript), TranscriptHeader(
+        model=session.model, produced_by=produced_by(session.model), agents=session.agents,
+        config=session.config, profile=session.profile, store=session.classroom.store, session=str(path)))
     save_session(session, path)  # the file exists (and is valid) from the first moment
+    try:
+        await _run(session, path, llm, recorder, interactive=interactive, notice=notice, resumed=resumed,
+                   console=console, prompt_input=prompt_input, prompt_output=prompt_output)
+    finally:
+        recorder.close()
+
+
+async def _run(session: Session, path: Path, llm: Any, recorder: TranscriptWriter, *, interactive: bool,
+               notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
+               prompt_output: Any) -> None:
     if interactive:
         from ..ui.input import make_prompt_session
         from ..ui.live import LiveView
@@ -60,8 +79,8 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                 console.print(slide)
             console.print(render_whiteboard(session.classroom.store, limit=1000))
 
-        app = ChatApp(session=session, path=path, llm=llm, view=view, show_whiteboard=show_whiteboard,
-                      show_class=lambda: console.print(class_table(session)))
+        app = ChatApp(session=session, path=path, llm=llm, view=view, recorder=recorder,
+                      show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)))
         from ..ui.views import render_header
 
         console.print(render_header(state))
@@ -82,7 +101,8 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
 
             view.info(whiteboard_summary(session.classroom.store))
 
-        app = ChatApp(session=session, path=path, llm=llm, view=view, show_whiteboard=show_whiteboard_plain)
+        app = ChatApp(session=session, path=path, llm=llm, view=view, recorder=recorder,
+                      show_whiteboard=show_whiteboard_plain)
 
         async def read_line() -> str | None:
             line = await asyncio.to_thread(sys.stdin.readline)

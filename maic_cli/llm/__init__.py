@@ -36,6 +36,10 @@ def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = N
         from .demo import DemoLLM
 
         return DemoLLM()
+    if model.startswith("replay:"):
+        from .replay import ReplayLLM
+
+        return ReplayLLM.from_file(Path(model.removeprefix("replay:")))
     if model.startswith("scripted:"):
         from .scripted import ScriptedLLM
 

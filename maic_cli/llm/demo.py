@@ -35,7 +35,7 @@ def _learner_text(request: LLMRequest) -> str:
         if message["role"] != "user":
             continue
         for block in reversed(message["content"].split("\n\n")):
-            if block and not block.startswith("[") and not block.startswith("("):
+            if block and not block.startswith(("[", "(", "#")):
                 return re.sub(r"^@[\w-]+\s*", "", " ".join(block.split()))
     return "today's topic"
 

@@ -1,0 +1,81 @@
+"""``maic replay --check``: re-run a recorded class on its recorded replies and diff the events.
+
+The orchestration (director rules, prompts, parser, round loop) runs again with
+``ReplayLLM`` serving the transcript's raw replies in order; the events it
+yields are compared with the recorded ones.  Ids, timings and usage are left
+out of the comparison, and runs of text deltas are joined (chunking differs
+between a live stream and a replay), so what is compared is what the class
+said and did.  A difference points at the first event that changed — a
+regression test for prompt or director changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.classroom import Classroom
+from ..engine.events import Event
+from ..engine.round import run_round
+from ..llm.replay import ReplayLLM
+from ..store.transcript import Transcript
+
+IGNORED = {"message_id", "action_id", "usage"}
+
+
+def normalize(events: list[Event]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for event in events:
+        data = {k: v for k, v in event.model_dump(mode="json").items() if k not in IGNORED}
+        if data["type"] == "text_delta" and out and out[-1]["type"] == "text_delta":
+            out[-1]["content"] += data["content"]
+            continue
+        out.append(data)
+    return out
+
+
+@dataclass
+class CheckResult:
+    compared: int
+    difference: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.difference is None
+
+
+async def rerun(transcript: Transcript) -> list[Event]:
+    header = transcript.header
+    llm = ReplayLLM(transcript.calls(), name=f"replay:{transcript.path}")
+    classroom = Classroom(store=header.store.model_copy(deep=True))
+    agents = {a.id: a for a in header.agents}
+    produced: list[Event] = []
+    for entry in transcript.entries:
+        if entry["kind"] == "learner":
+            classroom.add_learner_message(entry["text"])
+        elif entry["kind"] == "round":
+            config = header.config
+            if entry.get("trigger") is not None:
+                config = config.model_copy(update={"trigger_agent_id": entry["trigger"]})
+            await run_round(classroom, config, llm, registry=agents, profile=header.profile,
+                            on_event=produced.append)
+    return produced
+
+
+def describe(event: dict[str, Any] | None) -> str:
+    if event is None:
+        return "(nothing)"
+    text = repr(event)
+    return text if len(text) <= 300 else text[:297] + "…"
+
+
+async def check_transcript(transcript: Transcript) -> CheckResult:
+    recorded = normalize([event for _, event in transcript.events()])
+    produced = normalize(await rerun(transcript))
+    for index in range(max(len(recorded), len(produced))):
+        want = recorded[index] if index < len(recorded) else None
+        got = produced[index] if index < len(produced) else None
+        if want != got:
+            return CheckResult(index, f"event {index + 1} differs:\n  recorded: {describe(want)}\n"
+                                      f"  now:      {describe(got)}")
+    return CheckResult(len(recorded), None)

@@ -1,0 +1,171 @@
+"""``maic replay FILE``: watch a recorded class again, export it, or check it still runs the same.
+
+Never imports litellm: a transcript replays from its own events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from ..engine.classroom import Classroom
+from ..engine.round import RoundResult
+from ..store.transcript import Transcript, read_transcript
+from ..ui.export import classroom_to_markdown
+from ..ui.export_html import classroom_to_html
+from ..ui.plain import PlainView
+from ..ui.views import ScreenState, render_screen
+from .errors import fail, friendly
+
+MAX_GAP = 2.0  # seconds: longer pauses (a learner thinking) are shortened to this
+
+
+def rebuild(transcript: Transcript) -> Classroom:
+    classroom = Classroom(store=transcript.header.store.model_copy(deep=True))
+    for entry in transcript.entries:
+        if entry["kind"] == "learner":
+            classroom.add_learner_message(entry["text"])
+        elif entry["kind"] == "event":
+            classroom.apply(entry["parsed"])
+    return classroom
+
+
+def export(transcript: Transcript, target: Path) -> None:
+    header = transcript.header
+    classroom = rebuild(transcript)
+    agents = {a.id: a for a in header.agents}
+    meta = {"model": header.model, "produced by": header.produced_by,
+            "recorded": time.strftime("%Y-%m-%d %H:%M", time.localtime(header.created_at))}
+    if header.scenario:
+        meta["scenario"] = header.scenario
+    title = f"maic class: {header.scenario or transcript.path.stem}"
+    kwargs = {"title": title, "learner": header.profile.nickname, "meta": meta}
+    if target.suffix.lower() in (".html", ".htm"):
+        content = classroom_to_html(classroom, agents, **kwargs)  # type: ignore[arg-type]
+    elif target.suffix.lower() in (".md", ".markdown"):
+        content = classroom_to_markdown(classroom, agents, **kwargs)  # type: ignore[arg-type]
+    else:
+        raise fail(f"{target}: export to a .md or .html file", 2)
+    target.write_text(content, encoding="utf-8")
+
+
+class Player:
+    """Plays the entries back through a view, with the original pacing divided by ``speed``."""
+
+    def __init__(self, transcript: Transcript, *, speed: float | None, step: bool, console: Console | None):
+        self.transcript = transcript
+        self.speed = speed
+        self.step = step
+        self.console = console
+        header = transcript.header
+        self.classroom = Classroom(store=header.store.model_copy(deep=True))
+        self.agents = {a.id: a for a in header.agents}
+        self.state = ScreenState(classroom=self.classroom, agents=self.agents, model=header.model,
+                                 mode=f"replay · {header.produced_by}", session_path=str(transcript.path),
+                                 learner=header.profile.nickname, max_turns=header.config.max_turns)
+
+    async def play(self) -> None:
+        if self.console is None:
+            await self._play_plain()
+        elif self.step:
+            self._play_steps()
+        else:
+            await self._play_live()
+
+    async def _pause(self, previous: float, now: float) -> None:
+        if self.speed:
+            await asyncio.sleep(min(max(0.0, now - previous), MAX_GAP) / self.speed)
+
+    async def _play_plain(self) -> None:
+        view = PlainView(sys.stdout, sys.stderr, self.agents)
+        previous = 0.0
+        for entry in self.transcript.entries:
+            await self._pause(previous, entry["t"])
+            previous = entry["t"]
+            if entry["kind"] == "learner":
+                view.info(f"{self.transcript.header.profile.nickname} (learner): {entry['text']}")
+            elif entry["kind"] == "event":
+                view.on_event(entry["parsed"])
+            elif entry["kind"] == "round_end":
+                view.round_finished(RoundResult(reason=entry.get("reason", "end")))
+
+    async def _play_live(self) -> None:
+        from ..ui.live import LiveView
+
+        assert self.console is not None
+        view = LiveView(self.console, self.state)
+        view.round_started()
+        previous = 0.0
+        try:
+            for entry in self.transcript.entries:
+                await self._pause(previous, entry["t"])
+                previous = entry["t"]
+                if entry["kind"] == "learner":
+                    self.classroom.add_learner_message(entry["text"])
+                    view.refresh(force=True)
+                elif entry["kind"] == "event":
+                    self.classroom.apply(entry["parsed"])
+                    view.on_event(entry["parsed"])
+        finally:
+            view.round_finished(RoundResult(reason="end"))
+
+    def _play_steps(self) -> None:
+        assert self.console is not None
+        height = max(10, self.console.size.height - 2)
+        for entry in self.transcript.entries:
+            if entry["kind"] == "learner":
+                self.classroom.add_learner_message(entry["text"])
+            elif entry["kind"] == "event":
+                self.classroom.apply(entry["parsed"])
+            if entry["kind"] == "learner" or (entry["kind"] == "event" and entry["parsed"].type == "agent_end"):
+                self.console.clear()
+                self.console.print(render_screen(self.state, height))
+                if not _wait_for_enter():
+                    return
+
+
+def _wait_for_enter() -> bool:
+    try:
+        return sys.stdin.readline() != ""
+    except KeyboardInterrupt:
+        return False
+
+
+@friendly
+def replay(
+    file: Path = typer.Argument(..., help="A transcript (.jsonl) written by maic chat or maic run."),
+    speed: float = typer.Option(1.0, "--speed", min=0.01, help="Playback speed: 2 is twice as fast."),
+    instant: bool = typer.Option(False, "--instant", help="No pauses: show the whole class at once."),
+    step: bool = typer.Option(False, "--step", help="One message per press of Enter."),
+    export_to: Path = typer.Option(None, "--export", help="Write the class to FILE.md or FILE.html instead."),
+    check: bool = typer.Option(False, "--check", help="Re-run the orchestration on the recorded replies and "
+                               "report the first event that differs (exit 1)."),
+    plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),
+) -> None:
+    """Replay a recorded class in the chat layout, export it, or check it."""
+    transcript = read_transcript(file)
+    for warning in transcript.warnings:
+        typer.echo(f"maic: warning: {warning}", err=True)
+    if check:
+        from .replay_check import check_transcript
+
+        result = asyncio.run(check_transcript(transcript))
+        if not result.ok:
+            typer.echo(f"{file}: {result.difference}")
+            raise typer.Exit(1)
+        typer.echo(f"{file}: the same {result.compared} events")
+        return
+    if export_to is not None:
+        export(transcript, export_to)
+        typer.echo(f"Exported to {export_to}")
+        return
+    interactive = sys.stdout.isatty() and not plain
+    console = Console() if interactive else None
+    player = Player(transcript, speed=None if instant or not interactive else speed, step=step and interactive,
+                    console=console)
+    asyncio.run(player.play())

@@ -1,0 +1,195 @@
+"""Transcripts (DESIGN §6): one JSON line per thing that happened, appended as it happens.
+
+Line 1 is the header (maic version, model, how it was produced, the class with
+full persona configs, mode, scenario, the starting board and slides).  Then,
+each with ``t`` (seconds since the transcript began): ``learner`` messages,
+``round`` starts, ``event`` lines (the engine's events), ``llm_call`` lines
+(messages sent, raw reply, usage, time to first token, duration) and
+``round_end`` lines.  Each line is flushed when written, so a crash loses at
+most the line being written.  API keys are never written.
+
+Reading is forgiving: a last line cut off mid-write is dropped with a warning,
+an unknown event type (from a newer maic) is skipped with a warning, and a
+file that is not a transcript is refused with one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from .. import __version__
+from ..engine.events import EVENT_ADAPTER, EVENT_TYPES, Event
+from ..engine.models import AgentConfig, StoreState, TurnConfig, UserProfile
+from ..errors import InputError
+from ..llm.port import LLMClient
+from ..llm.recording import CallRecord, RecordingLLM
+
+FORMAT = "maic-transcript"
+TRANSCRIPT_VERSION = 1
+
+
+class TranscriptHeader(BaseModel):
+    kind: str = "header"
+    format: str = FORMAT
+    version: int = TRANSCRIPT_VERSION
+    maic_version: str = __version__
+    created_at: float = Field(default_factory=time.time)
+    model: str
+    produced_by: str  # e.g. "scripted model (scripts/qa.yaml)", "offline model", "litellm: openai/…"
+    agents: list[AgentConfig]
+    config: TurnConfig
+    profile: UserProfile = Field(default_factory=UserProfile)
+    store: StoreState = Field(default_factory=StoreState)
+    scenario: str | None = None
+    session: str | None = None
+
+
+def produced_by(model: str) -> str:
+    if model.startswith("scripted:"):
+        return f"scripted model ({model.removeprefix('scripted:')}): canned replies, not a language model"
+    if model.startswith("replay:"):
+        return f"replayed replies ({model.removeprefix('replay:')})"
+    if model == "demo":
+        return "demo model: canned replies, not a language model"
+    if model in ("local", "smollm2"):
+        return "offline model: SmolLM2-135M-Instruct (llama.cpp, CPU)"
+    return f"litellm model {model}"
+
+
+class TranscriptWriter:
+    """Appends lines to a transcript; writes the header only to a new (or empty) file."""
+
+    def __init__(self, path: Path, header: TranscriptHeader) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not path.exists() or path.stat().st_size == 0
+        self._file: IO[str] = path.open("a", encoding="utf-8")
+        self._start = time.monotonic()
+        self._offset = 0.0
+        if fresh:
+            self._write(header.model_dump(mode="json"), stamp=False)
+        else:
+            self._offset = _last_offset(path)
+
+    def _write(self, entry: dict[str, Any], stamp: bool = True) -> None:
+        if stamp:
+            entry = {"t": round(self._offset + time.monotonic() - self._start, 4), **entry}
+        self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def learner(self, text: str) -> None:
+        self._write({"kind": "learner", "text": text})
+
+    def round_started(self, trigger: str | None) -> None:
+        self._write({"kind": "round", "trigger": trigger})
+
+    def event(self, event: Event) -> None:
+        self._write({"kind": "event", "event": event.model_dump(mode="json")})
+
+    def call(self, record: CallRecord) -> None:
+        self._write({"kind": "llm_call", **record.to_json()})
+
+    def round_finished(self, reason: str, error: str | None = None) -> None:
+        self._write({"kind": "round_end", "reason": reason, "error": error})
+        os.fsync(self._file.fileno())
+
+    def wrap(self, llm: LLMClient) -> LLMClient:
+        """``llm``, recording each of its calls into this transcript."""
+        return RecordingLLM(llm, self.call)
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+
+def _last_offset(path: Path) -> float:
+    """Where the clock stood at the end of an existing transcript (to keep ``t`` growing)."""
+    last = 0.0
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                last = float(json.loads(line).get("t", last))
+            except (ValueError, AttributeError):
+                continue
+    return last
+
+
+@dataclass
+class Transcript:
+    path: Path
+    header: TranscriptHeader
+    entries: list[dict[str, Any]] = field(default_factory=list)  # everything after the header
+    warnings: list[str] = field(default_factory=list)
+
+    def events(self) -> list[tuple[float, Event]]:
+        return [(e["t"], e["parsed"]) for e in self.entries if e["kind"] == "event"]
+
+    def calls(self) -> list[dict[str, Any]]:
+        return [e for e in self.entries if e["kind"] == "llm_call"]
+
+
+def read_transcript(path: Path) -> Transcript:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read transcript: {getattr(exc, 'strerror', None) or exc}") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        raise InputError(f"{path}: empty file, not a maic transcript")
+    try:
+        first = json.loads(lines[0])
+    except json.JSONDecodeError:
+        raise InputError(f"{path}: not a maic transcript (line 1 is not JSON)") from None
+    if not isinstance(first, dict) or first.get("format") != FORMAT:
+        raise InputError(f"{path}: not a maic transcript (no maic header on line 1)")
+    if first.get("version", 0) > TRANSCRIPT_VERSION:
+        raise InputError(f"{path}: transcript version {first.get('version')} is newer than this maic reads")
+    try:
+        header = TranscriptHeader.model_validate(first)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise InputError(f"{path}:1: header: {'.'.join(map(str, problem['loc']))}: {problem['msg']}") from None
+    transcript = Transcript(path=path, header=header)
+    for number, line in enumerate(lines[1:], 2):
+        entry = _parse_line(transcript, number, line, last=number == len(lines))
+        if entry is not None:
+            transcript.entries.append(entry)
+    return transcript
+
+
+def _parse_line(transcript: Transcript, number: int, line: str, last: bool) -> dict[str, Any] | None:
+    path = transcript.path
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError:
+        if last:
+            transcript.warnings.append(f"{path}:{number}: the last line was cut off (a crash?); "
+                                       "replaying up to the line before")
+            return None
+        raise InputError(f"{path}:{number}: not a JSON line") from None
+    if not isinstance(entry, dict) or "kind" not in entry:
+        transcript.warnings.append(f"{path}:{number}: not a transcript entry; skipped")
+        return None
+    if entry["kind"] == "event":
+        raw = entry.get("event") or {}
+        if raw.get("type") not in EVENT_TYPES:
+            transcript.warnings.append(f"{path}:{number}: unknown event type {raw.get('type')!r} "
+                                       "(from a newer maic?); skipped")
+            return None
+        try:
+            entry["parsed"] = EVENT_ADAPTER.validate_python(raw)
+        except ValidationError as exc:
+            transcript.warnings.append(f"{path}:{number}: damaged {raw.get('type')} event "
+                                       f"({exc.errors()[0]['msg']}); skipped")
+            return None
+    entry.setdefault("t", 0.0)
+    return entry

@@ -1,0 +1,108 @@
+"""HTML export: one self-contained page (inline CSS, no external assets), agent colours kept.
+
+Every string from the model is cleaned of control sequences and HTML-escaped;
+colours are used only if they look like a colour.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..engine.classroom import Classroom
+from ..engine.models import AgentConfig, WhiteboardElement
+from .text import clean
+from .views import action_badge
+from .whiteboard_view import latex_to_unicode
+
+_SAFE_COLOR = re.compile(r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20})$")
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:54rem;margin:2rem auto;padding:0 1rem;
+color:#1f2328;background:#fff;line-height:1.5}
+h1{font-size:1.5rem}.meta{color:#656d76;font-size:.9rem}
+.msg{border-left:4px solid #d0d7de;padding:.4rem .8rem;margin:.8rem 0;background:#f6f8fa;border-radius:4px}
+.who{font-weight:600}.badge{display:inline-block;font-size:.8rem;color:#0969da;background:#ddf4ff;
+border-radius:1rem;padding:0 .5rem;margin:0 .2rem}.learner{border-left-color:#8250df;background:#fbefff}
+.interrupted{color:#656d76;font-style:italic}
+.board{border:1px solid #d0d7de;border-radius:6px;padding:.8rem}.el{margin:.5rem 0}.id{color:#656d76;
+font-size:.8rem;margin-right:.4rem}table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.2rem .5rem}
+pre{background:#f6f8fa;padding:.5rem;overflow:auto}.bar{display:inline-block;height:.8rem;background:#54aeff}
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(clean(str(text)))
+
+
+def _color(value: str) -> str:
+    return value if _SAFE_COLOR.match(value) else "#d0d7de"
+
+
+def _element(element: WhiteboardElement) -> str:
+    p = element.params
+    if element.kind == "text":
+        body = _e(p.get("content", ""))
+    elif element.kind == "latex":
+        body = f"<em>{_e(latex_to_unicode(clean(str(p.get('latex', '')))))}</em>"
+    elif element.kind == "table":
+        rows = [r for r in p.get("data") or [] if isinstance(r, list)]
+        head = "".join(f"<th>{_e(c)}</th>" for c in rows[0]) if rows else ""
+        body_rows = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
+        body = f"<table><tr>{head}</tr>{body_rows}</table>"
+    elif element.kind == "chart":
+        labels = p.get("labels") or []
+        series = [s for s in p.get("series") or [] if isinstance(s, dict)]
+        values = [float(v) for s in series for v in s.get("values") or [] if isinstance(v, int | float)]
+        peak = max((abs(v) for v in values), default=1.0) or 1.0
+        rows = []
+        for i, label in enumerate(labels):
+            for s in series:
+                vals = s.get("values") or []
+                if i < len(vals) and isinstance(vals[i], int | float):
+                    width = abs(vals[i]) / peak * 12
+                    rows.append(f"<div>{_e(label)} <span class='bar' style='width:{width:.2f}rem'></span> "
+                                f"{_e(vals[i])}</div>")
+        body = f"<strong>{_e(p.get('title') or 'chart')}</strong>" + "".join(rows)
+    elif element.kind == "code":
+        lines = "\n".join(f"{_e(line.id):>4}  {_e(line.text)}" for line in element.lines)
+        body = f"<pre>{lines}</pre>"
+    elif element.kind == "shape":
+        body = _e(f"{p.get('shape', 'shape')}: {p.get('label', '')}")
+    else:
+        arrow = "→" if p.get("arrow") else "—"
+        body = _e(f"({p.get('startX')},{p.get('startY')}) {arrow} ({p.get('endX')},{p.get('endY')}) "
+                  f"{p.get('label', '')}")
+    return f"<div class='el'><span class='id'>{_e(element.id)}</span>{body}</div>"
+
+
+def classroom_to_html(classroom: Classroom, agents: dict[str, AgentConfig], *, title: str = "maic class",
+                      learner: str = "Learner", meta: dict[str, str] | None = None) -> str:
+    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>",
+           f"<style>{CSS}</style></head><body>", f"<h1>{_e(title)}</h1>"]
+    if meta:
+        out.append("<p class='meta'>" + " · ".join(f"{_e(k)}: {_e(v)}" for k, v in meta.items()) + "</p>")
+    for message in classroom.messages:
+        if message.role == "user":
+            out.append(f"<div class='msg learner'><div class='who'>🧑 {_e(learner)}</div>")
+        else:
+            agent = agents.get(message.agent_id or "")
+            color = _color(agent.color) if agent else "#d0d7de"
+            avatar = _e(agent.avatar) + " " if agent else ""
+            out.append(f"<div class='msg' style='border-left-color:{color}'>"
+                       f"<div class='who' style='color:{color}'>{avatar}{_e(message.agent_name or '')}</div>")
+        speech = []
+        for part in message.parts:
+            if part.kind == "text":
+                speech.append(_e(part.text))
+            elif part.action is not None:
+                speech.append(f"<span class='badge'>{_e(action_badge(part.action.name, part.action.params))}"
+                              "</span>")
+        if message.interrupted:
+            speech.append(" <span class='interrupted'>(interrupted)</span>")
+        out.append("<div>" + "".join(speech) + "</div></div>")
+    out.append("<h2>Final whiteboard</h2><div class='board'>")
+    out.extend(_element(e) for e in classroom.store.whiteboard)
+    if not classroom.store.whiteboard:
+        out.append("<em>empty</em>")
+    out.append("</div></body></html>\n")
+    return "\n".join(out)
