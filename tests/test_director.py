@@ -150,7 +150,7 @@ def test_director_prompt_has_every_section() -> None:
         agent_id="teacher", agent_name="Ms. T", content_preview="Light scatters.", action_count=7,
         whiteboard_actions=ledger)])
     messages = [Message.from_learner("Why is the sky blue?")]
-    config = TurnConfig(agent_ids=list(CLASS), discussion_topic="Sky colour", trigger_agent_id="mia")
+    config = TurnConfig(agent_ids=list(CLASS), discussion_topic="Sky colour", initiator_id="mia")
     prompt = build_director_prompt(list(CLASS.values()), state, messages, StoreState(), config,
                                    UserProfile(nickname="Ana", bio="likes physics"))
     for needle in ["id: teacher | name: Ms. T | role: teacher | priority: 5",

@@ -179,3 +179,12 @@ def test_replay_does_not_import_litellm(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("clean")
+def test_bundled_samples_replay_and_check(tmp_path: Path) -> None:
+    samples = sorted((Path(__file__).parent.parent / "transcripts").glob("*.jsonl"))
+    assert len(samples) >= 3
+    for sample in samples:
+        transcript = read_transcript(sample)
+        assert transcript.warnings == []
+        assert transcript.header.produced_by
+        result = runner.invoke(app, ["replay", str(sample), "--check"])
+        assert result.exit_code == 0, (sample, result.output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .. import __version__
-from . import agents_cmd, chat_cmd, replay_cmd
+from . import agents_cmd, chat_cmd, replay_cmd, run_cmd
 
 app = typer.Typer(
     name="maic",
@@ -32,3 +32,4 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 app.add_typer(agents_cmd.app, name="agents")
 app.command("chat")(chat_cmd.chat)
 app.command("replay")(replay_cmd.replay)
+app.command("run")(run_cmd.run)

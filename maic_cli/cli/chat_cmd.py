@@ -57,7 +57,7 @@ def new_session(settings: Settings, topic: str | None, initiator: str | None) ->
         raise InputError(f"--initiator {initiator}: not in this class ({', '.join(ids)})")
     if topic and initiator is None:
         initiator = next((a.id for a in agents if a.role == "student"), ids[0])
-    config = TurnConfig(agent_ids=ids, discussion_topic=topic, trigger_agent_id=initiator if topic else None,
+    config = TurnConfig(agent_ids=ids, discussion_topic=topic, initiator_id=initiator if topic else None,
                         max_turns=settings.max_turns or DEFAULT_MAX_TURNS, language=settings.language)
     profile = UserProfile(nickname=settings.name or "Learner", bio=settings.bio or "")
     return Session(config=config, profile=profile, agents=agents, api_base=settings.api_base)

@@ -174,8 +174,8 @@ class ChatApp:
     async def run(self, read_line: Callable[[], Awaitable[str | None]]) -> None:
         """The main loop; returns when input ends or the learner quits."""
         config = self.session.config
-        if config.discussion_topic and config.trigger_agent_id and not self.session.classroom.messages:
-            await self.play_round()  # the initiator opens the discussion
+        if config.discussion_topic and config.initiator_id and not self.session.classroom.messages:
+            await self.play_round(config.initiator_id)  # the initiator opens the discussion
         while True:
             try:
                 line = await read_line()

@@ -66,7 +66,7 @@ def build_director_prompt(agents: list[AgentConfig], state: DirectorState, messa
     if config.discussion_topic:
         discussion = (f"\n# Discussion\nTopic: {config.discussion_topic}\n"
                       + (f"Prompt: {config.discussion_prompt}\n" if config.discussion_prompt else "")
-                      + (f"Initiator: {config.trigger_agent_id}\n" if config.trigger_agent_id else ""))
+                      + (f"Initiator: {config.initiator_id}\n" if config.initiator_id else ""))
     learner = profile.nickname + (f" — {profile.bio}" if profile.bio else "")
     rules = COMPACT_RULES if config.compact_prompts else RULES
     ids = ", ".join(f'"{a.id}"' for a in agents)

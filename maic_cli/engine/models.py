@@ -182,6 +182,7 @@ class TurnConfig(BaseModel):
     trigger_agent_id: str | None = None
     discussion_topic: str | None = None
     discussion_prompt: str | None = None
+    initiator_id: str | None = None  # who opens a discussion (named to the director)
     agent_configs: dict[str, AgentConfig] = Field(default_factory=dict)
     max_turns: int = Field(default=6, ge=1)
     language: str | None = None

@@ -19,6 +19,7 @@ from typing import Any
 
 from .port import ErrorKind, LLMError, LLMRequest, StreamPiece, Usage
 
+MAX_BACKOFF = 20.0  # seconds between two tries at most
 _PREFIX = re.compile(r"^(?:litellm\.)?(?:\w+(?:Error|Exception)\s*[:-]\s*)+")
 
 
@@ -45,8 +46,11 @@ def classify(exc: BaseException, started: bool) -> ErrorKind:
     names = {cls.__name__ for cls in type(exc).__mro__}
     if started:
         return "stream_dropped"
-    if "connection error" in str(exc).lower():  # litellm reports a refused connection as a 500
+    message = str(exc).lower()
+    if "connection error" in message:  # litellm reports a refused connection as a 500
         return "connection"
+    if "missing credentials" in message or "api_key" in message and "pass" in message:
+        return "auth"
     table: list[tuple[str, ErrorKind]] = [
         ("AuthenticationError", "auth"), ("PermissionDeniedError", "auth"),
         ("RateLimitError", "rate_limit"), ("Timeout", "timeout"), ("TimeoutError", "timeout"),
@@ -105,13 +109,14 @@ class LitellmClient:
     def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
                  temperature: float | None = None, timeout: float = 120.0, retries: int = 3,
                  backoff: float = 1.0, extra: dict[str, Any] | None = None,
-                 structured: str = "auto") -> None:
+                 structured: str = "auto", rate_limit_retries: int | None = None) -> None:
         self.model = model
         self.api_base = api_base
         self._api_key = api_key
         self.temperature = temperature
         self.timeout = timeout
         self.retries = retries
+        self.rate_limit_retries = retries if rate_limit_retries is None else rate_limit_retries
         self.backoff = backoff
         self.extra = dict(extra or {})  # e.g. reasoning_effort, thinking, top_p
         if structured not in STRUCTURED_MODES:
@@ -139,6 +144,8 @@ class LitellmClient:
             kwargs["api_base"] = self.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
+        elif self.api_base and self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            kwargs["api_key"] = "sk-no-key"  # local OpenAI-compatible servers rarely check keys
         temperature = request.temperature if request.temperature is not None else self.temperature
         if temperature is not None:
             kwargs["temperature"] = temperature
@@ -167,10 +174,12 @@ class LitellmClient:
                 return
             except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
                 error = exc if isinstance(exc, LLMError) else to_llm_error(exc, self.model, started)
-                if started or not error.retryable or attempt >= self.retries:
+                limit = self.rate_limit_retries if error.kind == "rate_limit" else self.retries
+                if started or not error.retryable or attempt >= limit:
                     raise error from exc
                 attempt += 1
-                await asyncio.sleep(self.backoff * (2 ** (attempt - 1)) * random.uniform(0.8, 1.2))
+                delay = min(self.backoff * (2 ** (attempt - 1)), MAX_BACKOFF)
+                await asyncio.sleep(delay * random.uniform(0.8, 1.2))
 
     def _usage(self, litellm: Any, usage: Any) -> Usage:
         if usage is None:

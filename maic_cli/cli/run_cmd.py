@@ -1,0 +1,216 @@
+"""``maic run SCENARIO…``: batch classes with expectations, metrics and reports."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .. import __version__
+from ..errors import InputError
+from ..llm import LLMClient, make_llm
+from ..store.config import load_settings
+from ..store.personas import load_registry
+from ..store.reports import RunResult, load_runs, write_reports
+from ..store.scenarios import load_scenario, resolve_class, scenario_files, turn_config
+from ..yamlfile import read_yaml
+from .batch import RunContext, RunSpec, run_all
+from .chat_cmd import resolve_model
+from .errors import EXIT_INTERRUPTED, friendly
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        index, total = (int(part) for part in value.split("/"))
+    except ValueError:
+        raise InputError(f"--shard {value}: use I/N, e.g. 2/4") from None
+    if not 1 <= index <= total:
+        raise InputError(f"--shard {value}: I must be between 1 and N")
+    return index, total
+
+
+def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
+           agents_dirs: list[Path]) -> list[RunSpec]:
+    registry = load_registry(agents_dirs)
+    settings = load_settings()
+    specs = []
+    for path in scenario_files(paths):
+        scenario = load_scenario(path)
+        agents = resolve_class(scenario, registry, path)
+        config = turn_config(scenario, agents, max_turns)
+        for model in models or [scenario.model or resolve_model(settings, None)]:
+            for k in range(1, repeat + 1):
+                specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model, k))
+    ids = [s.run_id for s in specs]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
+    return sorted(specs, key=lambda s: s.run_id)
+
+
+def llm_factory(*, api_base: str | None, router_file: Path | None, seed: int | None,
+                structured: str, temperature: float | None):  # type: ignore[no-untyped-def]
+    """Per-run clients for stateful fakes (scripted, replay); shared clients otherwise."""
+    shared: dict[str, LLMClient] = {}
+    router: Any = None
+    names: set[str] = set()
+    if router_file is not None:
+        from ..llm.router import build_router
+
+        data, _ = read_yaml(router_file)
+        if not isinstance(data, dict):
+            raise InputError(f"{router_file}: a router config is a mapping with model_list")
+        router, names = build_router(data, str(router_file))
+    extra = {"seed": seed} if seed is not None else None
+
+    def make(model: str) -> LLMClient:
+        if model.startswith(("scripted:", "replay:")) or model == "demo":
+            return make_llm(model)
+        if model not in shared:
+            if router is not None:
+                from ..llm.router import RouterClient
+
+                shared[model] = RouterClient(router, names, model, extra=extra, structured=structured,
+                                             temperature=temperature)
+            else:
+                shared[model] = make_llm(model, api_base=api_base, extra=extra, structured=structured,
+                                         temperature=temperature)
+                if hasattr(shared[model], "rate_limit_retries"):
+                    shared[model].rate_limit_retries = 10  # rate limits slow a batch down, not fail it
+        return shared[model]
+
+    return make
+
+
+def summary_table(report: dict[str, Any]) -> Table:
+    table = Table(title="maic run", box=None, pad_edge=False)
+    for column in ("scenario", "runs", "passed", "errors", "rounds", "agent turns", "cue-user", "ttft p50",
+                   "turn p50", "cost"):
+        table.add_column(column, justify="left" if column == "scenario" else "right")
+    for name, s in report["by_scenario"].items():
+        table.add_row(name, str(s["runs"]), str(s["passed"]), str(s["errors"]), str(s["rounds"]),
+                      str(s["agent_turns"]), "–" if s["cue_user_rate"] is None else f"{s['cue_user_rate']:.0%}",
+                      "–" if s["ttft_p50"] is None else f"{s['ttft_p50']:.2f}s",
+                      "–" if s["turn_latency_p50"] is None else f"{s['turn_latency_p50']:.2f}s",
+                      f"${s['total_cost']:.4f}")
+    return table
+
+
+def print_summary(report: dict[str, Any], console: Console) -> None:
+    console.print(summary_table(report))
+    failing = [r for r in report["runs"] if not r["passed"]]
+    for run in failing[:20]:
+        problems = run["failures"] or [run["error"] or run["status"]]
+        console.print(f"[red]✗[/red] {run['run_id']}: " + "; ".join(problems), markup=True, highlight=False)
+    if len(failing) > 20:
+        console.print(f"… and {len(failing) - 20} more in report.md")
+
+
+async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurrency: int,
+                             console: Console | None) -> tuple[list[RunResult], bool]:
+    total = len(specs)
+    finished = 0
+    if console is None:
+        def on_done(result: RunResult) -> None:
+            nonlocal finished
+            finished += 1
+            mark = "ok  " if result.passed else result.status if result.status != "complete" else "FAIL"
+            sys.stderr.write(f"[{finished}/{total}] {mark:<9} {result.run_id} — {len(result.rounds)} rounds"
+                             + (f": {result.failures[0]}" if result.failures else "")
+                             + (f": {result.error}" if result.error else "") + "\n")
+            sys.stderr.flush()
+
+        return await run_all(specs, context, concurrency, on_done)
+
+    bar = Progress(TextColumn("runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+    task = bar.add_task("runs", total=total)
+
+    def running() -> Table:
+        table = Table(box=None, pad_edge=False, show_header=False)
+        for item in list(context.progress.values())[:12]:
+            table.add_row(item.run_id, f"round {item.round}/{item.rounds}", item.status)
+        return table
+
+    with Live(Group(bar, running()), console=console, refresh_per_second=8, transient=True) as live:
+        def on_progress(_: object) -> None:
+            live.update(Group(bar, running()))
+
+        context.on_progress = on_progress
+
+        def on_done(result: RunResult) -> None:
+            bar.advance(task)
+            live.update(Group(bar, running()))
+
+        return await run_all(specs, context, concurrency, on_done)
+
+
+@friendly
+def run(
+    paths: list[Path] = typer.Argument(None, help="Scenario files or folders."),
+    model: list[str] = typer.Option(None, "--model", "-m", help="Model(s) to run every scenario with "
+                                    "(repeatable; default: the scenario's, then your default)."),
+    repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per scenario and model."),
+    concurrency: int = typer.Option(4, "--concurrency", "-j", min=1, max=512, help="Classes at once."),
+    out: Path = typer.Option(None, "--out", "-o", help="Output folder (default: runs/<timestamp>)."),
+    seed: int = typer.Option(None, "--seed", help="Sampling seed passed to the model where supported."),
+    max_turns: int = typer.Option(None, "--max-turns", min=1, max=50),
+    resume: Path = typer.Option(None, "--resume", help="Continue the batch in this output folder, "
+                                "skipping runs that already finished."),
+    shard: str = typer.Option(None, "--shard", help="Run only part I of N of the batch (I/N)."),
+    merge: list[Path] = typer.Option(None, "--merge", help="Combine the reports of these output folders "
+                                     "(repeatable) into --out instead of running."),
+    router: Path = typer.Option(None, "--router", help="A litellm Router config (YAML/JSON) to spread calls "
+                                "over several deployments."),
+    api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files. Repeatable."),
+    structured: str = typer.Option("auto", "--structured", help="auto, off, json_schema or json_object."),
+    temperature: float = typer.Option(None, "--temperature", min=0, max=2),
+    plain: bool = typer.Option(False, "--plain", help="Plain progress lines even on a terminal."),
+) -> None:
+    """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
+    console = Console(stderr=True) if sys.stderr.isatty() and not plain else None
+    stdout = Console() if sys.stdout.isatty() else Console(width=160)
+    if merge:
+        target = out or merge[0]
+        results = [result for folder in merge for result in load_runs(folder)]
+        report = write_reports(target, results, {"merged": ", ".join(map(str, merge)), "maic": __version__})
+        print_summary(report, stdout)
+        typer.echo(f"Merged {len(results)} runs into {target / 'report.json'}")
+        raise typer.Exit(0 if all(r.passed for r in results) else 1)
+    if not paths:
+        raise InputError("name at least one scenario file or folder (or use --merge)")
+    folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
+    specs = expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []))
+    shard_spec = parse_shard(shard)
+    if shard_spec is not None:
+        index, total = shard_spec
+        specs = [spec for i, spec in enumerate(specs) if i % total == index - 1]
+    done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
+    todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
+    context = RunContext(out=folder, make_llm=llm_factory(api_base=api_base, router_file=router, seed=seed,
+                                                          structured=structured, temperature=temperature))
+    if done:
+        typer.echo(f"Resuming {folder}: {len(specs) - len(todo)} runs already done, {len(todo)} to go", err=True)
+    results, interrupted = asyncio.run(_run_with_progress(todo, context, concurrency, console))
+    wanted = {spec.run_id for spec in specs}
+    kept = {r.run_id: r for r in done.values() if r.run_id in wanted}
+    kept.update({r.run_id: r for r in results})
+    meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
+            "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted}
+    report = write_reports(folder, list(kept.values()), meta)
+    print_summary(report, stdout)
+    typer.echo(f"Report: {folder / 'report.md'} and {folder / 'report.json'}", err=True)
+    if interrupted:
+        typer.echo(f"Interrupted: partial report written; continue with --resume {folder}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED)
+    raise typer.Exit(0 if all(r.passed for r in kept.values()) else 1)

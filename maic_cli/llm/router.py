@@ -1,0 +1,68 @@
+"""A litellm Router as the LLM: several deployments of a model, litellm's own load balancing.
+
+``--router FILE`` takes litellm's Router configuration (YAML or JSON):
+``model_list`` (each entry a ``model_name`` group and ``litellm_params`` for one
+deployment — a vLLM or Ollama server, a litellm proxy, another provider key),
+and optionally ``router_settings`` (``routing_strategy``, ``num_retries``,
+``fallbacks``, ``timeout``, rpm/tpm limits …) passed to ``litellm.Router``.
+Models are then named by their group: ``maic run --router r.yaml --model my-group``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..errors import InputError
+from .litellm_client import LitellmClient, import_litellm, to_llm_error
+from .port import LLMError, LLMRequest, StreamPiece
+
+
+def build_router(config: dict[str, Any], source: str) -> tuple[Any, set[str]]:
+    """The Router, and the model group names it serves."""
+    model_list = config.get("model_list")
+    if not isinstance(model_list, list) or not model_list:
+        raise InputError(f"{source}: model_list: a list of deployments is required")
+    for index, entry in enumerate(model_list):
+        if not isinstance(entry, dict) or "model_name" not in entry or "litellm_params" not in entry:
+            raise InputError(f"{source}: model_list.{index}: each deployment needs model_name and litellm_params")
+    litellm = import_litellm()
+    settings = dict(config.get("router_settings") or {})
+    settings.setdefault("num_retries", 3)
+    try:
+        return litellm.Router(model_list=model_list, **settings), {m["model_name"] for m in model_list}
+    except Exception as exc:  # noqa: BLE001 - a bad config is the user's input
+        raise InputError(f"{source}: router_settings: {exc}") from None
+
+
+class RouterClient(LitellmClient):
+    """Streams through ``router.acompletion``; errors map exactly as the litellm client's."""
+
+    def __init__(self, router: Any, names: set[str], model: str, **kwargs: Any) -> None:
+        super().__init__(model, retries=0, **kwargs)
+        self.router = router
+        if model not in names:
+            raise InputError(f"--model {model}: not a model group in the router config ({', '.join(sorted(names))})")
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
+        litellm = import_litellm()
+        kwargs = self._kwargs(request, self._structured_mode(litellm))
+        for key in ("num_retries", "max_retries"):
+            kwargs.pop(key, None)
+        started = False
+        try:
+            response = await self.router.acompletion(**kwargs)
+            usage = None
+            async for chunk in response:
+                choices = getattr(chunk, "choices", None) or []
+                text = (getattr(choices[0].delta, "content", None) or "") if choices else ""
+                if text:
+                    started = True
+                    yield StreamPiece(text=text)
+                usage = getattr(chunk, "usage", None) or usage
+            yield StreamPiece(usage=self._usage(litellm, usage))
+        except (asyncio.CancelledError, LLMError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
+            raise to_llm_error(exc, self.model, started) from exc

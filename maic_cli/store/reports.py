@@ -1,0 +1,190 @@
+"""Batch results: one JSON file per finished run, and the reports made from them.
+
+``OUT/runs/<run_id>.json`` is written (atomically) when a run ends, so
+``--resume`` can skip it and ``--merge`` can combine folders from several
+machines.  ``report.json`` is machine-readable; ``report.md`` is for people.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ..engine.metrics import percentile
+from ..errors import InputError
+
+
+class CallStat(BaseModel):
+    purpose: str
+    agent_id: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float = 0.0
+    ttft: float | None = None
+    duration: float = 0.0
+    error_kind: str | None = None
+
+
+class RunResult(BaseModel):
+    run_id: str
+    scenario: str
+    scenario_path: str
+    model: str
+    repeat: int
+    status: str  # complete | error | cancelled
+    rounds: list[dict[str, Any]] = Field(default_factory=list)
+    calls: list[CallStat] = Field(default_factory=list)
+    failures: list[str] = Field(default_factory=list)
+    error: str | None = None
+    transcript: str | None = None
+    started_at: float = Field(default_factory=time.time)
+    duration: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "complete" and not self.failures
+
+
+def runs_dir(out: Path) -> Path:
+    return out / "runs"
+
+
+def write_json_atomic(path: Path, data: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def save_run(out: Path, result: RunResult) -> None:
+    write_json_atomic(runs_dir(out) / f"{result.run_id}.json", result.model_dump_json(indent=1))
+
+
+def load_runs(folder: Path) -> list[RunResult]:
+    directory = runs_dir(folder)
+    if not directory.is_dir():
+        raise InputError(f"{folder}: no runs/ folder here (not a maic run output folder)")
+    results = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            results.append(RunResult.model_validate_json(path.read_text(encoding="utf-8")))
+        except (ValidationError, ValueError) as exc:
+            raise InputError(f"{path}: damaged run result ({str(exc).splitlines()[0]})") from None
+    return results
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def aggregate(results: list[RunResult]) -> dict[str, Any]:
+    """The numbers a researcher would otherwise compute by hand from logs."""
+    rounds = [r for result in results for r in result.rounds]
+    calls = [c for result in results for c in result.calls]
+    reasons = Counter(r["reason"] for r in rounds)
+    tokens: dict[str, dict[str, float]] = defaultdict(lambda: {"prompt": 0, "completion": 0, "cached": 0,
+                                                               "cost": 0.0, "calls": 0})
+    for call in calls:
+        key = "director" if call.purpose == "director" else f"agent:{call.agent_id}"
+        entry = tokens[key]
+        entry["prompt"] += call.prompt_tokens
+        entry["completion"] += call.completion_tokens
+        entry["cached"] += call.cached_tokens
+        entry["cost"] = round(entry["cost"] + call.cost, 6)
+        entry["calls"] += 1
+    ttfts = [c.ttft for c in calls if c.ttft is not None]
+    latencies = [x for r in rounds for x in r.get("turn_latencies", [])]
+    return {
+        "runs": len(results),
+        "complete": sum(1 for r in results if r.status == "complete"),
+        "passed": sum(1 for r in results if r.passed),
+        "errors": sum(1 for r in results if r.status == "error"),
+        "cancelled": sum(1 for r in results if r.status == "cancelled"),
+        "rounds": len(rounds),
+        "agent_turns": sum(r["agent_turns"] for r in rounds),
+        "end_reasons": dict(reasons),
+        "cue_user_rate": _round(reasons.get("cue_user", 0) / len(rounds)) if rounds else None,
+        "rounds_with_repeated_speaker": sum(1 for r in rounds if r["repeated_speakers"]),
+        "same_role_in_a_row": sum(r["same_role_in_a_row"] for r in rounds),
+        "second_greetings": sum(r["second_greetings"] for r in rounds),
+        "empty_turns": sum(r["empty_turns"] for r in rounds),
+        "parse_recoveries": sum(r["parse_recoveries"] for r in rounds),
+        "dropped_actions": sum(r["dropped_actions"] for r in rounds),
+        "tokens": dict(sorted(tokens.items())),
+        "total_cost": round(sum(c.cost for c in calls), 6),
+        "ttft_p50": _round(percentile(ttfts, 50)), "ttft_p95": _round(percentile(ttfts, 95)),
+        "turn_latency_p50": _round(percentile(latencies, 50)),
+        "turn_latency_p95": _round(percentile(latencies, 95)),
+    }
+
+
+def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
+    by_scenario: dict[str, list[RunResult]] = defaultdict(list)
+    by_model: dict[str, list[RunResult]] = defaultdict(list)
+    for result in results:
+        by_scenario[result.scenario].append(result)
+        by_model[result.model].append(result)
+    return {
+        "meta": meta,
+        "overall": aggregate(results),
+        "by_scenario": {k: aggregate(v) for k, v in sorted(by_scenario.items())},
+        "by_model": {k: aggregate(v) for k, v in sorted(by_model.items())},
+        "runs": [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "repeat": r.repeat,
+                  "status": r.status, "passed": r.passed, "failures": r.failures, "error": r.error,
+                  "speaker_sequence": [round_["speakers"] for round_ in r.rounds],
+                  "end_reasons": [round_["reason"] for round_ in r.rounds],
+                  "transcript": r.transcript, "duration": round(r.duration, 3), "metrics": aggregate([r])}
+                 for r in sorted(results, key=lambda r: r.run_id)],
+    }
+
+
+def report_markdown(report: dict[str, Any]) -> str:
+    lines = ["# maic run report", ""]
+    meta = report["meta"]
+    lines += [f"- {key}: {value}" for key, value in meta.items()] + [""]
+    lines += ["## By scenario", "", _table(report["by_scenario"]), "", "## By model", "",
+              _table(report["by_model"]), ""]
+    failing = [r for r in report["runs"] if not r["passed"]]
+    lines += ["## Failures", ""]
+    if not failing:
+        lines.append("None: every run completed and met its expectations.")
+    for run in failing:
+        problems = run["failures"] or [run["error"] or run["status"]]
+        lines.append(f"- `{run['run_id']}`: " + "; ".join(problems))
+    return "\n".join(lines) + "\n"
+
+
+def _table(groups: dict[str, dict[str, Any]]) -> str:
+    head = ("| name | runs | passed | rounds | agent turns | cue-user rate | repeats | empty | recoveries "
+            "| dropped | tokens | cost | ttft p50/p95 s | turn p50/p95 s |")
+    rows = [head, "|" + "---|" * 14]
+    for name, s in groups.items():
+        total_tokens = sum(int(t["prompt"] + t["completion"]) for t in s["tokens"].values())
+
+        def pair(a: float | None, b: float | None) -> str:
+            return "–" if a is None else f"{a:.2f}/{(b or 0):.2f}"
+
+        rows.append(f"| {name} | {s['runs']} | {s['passed']} | {s['rounds']} | {s['agent_turns']} | "
+                    f"{s['cue_user_rate'] if s['cue_user_rate'] is not None else '–'} | "
+                    f"{s['rounds_with_repeated_speaker']} | {s['empty_turns']} | {s['parse_recoveries']} | "
+                    f"{s['dropped_actions']} | {total_tokens} | {s['total_cost']:.4f} | "
+                    f"{pair(s['ttft_p50'], s['ttft_p95'])} | {pair(s['turn_latency_p50'], s['turn_latency_p95'])} |")
+    return "\n".join(rows)
+
+
+def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
+    report = build_report(results, meta)
+    write_json_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
+    write_json_atomic(out / "report.md", report_markdown(report))
+    return report

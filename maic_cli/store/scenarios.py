@@ -1,0 +1,128 @@
+"""Scenario files (``scenarios/<id>.yaml``) for ``maic run``.
+
+A scenario names the class (registry ids and/or inline personas), the mode
+(``qa`` or ``discussion`` with topic, prompt and initiator), the learner, an
+optional language, slides, model and turn limit, the learner's messages in
+order (one round each) and what every round is expected to do.  A bad file is
+reported as ``path:line: field: problem``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..engine.expectations import Expectations
+from ..engine.models import AgentConfig, Slide, StoreState, TurnConfig, UserProfile
+from ..errors import InputError
+from ..yamlfile import load_model
+from .personas import Registry
+
+
+class LearnerTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    expect: Expectations | None = None
+
+
+class ClassSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agents: list[str] = Field(default_factory=list)
+    inline: list[AgentConfig] = Field(default_factory=list)
+
+
+class Discussion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    topic: str = Field(min_length=1)
+    prompt: str | None = None
+    initiator: str | None = None
+
+
+class Scenario(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    title: str | None = None
+    class_: ClassSpec = Field(alias="class")
+    mode: Literal["qa", "discussion"] = "qa"
+    discussion: Discussion | None = None
+    learner: UserProfile = Field(default_factory=UserProfile)
+    language: str | None = None
+    slides: list[Slide] = Field(default_factory=list)
+    model: str | None = None
+    max_turns: int | None = Field(default=None, ge=1, le=50)
+    messages: list[LearnerTurn] = Field(default_factory=list)
+    expect: Expectations = Field(default_factory=Expectations)
+    opening_expect: Expectations | None = None  # for a discussion's opening round
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _strings_are_turns(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [{"text": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scenario:
+        if not self.class_.agents and not self.class_.inline:
+            raise ValueError("class: name at least one agent (agents: [...] or inline: [...])")
+        if self.mode == "discussion" and self.discussion is None:
+            raise ValueError("mode is discussion but there is no discussion: {topic: ...}")
+        if self.mode == "qa" and not self.messages:
+            raise ValueError("a Q&A scenario needs at least one learner message (messages: [...])")
+        return self
+
+
+def load_scenario(path: Path) -> Scenario:
+    scenario = load_model(path, Scenario)
+    if scenario.id is None:
+        scenario.id = path.stem
+    return scenario
+
+
+def scenario_files(paths: list[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise InputError(f"{path}: no such scenario file or folder")
+    if not found:
+        raise InputError("no scenario files found in " + ", ".join(map(str, paths)))
+    return found
+
+
+def resolve_class(scenario: Scenario, registry: Registry, path: Path) -> list[AgentConfig]:
+    inline = {a.id: a for a in scenario.class_.inline}
+    ids = list(dict.fromkeys([*scenario.class_.agents, *inline]))
+    missing = [i for i in ids if i not in inline and registry.get(i) is None]
+    if missing:
+        raise InputError(f"{path}: class: unknown agent id(s) {', '.join(missing)} "
+                         f"(known: {', '.join(sorted(registry.agents))})")
+    agents = [inline.get(i) or registry.agents[i] for i in ids]
+    if scenario.discussion and scenario.discussion.initiator and scenario.discussion.initiator not in ids:
+        raise InputError(f"{path}: discussion.initiator: {scenario.discussion.initiator} is not in the class")
+    return agents
+
+
+def turn_config(scenario: Scenario, agents: list[AgentConfig], max_turns: int | None) -> TurnConfig:
+    discussion = scenario.discussion if scenario.mode == "discussion" else None
+    initiator = None
+    if discussion is not None:
+        initiator = discussion.initiator or next((a.id for a in agents if a.role == "student"), agents[0].id)
+    return TurnConfig(agent_ids=[a.id for a in agents], initiator_id=initiator,
+                      discussion_topic=discussion.topic if discussion else None,
+                      discussion_prompt=discussion.prompt if discussion else None,
+                      agent_configs={a.id: a for a in agents},
+                      max_turns=max_turns or scenario.max_turns or 6, language=scenario.language)
+
+
+def initial_store(scenario: Scenario) -> StoreState:
+    return StoreState(slides=[slide.model_copy(deep=True) for slide in scenario.slides])
