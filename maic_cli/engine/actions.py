@@ -71,6 +71,8 @@ def allowed_actions(agent: AgentConfig, scene: SceneType) -> list[str]:
             if name in chosen and (scene == "slide" or name not in SLIDE_ACTIONS)]
 
 
-def describe_actions(names: list[str]) -> str:
-    """One line per action: name, what it does, its parameters."""
+def describe_actions(names: list[str], compact: bool = False) -> str:
+    """One line per action: name, what it does, its parameters (``compact``: no parameters)."""
+    if compact:
+        return "\n".join(f"- {n}: {CATALOGUE[n].summary}" for n in names)
     return "\n".join(f"- {n}: {CATALOGUE[n].summary} params: {CATALOGUE[n].params}" for n in names)

@@ -52,7 +52,7 @@ def build_agent_prompt(agent: AgentConfig, actions: list[str], profile: UserProf
         sections.append(f"# Language\nSpeak only {language}.")
     sections.append("# Output format\n" + (COMPACT_FORMAT if compact else FORMAT))
     if actions:
-        sections.append("# Actions you may use (no others)\n" + describe_actions(actions))
+        sections.append("# Actions you may use (no others)\n" + describe_actions(actions, compact))
     else:
         sections.append("# Actions\nYou have no actions here: speech items only.")
     learner = profile.nickname + (f": {profile.bio}" if profile.bio else "")
@@ -62,8 +62,10 @@ def build_agent_prompt(agent: AgentConfig, actions: list[str], profile: UserProf
     return "\n\n".join(sections)
 
 
-def build_agent_context(state: DirectorState, store: StoreState) -> str:
-    """What changes from turn to turn: peers this round, the slide, the whiteboard."""
+def build_agent_context(state: DirectorState, store: StoreState, compact: bool = False) -> str:
+    """What changes from turn to turn: peers this round, the slide, the whiteboard.
+
+    ``compact`` leaves out an empty whiteboard (small models tend to repeat such lines)."""
     sections = []
     if state.agent_responses:
         peers = "\n".join(f"- {r.agent_name}: {preview(r.content_preview, 200)}"
@@ -73,7 +75,8 @@ def build_agent_context(state: DirectorState, store: StoreState) -> str:
     if slide is not None:
         elements = "\n".join(f"- [{e.id}] {e.type}: {preview(e.content, 100)}" for e in slide.elements)
         sections.append(f"# Current slide: {slide.title}\n{elements or '(no elements)'}")
-    sections.append("# Whiteboard elements\n" + whiteboard_summary(store))
+    if store.whiteboard or not compact:
+        sections.append("# Whiteboard elements\n" + whiteboard_summary(store))
     return "\n\n".join(sections)
 
 
@@ -84,7 +87,8 @@ def build_agent_messages(system: str, history: list[dict[str, str]], context: st
     turns, so prompt caches (llama.cpp's, a provider's) are reused.
     """
     messages = [{"role": "system", "content": system}, *({**m} for m in history)]
-    messages[-1]["content"] += "\n\n" + context
+    if context:
+        messages[-1]["content"] += "\n\n" + context
     return messages
 
 

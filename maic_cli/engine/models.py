@@ -192,7 +192,7 @@ class TurnConfig(BaseModel):
 class ModelSettings(BaseModel):
     model: str = "scripted"
     temperature: float | None = None
-    max_tokens: int | None = None
+    max_tokens: int | None = 800  # an agent turn; bounds a runaway reply
 
 
 class TurnRequest(BaseModel):

