@@ -58,7 +58,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"llama_cpp.server did not start; see {log.name}")
+                    raise RuntimeError(f"llama_cpp.server did not start; see {log.name}") from None
                 time.sleep(0.3)
         yield base
     finally:

@@ -46,6 +46,7 @@ class LoopbackOpenAIServer:
         self._queue: deque[ServedReply] = deque(_as_reply(r) for r in replies)
         self._default = _as_reply(default) if default is not None else None
         self._responder = responder
+        self.record = True  # keep request bodies (tests inspect them)
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self._httpd: ThreadingHTTPServer | None = None
@@ -58,7 +59,7 @@ class LoopbackOpenAIServer:
 
     def _next_reply(self, body: dict[str, Any]) -> ServedReply:
         with self._lock:
-            self.requests.append(body)
+            self.requests.append(body if self.record else {})
             if self._responder is not None:
                 return _as_reply(self._responder(body))
             if self._queue:
@@ -80,7 +81,7 @@ class LoopbackOpenAIServer:
         class Handler(_Handler):
             owner = server
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
@@ -98,6 +99,10 @@ class LoopbackOpenAIServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog of 5 resets connections under a concurrent batch
 
 
 def _as_reply(reply: ServedReply | str) -> ServedReply:
@@ -198,3 +203,30 @@ def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                          "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve one reply to every request until interrupted (for benchmarks in another process).
+
+    ``python -m maic_cli.testing.openai_server --reply TEXT --latency 0.2`` prints the base URL.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--reply", default='[{"type": "text", "content": "Hello."}]')
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--chunk-size", type=int, default=16)
+    args = parser.parse_args(argv)
+    server = LoopbackOpenAIServer(default=ServedReply(args.reply, chunk_size=args.chunk_size,
+                                                      latency=args.latency)).start()
+    print(server.base_url, flush=True)  # noqa: T201 - the parent reads the address
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -30,7 +30,7 @@ LATENCY = 0.2
 REPLY = json.dumps([{"type": "text", "content": "Half of a pizza is more than a third of it."}])
 SCENARIO = """id: bench
 class: {agents: [teacher]}
-messages: [Why is one half bigger than one third?]
+messages: ["Why is one half bigger than one third?"]
 expect: {first_speaker: teacher, end_reasons: [cue_user]}
 """
 
@@ -44,6 +44,7 @@ def rss_mb() -> float:
 
 
 async def batch(base_url: str, folder: Path, runs: int, concurrency: int) -> tuple[float, int]:
+    folder.mkdir(parents=True, exist_ok=True)
     scenario = folder / "bench.yaml"
     scenario.write_text(SCENARIO)
     specs = expand([scenario], ["openai/loopback"], runs, None, [])
