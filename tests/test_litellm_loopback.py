@@ -177,3 +177,41 @@ def test_auto_structured_is_off_for_unknown_models(loopback_server: LoopbackOpen
     classroom.add_learner_message("hi")
     asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(CLASS)), client(loopback_server), registry=CLASS))
     assert "response_format" not in loopback_server.requests[0]
+
+
+def direct(server: LoopbackOpenAIServer, retries: int = 0):
+    from maic_cli.llm.direct import DirectClient
+
+    return DirectClient("openai/loopback-model", api_base=server.base_url, retries=retries, backoff=0.01)
+
+
+def test_direct_client_runs_a_round_and_retries(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(ServedReply(status=429), decision("teacher"),
+                            ServedReply(reply("Direct and fast."), chunk_size=3), decision("END"))
+    classroom = Classroom()
+    classroom.add_learner_message("hi")
+    result = asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(CLASS)), direct(loopback_server, 2),
+                                   registry=CLASS))
+    assert result.reason == "end"
+    assert classroom.messages[-1].text == "Direct and fast."
+    assert classroom.usage.agent.completion_tokens > 0
+    sent = loopback_server.requests[1]
+    assert sent["model"] == "loopback-model" and sent["stream"] is True
+
+
+@pytest.mark.parametrize(("served", "kind"), [
+    (ServedReply(status=401, text="bad key"), "auth"),
+    (ServedReply(status=500), "server_error"),
+    (ServedReply(reply("This will be cut off in the middle."), chunk_size=4, drop_after=30), "stream_dropped"),
+])
+def test_direct_client_errors_are_one_line(loopback_server: LoopbackOpenAIServer, served: ServedReply,
+                                           kind: str) -> None:
+    loopback_server.enqueue(served)
+
+    async def call() -> None:
+        async for _ in direct(loopback_server).stream(LLMRequest(messages=[{"role": "user", "content": "x"}])):
+            pass
+
+    with pytest.raises(LLMError) as caught:
+        asyncio.run(call())
+    assert caught.value.kind == kind and "\n" not in str(caught.value)

@@ -169,3 +169,17 @@ def test_scripted_model_running_out_is_a_clear_error() -> None:
     result = play(new_class(), TurnConfig(agent_ids=ALL), ScriptedLLM([]))
     assert result.reason == "error"
     assert "all 0 scripted replies are used up" in (result.error or "")
+
+
+def test_an_agents_next_prompt_starts_with_its_last_prompt_and_reply() -> None:
+    first_reply = reply("Scattering.", action("wb_draw_text", content="Rayleigh"))
+    llm = ScriptedLLM([decision("teacher"), first_reply, decision("mia"), reply("Why blue?"), decision("USER"),
+                       decision("teacher"), reply("Good question."), decision("END")])
+    classroom = new_class()
+    play(classroom, TurnConfig(agent_ids=ALL), llm)
+    classroom.add_learner_message("And sunsets?")
+    play(classroom, TurnConfig(agent_ids=ALL), llm)
+    teacher_calls = [c.messages for c in llm.calls if c.purpose == "agent" and c.agent_id == "teacher"]
+    before, after = teacher_calls
+    assert after[:len(before)] == before  # system, history and the context it saw then: unchanged
+    assert after[len(before)] == {"role": "assistant", "content": first_reply}  # its raw reply, verbatim

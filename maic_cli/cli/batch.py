@@ -90,7 +90,8 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     transcript_path.unlink(missing_ok=True)  # a re-run starts its transcript afresh
     writer = TranscriptWriter(transcript_path, TranscriptHeader(
         model=spec.model, produced_by=produced_by(spec.model), agents=spec.agents, config=spec.config,
-        profile=spec.scenario.learner, store=initial_store(spec.scenario), scenario=result.scenario))
+        profile=spec.scenario.learner, store=initial_store(spec.scenario), scenario=result.scenario),
+        durable=False)
     result.transcript = str(transcript_path)
 
     def on_call(record: CallRecord) -> None:
@@ -123,7 +124,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
         result.duration = time.monotonic() - clock
         context.progress.pop(spec.run_id, None)
     if result.status != "cancelled":
-        save_run(context.out, result)
+        await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
     return result
 
 

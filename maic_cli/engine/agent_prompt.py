@@ -111,10 +111,12 @@ def _action_note(message: Message) -> str:
 def convert_history(messages: list[Message], agent_id: str) -> list[dict[str, str]]:
     """The chat history as this agent sees it.
 
-    Its own messages are ``assistant`` (in its JSON format); the learner's and other
-    agents' are ``user``, the latter prefixed ``[Name]:``; interrupted messages carry
-    a note; empty messages are dropped; consecutive ``user`` turns are merged, and the
-    list always ends with a ``user`` message.
+    Its own messages are ``assistant`` (its raw reply, or its JSON format), preceded by
+    the per-turn context it was given then, so an agent's prompt extends its previous
+    one; the learner's and other agents' messages are ``user``, the latter prefixed
+    ``[Name]:``; interrupted messages carry a note; empty messages are dropped;
+    consecutive ``user`` turns are merged, and the list always ends with a ``user``
+    message.
     """
     out: list[dict[str, str]] = []
     for message in messages:
@@ -122,7 +124,12 @@ def convert_history(messages: list[Message], agent_id: str) -> list[dict[str, st
         if message.role == "agent" and message.agent_id == agent_id:
             if not message.parts:
                 continue
-            role, content = "assistant", message_as_json(message) + note
+            if message.context:  # exactly what this agent saw then: its prompt's prefix is stable
+                if out and out[-1]["role"] == "user":
+                    out[-1]["content"] += "\n\n" + message.context
+                else:
+                    out.append({"role": "user", "content": message.context})
+            role, content = "assistant", (message.raw_reply or message_as_json(message)) + note
         else:
             text = message.text.strip()
             if not text and not message.actions:

@@ -61,6 +61,10 @@ class Classroom(BaseModel):
                 target.parts.append(MessagePart(kind="action", action=ActionRecord(
                     action_id=event.action_id, name=event.action_name, params=event.params)))
             apply_action(self.store, event.action_name, event.params, event.agent_id)
+        elif event.type == "agent_end":
+            target = self.message(event.message_id)
+            if target is not None:
+                target.raw_reply, target.context = event.raw_reply, event.context
         elif event.type == "done":
             self.director_state = event.director_state
             self.usage.director.add(event.usage.director)
@@ -70,3 +74,4 @@ class Classroom(BaseModel):
         target = self.message(message_id)
         if target is not None:
             target.interrupted = True
+            target.raw_reply = None  # a cut-off reply is shown as what was kept, with a note

@@ -71,6 +71,10 @@ class AgentEndEvent(BaseModel):
     type: Literal["agent_end"] = "agent_end"
     message_id: str
     agent_id: str
+    # Beyond the reference: the raw reply and the turn's context, so that the agent's
+    # next prompt repeats its last one exactly and prompt caches are reused.
+    raw_reply: str | None = None
+    context: str | None = None
 
 
 class CueUserEvent(BaseModel):

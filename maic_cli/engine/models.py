@@ -81,6 +81,8 @@ class Message(BaseModel):
     agent_name: str | None = None
     parts: list[MessagePart] = Field(default_factory=list)
     interrupted: bool = False
+    raw_reply: str | None = None  # an agent's reply as the model wrote it
+    context: str | None = None  # what changed-per-turn context the agent was given
     created_at: float = Field(default_factory=time.time)
 
     @property

@@ -147,13 +147,14 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     system = build_agent_prompt(agent, allowed, request.user_profile, language=request.config.language,
                                 discussion_topic=request.config.discussion_topic,
                                 compact=request.config.compact_prompts)
-    messages = build_agent_messages(system, convert_history(request.messages, agent.id),
-                                    build_agent_context(state, store, request.config.compact_prompts))
+    context = build_agent_context(state, store, request.config.compact_prompts)
+    messages = build_agent_messages(system, convert_history(request.messages, agent.id), context)
     call = LLMRequest(messages=messages,
                       purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
                       max_tokens=160 if request.config.compact_prompts else request.model.max_tokens,
                       response_schema=agent_reply_schema(allowed, compact=request.config.compact_prompts))
     parser = StructuredStreamParser()
+    raw: list[str] = []
     speech: list[str] = []
     wb_actions: list[WhiteboardActionRecord] = []
     counts = {"actions": 0, "dropped": 0, "text_index": -1}
@@ -184,13 +185,15 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
 
     try:
         async for text in _timed_stream(llm, call, usage.agent):
+            raw.append(text)
             for event in events_for(parser.feed(text)):
                 yield event
     except LLMError as exc:
         error = exc
     for event in events_for(parser.finish()):
         yield event
-    yield AgentEndEvent(message_id=message_id, agent_id=agent.id)
+    yield AgentEndEvent(message_id=message_id, agent_id=agent.id,
+                        raw_reply="".join(raw) if error is None else None, context=context)
 
     content = "".join(speech)
     state.turn_count += 1

@@ -27,7 +27,7 @@ def is_small_model(model: str) -> bool:
 
 def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,
              temperature: float | None = None, extra: dict[str, Any] | None = None,
-             structured: str = "auto") -> LLMClient:
+             structured: str = "auto", client: str = "litellm") -> LLMClient:
     if model in SMALL_MODELS:
         from .local import LocalLlamaClient
 
@@ -45,6 +45,11 @@ def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = N
         from .scripted import ScriptedLLM
 
         return ScriptedLLM.from_file(Path(model.removeprefix("scripted:")))
+    if client == "direct":
+        from .direct import DirectClient
+
+        return DirectClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
+                            structured=structured)
     from .litellm_client import LitellmClient
 
     return LitellmClient(model, api_base=api_base, api_key=api_key,

@@ -124,12 +124,12 @@ class LitellmClient:
         self.structured = structured
         self._supports_schema: bool | None = None
 
-    def _structured_mode(self, litellm: Any) -> str:
+    def _structured_mode(self) -> str:
         if self.structured != "auto":
             return self.structured
         if self._supports_schema is None:
             try:
-                self._supports_schema = bool(litellm.supports_response_schema(model=self.model))
+                self._supports_schema = bool(import_litellm().supports_response_schema(model=self.model))
             except Exception:  # noqa: BLE001 - unknown models: no structured output
                 self._supports_schema = False
         return "json_schema" if self._supports_schema else "off"
@@ -156,21 +156,19 @@ class LitellmClient:
         return kwargs
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
-        litellm = import_litellm()
-        kwargs = self._kwargs(request, self._structured_mode(litellm))
+        """Stream one call; retry with backoff (429, 5xx, timeouts, connection) until a token arrives."""
+        kwargs = self._kwargs(request, self._structured_mode())
         attempt = 0
         while True:
             started = False
             try:
-                response = await litellm.acompletion(**kwargs)
                 usage = None
-                async for chunk in response:
-                    text = _delta_text(chunk)
+                async for text, chunk_usage in self._chunks(kwargs):
                     if text:
                         started = True
                         yield StreamPiece(text=text)
-                    usage = getattr(chunk, "usage", None) or usage
-                yield StreamPiece(usage=self._usage(litellm, usage))
+                    usage = chunk_usage or usage
+                yield StreamPiece(usage=self._usage(usage))
                 return
             except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
                 error = exc if isinstance(exc, LLMError) else to_llm_error(exc, self.model, started)
@@ -181,7 +179,13 @@ class LitellmClient:
                 delay = min(self.backoff * (2 ** (attempt - 1)), MAX_BACKOFF)
                 await asyncio.sleep(delay * random.uniform(0.8, 1.2))
 
-    def _usage(self, litellm: Any, usage: Any) -> Usage:
+    async def _chunks(self, kwargs: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
+        """(text, usage or None) for each streamed chunk."""
+        response = await import_litellm().acompletion(**kwargs)
+        async for chunk in response:
+            yield _delta_text(chunk), getattr(chunk, "usage", None)
+
+    def _usage(self, usage: Any) -> Usage:
         if usage is None:
             return Usage()
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -189,7 +193,7 @@ class LitellmClient:
         details = getattr(usage, "prompt_tokens_details", None)
         cached = int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
         try:
-            prompt_cost, completion_cost = litellm.cost_per_token(
+            prompt_cost, completion_cost = import_litellm().cost_per_token(
                 model=self.model, prompt_tokens=prompt, completion_tokens=completion)
             cost = float(prompt_cost + completion_cost)
         except Exception:  # noqa: BLE001 - unknown models simply have no price

@@ -10,13 +10,11 @@ Models are then named by their group: ``maic run --router r.yaml --model my-grou
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
 from ..errors import InputError
-from .litellm_client import LitellmClient, import_litellm, to_llm_error
-from .port import LLMError, LLMRequest, StreamPiece
+from .litellm_client import LitellmClient, _delta_text, import_litellm
 
 
 def build_router(config: dict[str, Any], source: str) -> tuple[Any, set[str]]:
@@ -37,7 +35,8 @@ def build_router(config: dict[str, Any], source: str) -> tuple[Any, set[str]]:
 
 
 class RouterClient(LitellmClient):
-    """Streams through ``router.acompletion``; errors map exactly as the litellm client's."""
+    """Streams through ``router.acompletion``; errors and retries as the litellm client's
+    (retries left to the Router: its ``num_retries`` and fallbacks)."""
 
     def __init__(self, router: Any, names: set[str], model: str, **kwargs: Any) -> None:
         super().__init__(model, retries=0, **kwargs)
@@ -45,24 +44,9 @@ class RouterClient(LitellmClient):
         if model not in names:
             raise InputError(f"--model {model}: not a model group in the router config ({', '.join(sorted(names))})")
 
-    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
-        litellm = import_litellm()
-        kwargs = self._kwargs(request, self._structured_mode(litellm))
-        for key in ("num_retries", "max_retries"):
+    async def _chunks(self, kwargs: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
+        for key in ("num_retries", "max_retries"):  # the Router's own settings decide these
             kwargs.pop(key, None)
-        started = False
-        try:
-            response = await self.router.acompletion(**kwargs)
-            usage = None
-            async for chunk in response:
-                choices = getattr(chunk, "choices", None) or []
-                text = (getattr(choices[0].delta, "content", None) or "") if choices else ""
-                if text:
-                    started = True
-                    yield StreamPiece(text=text)
-                usage = getattr(chunk, "usage", None) or usage
-            yield StreamPiece(usage=self._usage(litellm, usage))
-        except (asyncio.CancelledError, LLMError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
-            raise to_llm_error(exc, self.model, started) from exc
+        response = await self.router.acompletion(**kwargs)
+        async for chunk in response:
+            yield _delta_text(chunk), getattr(chunk, "usage", None)

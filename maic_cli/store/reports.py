@@ -57,18 +57,20 @@ def runs_dir(out: Path) -> Path:
     return out / "runs"
 
 
-def write_json_atomic(path: Path, data: str) -> None:
+def write_json_atomic(path: Path, data: str, durable: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(data)
         handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            os.fsync(handle.fileno())
     os.replace(tmp, path)
 
 
 def save_run(out: Path, result: RunResult) -> None:
-    write_json_atomic(runs_dir(out) / f"{result.run_id}.json", result.model_dump_json(indent=1))
+    """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it."""
+    write_json_atomic(runs_dir(out) / f"{result.run_id}.json", result.model_dump_json(indent=1), durable=False)
 
 
 def load_runs(folder: Path) -> list[RunResult]:

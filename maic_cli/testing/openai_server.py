@@ -205,6 +205,20 @@ def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
 
+def classroom_responder(agent_reply: str, latency: float, chunk_size: int = 16) -> ReplySource:
+    """Answers like a tiny class: the director picks the first agent, then hands over to the
+    learner; agents say ``agent_reply``."""
+    def respond(body: dict[str, Any]) -> ServedReply:
+        messages = body.get("messages") or [{}]
+        system = str(messages[0].get("content", ""))
+        if system.startswith("You are the director"):
+            choice = "teacher" if "(nobody yet this round)" in system else "USER"
+            return ServedReply(json.dumps({"next_agent": choice}), chunk_size=chunk_size, latency=latency)
+        return ServedReply(agent_reply, chunk_size=chunk_size, latency=latency)
+
+    return respond
+
+
 def main(argv: list[str] | None = None) -> None:
     """Serve one reply to every request until interrupted (for benchmarks in another process).
 
@@ -216,9 +230,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reply", default='[{"type": "text", "content": "Hello."}]')
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--chunk-size", type=int, default=16)
+    parser.add_argument("--classroom", action="store_true",
+                        help="answer director calls too (teacher first, then the learner's turn)")
     args = parser.parse_args(argv)
-    server = LoopbackOpenAIServer(default=ServedReply(args.reply, chunk_size=args.chunk_size,
-                                                      latency=args.latency)).start()
+    if args.classroom:
+        server = LoopbackOpenAIServer(responder=classroom_responder(args.reply, args.latency, args.chunk_size))
+    else:
+        server = LoopbackOpenAIServer(default=ServedReply(args.reply, chunk_size=args.chunk_size,
+                                                          latency=args.latency))
+    server.record = False
+    server.start()
     print(server.base_url, flush=True)  # noqa: T201 - the parent reads the address
     try:
         threading.Event().wait()
