@@ -86,12 +86,10 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
                        scenario_path=str(spec.path), model=spec.model, repeat=spec.repeat, status="complete",
                        started_at=started)
     transcript_path = context.out / "transcripts" / f"{spec.run_id}.jsonl"
-    transcript_path.parent.mkdir(parents=True, exist_ok=True)
-    transcript_path.unlink(missing_ok=True)  # a re-run starts its transcript afresh
-    writer = TranscriptWriter(transcript_path, TranscriptHeader(
-        model=spec.model, produced_by=produced_by(spec.model), agents=spec.agents, config=spec.config,
-        profile=spec.scenario.learner, store=initial_store(spec.scenario), scenario=result.scenario),
-        durable=False)
+    header = TranscriptHeader(model=spec.model, produced_by=produced_by(spec.model), agents=spec.agents,
+                              config=spec.config, profile=spec.scenario.learner,
+                              store=initial_store(spec.scenario), scenario=result.scenario)
+    writer = await asyncio.to_thread(_open_transcript, transcript_path, header)
     result.transcript = str(transcript_path)
 
     def on_call(record: CallRecord) -> None:
@@ -126,6 +124,13 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     if result.status != "cancelled":
         await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
     return result
+
+
+def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:
+    """A fresh transcript for this run (a re-run starts afresh); opened off the event loop."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    return TranscriptWriter(path, header, durable=False)
 
 
 async def _play_round(spec: RunSpec, classroom: Classroom, llm: LLMClient, writer: TranscriptWriter,

@@ -29,7 +29,7 @@ class CallRecord:
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return dict(self.__dict__)  # shallow: asdict() would deep-copy every message
 
 
 class RecordingLLM:
