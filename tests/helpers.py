@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 from maic_cli.engine.models import AgentConfig
@@ -40,3 +42,14 @@ def action(name: str, **params: Any) -> dict[str, Any]:
 
 def decision(agent_id: str) -> str:
     return json.dumps({"next_agent": agent_id})
+
+
+def modules_imported_by(argv: list[str]) -> set[str]:
+    """Run ``maic ARGV`` in a fresh interpreter; return the modules it imported."""
+    code = (f"import sys; sys.argv = {['maic', *argv]!r}\n"
+            "from maic_cli.cli.main import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('\\n'.join(sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return set(out.stdout.split())
