@@ -1,13 +1,9 @@
 """Incremental parser for an agent's streamed reply (DESIGN §4).
 
-An agent answers with one JSON array of ``{"type":"text","content":…}`` and
-``{"type":"action","name":…,"params":{…}}`` items.  :class:`StructuredStreamParser`
-reads the reply chunk by chunk and returns, in stream order:
-
-* :class:`TextItem` — a delta of speech, streamed while the text item is still
-  open (its ``content`` string is decoded as it arrives);
-* :class:`ActionItem` — a complete action, emitted exactly once, when its
-  object's closing ``}`` arrives outside any string.
+An agent answers with one JSON array of text and action items.  The parser
+returns, in stream order, :class:`TextItem` speech deltas (streamed while the
+item is still open) and :class:`ActionItem` actions (emitted exactly once,
+when the object's ``}`` arrives outside any string).
 
 How it stays linear and chunking-invariant: one forward scan over the reply,
 jumping between structural characters with compiled regexes; a chunk that ends
@@ -28,11 +24,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import json_repair
 
-__all__ = ["ActionItem", "StructuredStreamParser", "TextItem"]
+from .parser_items import ActionItem, Item, ParserStats, QuoteMarkerStripper, TextItem
+
+__all__ = ["ActionItem", "ParserStats", "StructuredStreamParser", "TextItem"]
 
 _STRUCTURAL = re.compile(r'[\[\]{}",:]')
 _STRING_STOP = re.compile(r'["\\]')
@@ -47,75 +45,6 @@ _PRE, _ARRAY, _DONE = 0, 1, 2
 _KEY, _VALUE, _ELEM = 0, 1, 2
 
 
-@dataclass(slots=True)
-class TextItem:
-    """A piece of speech belonging to text item number ``index``."""
-
-    content: str
-    index: int
-    type: ClassVar[str] = "text"
-
-
-@dataclass(slots=True)
-class ActionItem:
-    name: str
-    params: dict[str, Any]
-    index: int
-    type: ClassVar[str] = "action"
-
-
-Item = TextItem | ActionItem
-
-
-class _QuoteMarkerStripper:
-    """Removes Markdown quote markers (``>``) at line starts from streamed speech."""
-
-    __slots__ = ("at_line_start", "pending")
-
-    def __init__(self) -> None:
-        self.at_line_start = True
-        self.pending = ""
-
-    def feed(self, text: str) -> str:
-        out: list[str] = []
-        pos, n = 0, len(text)
-        while pos < n:
-            if self.at_line_start:
-                end = pos
-                while end < n and text[end] in " \t>":
-                    end += 1
-                self.pending += text[pos:end]
-                if end == n:
-                    break
-                out.append(self.flush())
-                self.at_line_start = False
-                pos = end
-            newline = text.find("\n", pos)
-            if newline == -1:
-                out.append(text[pos:])
-                break
-            out.append(text[pos:newline + 1])
-            pos = newline + 1
-            self.at_line_start = True
-        return "".join(out)
-
-    def flush(self) -> str:
-        pending, self.pending = self.pending, ""
-        return "" if ">" in pending else pending
-
-
-@dataclass
-class ParserStats:
-    repaired: int = 0  # objects that needed json_repair
-    dropped: int = 0  # items that were neither text nor an action
-    truncated: int = 0  # objects cut off by the end of the reply
-    no_array: bool = False  # the reply was prose, taken as one text item
-
-    @property
-    def recoveries(self) -> int:
-        return self.repaired + self.dropped + self.truncated + int(self.no_array)
-
-
 @dataclass
 class _TopObject:
     """The top-level item being read: its raw text and what is known of it so far."""
@@ -126,7 +55,7 @@ class _TopObject:
     kind: str | None = None  # the decoded "type" value once its string closed
     content: list[str] = field(default_factory=list)  # decoded "content" so far
     streaming: bool = False
-    stripper: _QuoteMarkerStripper = field(default_factory=_QuoteMarkerStripper)
+    stripper: QuoteMarkerStripper = field(default_factory=QuoteMarkerStripper)
 
 
 class StructuredStreamParser:
@@ -143,7 +72,7 @@ class StructuredStreamParser:
         self._capture: str | None = None  # "key", "type", "content", "item" or None
         self._captured: list[str] = []
         self._obj: _TopObject | None = None
-        self._item_stripper: _QuoteMarkerStripper | None = None  # a bare string item
+        self._item_stripper: QuoteMarkerStripper | None = None  # a bare string item
         self._next_index = 0
         self._out: list[Item] = []
         self._finished = False
@@ -405,7 +334,7 @@ class StructuredStreamParser:
         self._in_string = True
         self._role = _ELEM
         self._capture = "item"
-        self._item_stripper = _QuoteMarkerStripper()
+        self._item_stripper = QuoteMarkerStripper()
         self._next_index += 1
 
     def _close_top_object(self) -> None:
@@ -453,7 +382,7 @@ class StructuredStreamParser:
     def _finish_prose(self) -> None:
         self.stats.no_array = True
         text = _FENCE.sub("", "".join(self._pre)).strip()
-        stripper = _QuoteMarkerStripper()
+        stripper = QuoteMarkerStripper()
         self._emit_text(stripper.feed(text) + stripper.flush(), self._next_index)
 
     def _finish_open_item(self) -> None:

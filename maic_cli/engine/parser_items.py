@@ -1,0 +1,81 @@
+"""What the streaming parser emits, and the speech filter it applies.
+
+:class:`TextItem` (a delta of speech) and :class:`ActionItem` (a complete
+action), the parser's recovery counters, and :class:`QuoteMarkerStripper`,
+which removes Markdown quote markers (``>``) at line starts from speech as it
+streams, whatever the chunking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+@dataclass(slots=True)
+class TextItem:
+    """A piece of speech belonging to text item number ``index``."""
+
+    content: str
+    index: int
+    type: ClassVar[str] = "text"
+
+
+@dataclass(slots=True)
+class ActionItem:
+    name: str
+    params: dict[str, Any]
+    index: int
+    type: ClassVar[str] = "action"
+
+
+Item = TextItem | ActionItem
+
+
+class QuoteMarkerStripper:
+    """Removes Markdown quote markers (``>``) at line starts from streamed speech."""
+
+    __slots__ = ("at_line_start", "pending")
+
+    def __init__(self) -> None:
+        self.at_line_start = True
+        self.pending = ""
+
+    def feed(self, text: str) -> str:
+        out: list[str] = []
+        pos, n = 0, len(text)
+        while pos < n:
+            if self.at_line_start:
+                end = pos
+                while end < n and text[end] in " \t>":
+                    end += 1
+                self.pending += text[pos:end]
+                if end == n:
+                    break
+                out.append(self.flush())
+                self.at_line_start = False
+                pos = end
+            newline = text.find("\n", pos)
+            if newline == -1:
+                out.append(text[pos:])
+                break
+            out.append(text[pos:newline + 1])
+            pos = newline + 1
+            self.at_line_start = True
+        return "".join(out)
+
+    def flush(self) -> str:
+        pending, self.pending = self.pending, ""
+        return "" if ">" in pending else pending
+
+
+@dataclass
+class ParserStats:
+    repaired: int = 0  # objects that needed json_repair
+    dropped: int = 0  # items that were neither text nor an action
+    truncated: int = 0  # objects cut off by the end of the reply
+    no_array: bool = False  # the reply was prose, taken as one text item
+
+    @property
+    def recoveries(self) -> int:
+        return self.repaired + self.dropped + self.truncated + int(self.no_array)
