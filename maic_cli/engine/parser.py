@@ -13,10 +13,9 @@ with the next chunk.  Decisions depend only on the characters, never on where
 the chunks split.  Each top-level object's raw text is parsed once, when it
 closes (``json.loads``, else ``json_repair``).
 
-Recovery: text before the first ``[`` that opens an array of items is skipped;
-no such array → the whole reply is one text item; a cut-off reply keeps what
-was complete and the partial speech; a quote followed by something that cannot
-follow a JSON string is taken as part of the text; nothing raises.
+Recovery: text before the first ``[`` opening an array of items is skipped; no
+such array → the reply is one text item; a cut-off reply keeps what was complete
+and the partial speech; a quote that cannot end a JSON string is text; nothing raises.
 """
 
 from __future__ import annotations
