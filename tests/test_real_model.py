@@ -120,7 +120,7 @@ def test_rounds_on_the_builtin_offline_model(tmp_path: Path) -> None:
     result, session, transcript = chat(tmp_path, "--model", "local",
                                        stdin="Why is the sky blue?\nWhat about sunsets?\n")
     assert result.returncode == 0, result.stderr
-    assert "small offline model" in result.stderr
+    assert "small offline model" in result.stderr and "--model" in result.stderr
     assert_well_formed(session, transcript, 2)
     calls = read_transcript(transcript).calls()
     agent_calls = [c for c in calls if c["purpose"] == "agent"]

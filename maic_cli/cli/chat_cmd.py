@@ -33,13 +33,13 @@ def resolve_model(settings: Settings, resumed: Session | None) -> str:
     return provider_default_model() or ("local" if offline_available() else "demo")
 
 
-REAL_MODEL_HINT = "for a real class: --model openai/gpt-4o-mini (or MAIC_MODEL, or OPENAI_API_KEY)"
+REAL_MODEL_HINT = "for a real class: --model openai/gpt-4o-mini, MAIC_MODEL or OPENAI_API_KEY"
 
 
 def model_notice(model: str) -> str | None:
     """One line for the header when the class runs on something other than a real model."""
     if model in ("local", "smollm2"):
-        return f"running on the small offline model (SmolLM2-135M, on this CPU); {REAL_MODEL_HINT}"
+        return f"small offline model (SmolLM2-135M, CPU); {REAL_MODEL_HINT}"
     if model == "demo":
         from ..llm.local import INSTALL_HINT, offline_available
 
