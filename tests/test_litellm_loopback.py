@@ -190,8 +190,15 @@ def test_direct_client_runs_a_round_and_retries(loopback_server: LoopbackOpenAIS
                             ServedReply(reply("Direct and fast."), chunk_size=3), decision("END"))
     classroom = Classroom()
     classroom.add_learner_message("hi")
-    result = asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(CLASS)), direct(loopback_server, 2),
-                                   registry=CLASS))
+    client = direct(loopback_server, 2)
+
+    async def play():  # type: ignore[no-untyped-def]
+        try:
+            return await run_round(classroom, TurnConfig(agent_ids=list(CLASS)), client, registry=CLASS)
+        finally:
+            await client.aclose()
+
+    result = asyncio.run(play())
     assert result.reason == "end"
     assert classroom.messages[-1].text == "Direct and fast."
     assert classroom.usage.agent.completion_tokens > 0
@@ -207,10 +214,14 @@ def test_direct_client_runs_a_round_and_retries(loopback_server: LoopbackOpenAIS
 def test_direct_client_errors_are_one_line(loopback_server: LoopbackOpenAIServer, served: ServedReply,
                                            kind: str) -> None:
     loopback_server.enqueue(served)
+    client = direct(loopback_server)
 
     async def call() -> None:
-        async for _ in direct(loopback_server).stream(LLMRequest(messages=[{"role": "user", "content": "x"}])):
-            pass
+        try:
+            async for _ in client.stream(LLMRequest(messages=[{"role": "user", "content": "x"}])):
+                pass
+        finally:
+            await client.aclose()
 
     with pytest.raises(LLMError) as caught:
         asyncio.run(call())

@@ -76,6 +76,13 @@ class RunContext:
     on_progress: ProgressHook = lambda progress: None
     progress: dict[str, Progress] = field(default_factory=dict)
 
+    async def close_clients(self) -> None:
+        """Close what the shared clients hold open (the direct client's connections)."""
+        for client in getattr(self.make_llm, "shared", {}).values():
+            closer = getattr(client, "aclose", None)
+            if closer is not None:
+                await closer()
+
 
 async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     started = time.time()
@@ -213,4 +220,5 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
+        await context.close_clients()
     return results, stopping.is_set()

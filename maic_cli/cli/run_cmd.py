@@ -90,6 +90,7 @@ def llm_factory(*, api_base: str | None, router_file: Path | None, seed: int | N
                     shared[model].rate_limit_retries = 10  # rate limits slow a batch down, not fail it
         return shared[model]
 
+    make.shared = shared  # type: ignore[attr-defined] - so the batch can close them at the end
     return make
 
 

@@ -30,6 +30,26 @@ class DirectClient(LitellmClient):
         if not api_base:
             raise InputError("--client direct talks to an OpenAI-compatible server: give its --api-base")
         super().__init__(model, api_base=api_base.rstrip("/"), **kwargs)
+        self._session: Any = None  # one aiohttp session (and its kept-alive connections) per event loop
+        self._session_loop: Any = None
+
+    def _get_session(self) -> Any:
+        import asyncio
+
+        import aiohttp  # noqa: PLC0415 - only batches against local servers need it
+
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._session_loop is not loop:
+            timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout)
+            self._session = aiohttp.ClientSession(timeout=timeout,
+                                                  connector=aiohttp.TCPConnector(limit=0, limit_per_host=0))
+            self._session_loop = loop
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None
 
     def _structured_mode(self) -> str:
         return "off" if self.structured == "auto" else self.structured  # no way to ask the server
@@ -47,11 +67,10 @@ class DirectClient(LitellmClient):
         import aiohttp  # noqa: PLC0415 - only batches against local servers need it
 
         headers = {"Authorization": f"Bearer {kwargs.get('api_key') or 'sk-no-key'}"}
-        timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout)
         provider = self.model
         try:
-            async with aiohttp.ClientSession(timeout=timeout) as session, session.post(
-                    f"{self.api_base}/chat/completions", json=self._body(kwargs), headers=headers) as response:
+            async with self._get_session().post(f"{self.api_base}/chat/completions", json=self._body(kwargs),
+                                                headers=headers) as response:
                 if response.status != 200:
                     text = (await response.text())[:300]
                     kind = _STATUS_KINDS.get(response.status, "server_error" if response.status >= 500 else "other")

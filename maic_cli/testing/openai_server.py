@@ -104,6 +104,13 @@ class LoopbackOpenAIServer:
 class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # the default backlog of 5 resets connections under a concurrent batch
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client closing a kept-alive connection is normal, not worth a traceback."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 def _as_reply(reply: ServedReply | str) -> ServedReply:
     return reply if isinstance(reply, ServedReply) else ServedReply(text=reply)
@@ -152,10 +159,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json(reply.status, {"error": {"message": message, "type": kind, "code": kind}})
 
     def _stream(self, body: dict[str, Any], reply: ServedReply) -> None:
+        # Chunked transfer encoding, so the connection can be kept alive for the next call.
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
+        self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         model = body.get("model", "loopback")
         text = reply.text
@@ -170,7 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self._event(_chunk(model, {"content": piece}))
                 self.wfile.flush()
                 self.close_connection = True
-                self.connection.shutdown(2)  # drop the stream without [DONE]
+                self.connection.shutdown(2)  # drop the stream without [DONE] or the last chunk
                 return
             if reply.delay:
                 time.sleep(reply.delay)
@@ -182,12 +190,15 @@ class _Handler(BaseHTTPRequestHandler):
             usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max(1, len(text) // 4),
                      "total_tokens": prompt_tokens + max(1, len(text) // 4)}
             self._event({**_chunk(model, None), "choices": [], "usage": usage})
-        self.wfile.write(b"data: [DONE]\n\n")
+        self._write_chunk(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
-        self.close_connection = True
 
     def _event(self, payload: dict[str, Any]) -> None:
-        self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+        self._write_chunk(b"data: " + json.dumps(payload).encode() + b"\n\n")
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
 
 
