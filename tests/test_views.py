@@ -131,3 +131,9 @@ def test_long_conversations_keep_the_latest_messages_visible() -> None:
 def test_latex_symbols() -> None:
     assert latex_to_unicode("\\alpha + \\beta_2 = x^{10}") == "α + β₂ = x¹⁰"
     assert latex_to_unicode("\\unknown{x}") == "\\unknown{x}"
+
+
+def test_an_unknown_persona_colour_falls_back_instead_of_crashing() -> None:
+    agents = {"odd": agent("odd", "student", "Odd", color="not-a-colour[/]")}
+    out = render(render_message(agent_message("odd", "Odd", text_part("hi")), agents, "Ana"))
+    assert "Odd" in out and "hi" in out

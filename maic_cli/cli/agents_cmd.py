@@ -12,7 +12,7 @@ from rich.text import Text
 from ..engine.actions import allowed_actions
 from ..store.paths import builtin_dir, maic_home
 from ..store.personas import load_registry, validate_paths
-from ..ui.text import clean
+from ..ui.text import clean, color_or_default
 from .errors import friendly
 
 app = typer.Typer(help="List, show and validate personas.", no_args_is_help=True)
@@ -32,8 +32,8 @@ def list_agents(agents_dir: list[Path] = AgentsDir) -> None:
     for agent in sorted(registry.agents.values(), key=lambda a: (-a.priority, a.id)):
         source = registry.sources[agent.id]
         where = "built-in" if source.parent == builtin_dir("agents") else str(source)
-        table.add_row(agent.id, clean(agent.avatar), Text(clean(agent.name), style=agent.color),
-                      agent.role, str(agent.priority), where)
+        table.add_row(agent.id, Text(clean(agent.avatar)), Text(clean(agent.name), style=color_or_default(agent.color)),
+                      agent.role, str(agent.priority), Text(where))
     Console().print(table)
 
 
@@ -45,7 +45,7 @@ def show_agent(agent_id: str = typer.Argument(..., help="The persona's id."),
     registry = load_registry(agents_dir or [])
     agent = registry.require([agent_id])[0]
     console = Console()
-    console.print(Text.assemble((f"{clean(agent.avatar)} {clean(agent.name)}", f"bold {agent.color}"),
+    console.print(Text.assemble((f"{clean(agent.avatar)} {clean(agent.name)}", f"bold {color_or_default(agent.color)}"),
                                 f"  ({agent.id}, {agent.role}, priority {agent.priority})"))
     console.print(Text(f"from {registry.sources[agent.id]}", style="dim"))
     console.print()

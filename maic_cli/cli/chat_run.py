@@ -16,7 +16,7 @@ from ..store.paths import maic_home
 from ..store.session import Session, save_session
 from ..store.transcript import TranscriptHeader, TranscriptWriter, produced_by
 from ..ui.plain import PlainView
-from ..ui.text import clean
+from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from .chat_loop import ChatApp
@@ -27,7 +27,8 @@ def class_table(session: Session) -> Table:
     for column in ("id", "", "name", "role"):
         table.add_column(column)
     for agent in session.agents:
-        table.add_row(agent.id, clean(agent.avatar), Text(clean(agent.name), style=agent.color), agent.role)
+        table.add_row(agent.id, Text(clean(agent.avatar)), Text(clean(agent.name), style=color_or_default(agent.color)),
+                      agent.role)
     return table
 
 

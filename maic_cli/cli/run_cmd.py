@@ -14,6 +14,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from .. import __version__
 from ..errors import InputError
@@ -22,6 +23,7 @@ from ..store.config import load_settings
 from ..store.personas import load_registry
 from ..store.reports import RunResult, load_runs, write_reports
 from ..store.scenarios import load_scenario, resolve_class, scenario_files, turn_config
+from ..ui.text import clean
 from ..yamlfile import read_yaml
 from .batch import RunContext, RunSpec, run_all
 from .chat_cmd import resolve_model
@@ -113,7 +115,7 @@ def print_summary(report: dict[str, Any], console: Console) -> None:
     failing = [r for r in report["runs"] if not r["passed"]]
     for run in failing[:20]:
         problems = run["failures"] or [run["error"] or run["status"]]
-        console.print(f"[red]✗[/red] {run['run_id']}: " + "; ".join(problems), markup=True, highlight=False)
+        console.print(Text.assemble(("✗ ", "red"), clean(f"{run['run_id']}: " + "; ".join(problems))))
     if len(failing) > 20:
         console.print(f"… and {len(failing) - 20} more in report.md")
 

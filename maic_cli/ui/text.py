@@ -10,8 +10,9 @@ the window or hide text.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from rich.markup import escape
+from rich.color import Color, ColorParseError
 
 _ESCAPES = re.compile(
     r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC … BEL/ST
@@ -27,11 +28,6 @@ def clean(text: str) -> str:
     """``text`` without terminal control sequences; ``\\r\\n`` becomes ``\\n``."""
     text = text.replace("\r\n", "\n")
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
-
-
-def safe_markup(text: str) -> str:
-    """For the rare place that needs a markup string: cleaned, then escaped."""
-    return escape(clean(text))
 
 
 class StreamCleaner:
@@ -56,3 +52,13 @@ class StreamCleaner:
     def flush(self) -> str:
         pending, self._pending = self._pending, ""
         return clean(pending)
+
+
+@lru_cache(maxsize=256)
+def color_or_default(color: str, default: str = "white") -> str:
+    """A persona's colour if Rich understands it, else ``default`` (a typo must not crash a view)."""
+    try:
+        Color.parse(color)
+    except ColorParseError:
+        return default
+    return color

@@ -16,8 +16,8 @@ from rich.segment import Segment
 from rich.text import Text
 
 from ..engine.classroom import Classroom
-from ..engine.models import ActionRecord, AgentConfig, Message
-from .text import clean
+from ..engine.models import AgentConfig, Message
+from .text import clean, color_or_default
 from .whiteboard_view import render_slide, render_whiteboard
 
 LEARNER_AVATAR = "🧑"
@@ -70,7 +70,7 @@ def render_message(message: Message, agents: dict[str, AgentConfig], learner: st
     else:
         agent = agents.get(message.agent_id or "")
         avatar = clean(agent.avatar) if agent else "🤖"
-        color = agent.color if agent else "white"
+        color = color_or_default(agent.color) if agent else "white"
         head = Text.assemble((f"{avatar} {clean(message.agent_name or message.agent_id or '?')}",
                               f"bold {color}"))
     body = Text()
@@ -186,7 +186,3 @@ def render_screen(state: ScreenState, height: int) -> FixedHeight:
         Layout(Group(*side), name="side", ratio=2),
     )
     return FixedHeight(layout, height)
-
-
-def describe_action(action: ActionRecord) -> str:
-    return action_badge(action.name, action.params)
