@@ -208,6 +208,7 @@ def test_interactive_path_with_prompt_toolkit_pipe_input(tmp_path: Path) -> None
     async def main() -> None:
         with create_pipe_input() as pipe:
             pipe.send_text("Why is the sky blue?\r")
+            pipe.send_text("/model demo\r")
             pipe.send_text("/quit\r")
             await run_chat(session, path, interactive=True, console=console, prompt_input=pipe,
                            prompt_output=DummyOutput())
@@ -217,6 +218,7 @@ def test_interactive_path_with_prompt_toolkit_pipe_input(tmp_path: Path) -> None
     assert "Hello from the live view!" in screen and "Ms. Rivera" in screen
     assert "Session saved:" in screen
     assert [m.role for m in load_session(path).classroom.messages] == ["user", "agent"]
+    assert load_session(path).model == "demo" and "Model switched to demo" in screen
 
 
 @pytest.mark.parametrize("flag", ["--initiator", "--agents"])

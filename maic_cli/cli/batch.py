@@ -27,6 +27,7 @@ from ..store.reports import CallStat, RunResult, save_run
 from ..store.scenarios import Scenario, initial_store
 from ..store.transcript import TranscriptHeader, TranscriptWriter, produced_by
 from .chat_loop import MENTION
+from .signals import on_sigint
 
 
 @dataclass
@@ -201,24 +202,15 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
             on_done(result)
 
     tasks = [asyncio.ensure_future(one(spec)) for spec in specs]
-    loop = asyncio.get_running_loop()
 
-    def interrupt() -> None:
+    def interrupt() -> None:  # Ctrl-C: launch nothing more, cancel what runs
         stopping.set()
         for task in tasks:
             task.cancel()
 
-    import signal
-
     try:
-        loop.add_signal_handler(signal.SIGINT, interrupt)
-        installed = True
-    except (NotImplementedError, RuntimeError, ValueError):
-        installed = False
-    try:
-        await asyncio.gather(*tasks, return_exceptions=True)
+        with on_sigint(interrupt):
+            await asyncio.gather(*tasks, return_exceptions=True)
     finally:
-        if installed:
-            loop.remove_signal_handler(signal.SIGINT)
         await context.close_clients()
     return results, stopping.is_set()

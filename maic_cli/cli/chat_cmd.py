@@ -12,6 +12,7 @@ import typer
 
 from ..engine.models import TurnConfig, UserProfile, new_id
 from ..errors import InputError
+from ..llm import OFFLINE_MODELS, uses_litellm
 from ..store.config import Settings, load_settings, provider_default_model
 from ..store.paths import maic_home
 from ..store.personas import DEFAULT_CLASS, load_registry
@@ -38,7 +39,7 @@ REAL_MODEL_HINT = "for a real class: --model openai/gpt-4o-mini, MAIC_MODEL or O
 
 def model_notice(model: str) -> str | None:
     """One line for the header when the class runs on something other than a real model."""
-    if model in ("local", "smollm2"):
+    if model in OFFLINE_MODELS:
         return f"small offline model (SmolLM2-135M, CPU); {REAL_MODEL_HINT}"
     if model == "demo":
         from ..llm.local import INSTALL_HINT, offline_available
@@ -77,7 +78,7 @@ def session_path_for(session_file: Path | None, resume_latest: bool) -> Path:
 
 def _warm_up_litellm(model: str) -> None:
     """Import litellm in the background so the prompt is ready before it is."""
-    if model in ("demo", "local", "smollm2") or model.startswith(("scripted:", "replay:")):
+    if not uses_litellm(model):
         return
 
     def warm() -> None:

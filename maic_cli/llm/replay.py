@@ -10,12 +10,12 @@ interrupted serves its partial text and is then cancelled again.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..jsonl import read_json_lines
 from .port import LLMError, LLMRequest, StreamPiece
 from .recording import usage_from
 
@@ -23,24 +23,11 @@ CHUNK = 8
 
 
 def read_call_records(path: Path) -> list[dict[str, Any]]:
-    """The ``llm_call`` lines of a transcript (a damaged last line is ignored)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read transcript: {exc.strerror or exc}") from None
-    records = []
-    for number, line in enumerate(lines, 1):
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):
-                break
-            raise InputError(f"{path}:{number}: not a JSON line") from None
-        if number == 1 and entry.get("kind") != "header":
-            raise InputError(f"{path}: not a maic transcript (no header line)")
-        if entry.get("kind") == "llm_call":
-            records.append(entry)
-    return records
+    """The ``llm_call`` lines of a transcript (a cut-off last line is ignored)."""
+    lines, _ = read_json_lines(path, "transcript")
+    if not lines or not isinstance(lines[0][1], dict) or lines[0][1].get("kind") != "header":
+        raise InputError(f"{path}: not a maic transcript (no header line)")
+    return [entry for _, entry in lines if isinstance(entry, dict) and entry.get("kind") == "llm_call"]
 
 
 class ReplayLLM:

@@ -28,6 +28,8 @@ from .. import __version__
 from ..engine.events import EVENT_ADAPTER, EVENT_TYPES, Event
 from ..engine.models import AgentConfig, StoreState, TurnConfig, UserProfile
 from ..errors import InputError
+from ..jsonl import read_json_lines
+from ..llm import OFFLINE_MODELS
 from ..llm.port import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
 
@@ -58,7 +60,7 @@ def produced_by(model: str) -> str:
         return f"replayed replies ({model.removeprefix('replay:')})"
     if model == "demo":
         return "demo model: canned replies, not a language model"
-    if model in ("local", "smollm2"):
+    if model in OFFLINE_MODELS:
         return "offline model: SmolLM2-135M-Instruct (llama.cpp, CPU)"
     return f"litellm model {model}"
 
@@ -146,19 +148,10 @@ class Transcript:
 
 
 def read_transcript(path: Path) -> Transcript:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read transcript: {getattr(exc, 'strerror', None) or exc}") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines, cut_off = read_json_lines(path, "transcript")
     if not lines:
         raise InputError(f"{path}: empty file, not a maic transcript")
-    try:
-        first = json.loads(lines[0])
-    except json.JSONDecodeError:
-        raise InputError(f"{path}: not a maic transcript (line 1 is not JSON)") from None
+    first = lines[0][1]
     if not isinstance(first, dict) or first.get("format") != FORMAT:
         raise InputError(f"{path}: not a maic transcript (no maic header on line 1)")
     if first.get("version", 0) > TRANSCRIPT_VERSION:
@@ -169,23 +162,18 @@ def read_transcript(path: Path) -> Transcript:
         problem = exc.errors()[0]
         raise InputError(f"{path}:1: header: {'.'.join(map(str, problem['loc']))}: {problem['msg']}") from None
     transcript = Transcript(path=path, header=header)
-    for number, line in enumerate(lines[1:], 2):
-        entry = _parse_line(transcript, number, line, last=number == len(lines))
-        if entry is not None:
-            transcript.entries.append(entry)
+    if cut_off:
+        transcript.warnings.append(f"{path}:{len(lines) + 1}: the last line was cut off (a crash?); "
+                                   "replaying up to the line before")
+    for number, entry in lines[1:]:
+        parsed = _parse_entry(transcript, number, entry)
+        if parsed is not None:
+            transcript.entries.append(parsed)
     return transcript
 
 
-def _parse_line(transcript: Transcript, number: int, line: str, last: bool) -> dict[str, Any] | None:
+def _parse_entry(transcript: Transcript, number: int, entry: Any) -> dict[str, Any] | None:
     path = transcript.path
-    try:
-        entry = json.loads(line)
-    except json.JSONDecodeError:
-        if last:
-            transcript.warnings.append(f"{path}:{number}: the last line was cut off (a crash?); "
-                                       "replaying up to the line before")
-            return None
-        raise InputError(f"{path}:{number}: not a JSON line") from None
     if not isinstance(entry, dict) or "kind" not in entry:
         transcript.warnings.append(f"{path}:{number}: not a transcript entry; skipped")
         return None
