@@ -97,16 +97,21 @@ def test_provider_error_ends_the_round_with_one_line(loopback_server: LoopbackOp
     assert "Too many requests" in error.message
 
 
+async def stream_once(client) -> None:  # type: ignore[no-untyped-def]
+    try:
+        async for _ in client.stream(LLMRequest(messages=[{"role": "user", "content": "x"}])):
+            pass
+    finally:
+        closer = getattr(client, "aclose", None)  # the direct client holds a session open
+        if closer is not None:
+            await closer()
+
+
 def test_auth_error_is_not_retried(loopback_server: LoopbackOpenAIServer) -> None:
     loopback_server.enqueue(ServedReply(status=401, text="Incorrect API key provided"))
 
-    async def call() -> None:
-        async for _ in client(loopback_server, retries=3).stream(LLMRequest(messages=[
-                {"role": "user", "content": "hi"}])):
-            pass
-
     with pytest.raises(LLMError) as caught:
-        asyncio.run(call())
+        asyncio.run(stream_once(client(loopback_server, retries=3)))
     assert caught.value.kind == "auth"
     assert "check the API key" in str(caught.value)
     assert len(loopback_server.requests) == 1
@@ -130,12 +135,8 @@ def test_connection_refused_is_one_line(loopback_server: LoopbackOpenAIServer) -
     loopback_server.stop()
     dead = LitellmClient("openai/loopback-model", api_base=url, api_key="sk-test", retries=0, timeout=5)
 
-    async def call() -> None:
-        async for _ in dead.stream(LLMRequest(messages=[{"role": "user", "content": "hi"}])):
-            pass
-
     with pytest.raises(LLMError) as caught:
-        asyncio.run(call())
+        asyncio.run(stream_once(dead))
     assert caught.value.kind == "connection"
     assert "\n" not in str(caught.value)
 
@@ -204,6 +205,17 @@ def test_direct_client_runs_a_round_and_retries(loopback_server: LoopbackOpenAIS
     assert classroom.usage.agent.completion_tokens > 0
     sent = loopback_server.requests[1]
     assert sent["model"] == "loopback-model" and sent["stream"] is True
+    assert loopback_server.headers[1]["Authorization"] == "Bearer sk-no-key"
+
+
+def test_direct_client_sends_the_key_litellm_would(loopback_server: LoopbackOpenAIServer,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    loopback_server.enqueue(decision("END"))
+    client = direct(loopback_server)
+
+    asyncio.run(stream_once(client))
+    assert loopback_server.headers[0]["Authorization"] == "Bearer sk-from-env"
 
 
 @pytest.mark.parametrize(("served", "kind"), [
@@ -216,13 +228,6 @@ def test_direct_client_errors_are_one_line(loopback_server: LoopbackOpenAIServer
     loopback_server.enqueue(served)
     client = direct(loopback_server)
 
-    async def call() -> None:
-        try:
-            async for _ in client.stream(LLMRequest(messages=[{"role": "user", "content": "x"}])):
-                pass
-        finally:
-            await client.aclose()
-
     with pytest.raises(LLMError) as caught:
-        asyncio.run(call())
+        asyncio.run(stream_once(client))
     assert caught.value.kind == kind and "\n" not in str(caught.value)

@@ -13,6 +13,7 @@ providers and Routers still go through litellm.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -66,7 +67,7 @@ class DirectClient(LitellmClient):
     async def _chunks(self, kwargs: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
         import aiohttp  # noqa: PLC0415 - only batches against local servers need it
 
-        headers = {"Authorization": f"Bearer {kwargs.get('api_key') or 'sk-no-key'}"}
+        headers = {"Authorization": f"Bearer {kwargs.get('api_key') or _env_key(self.model) or 'sk-no-key'}"}
         provider = self.model
         try:
             async with self._get_session().post(f"{self.api_base}/chat/completions", json=self._body(kwargs),
@@ -100,6 +101,12 @@ class DirectClient(LitellmClient):
         return Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
                      completion_tokens=int(usage.get("completion_tokens") or 0),
                      cached_tokens=int(details.get("cached_tokens") or 0))
+
+
+def _env_key(model: str) -> str | None:
+    """The key litellm would read for this model: ``OPENAI_API_KEY`` for ``openai/…``, and so on."""
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    return os.environ.get(f"{provider.upper()}_API_KEY")
 
 
 def _message(body: str) -> str:
