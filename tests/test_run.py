@@ -74,7 +74,11 @@ def test_a_passing_run_writes_transcript_and_reports(tmp_path: Path) -> None:
     assert run_entry["speaker_sequence"] == [["teacher", "curious_student"]]
     assert Path(run_entry["transcript"]).exists()
     assert "sky" in report["by_scenario"] and len(report["by_model"]) == 1
-    assert "## By scenario" in (out / "report.md").read_text()
+    markdown = (out / "report.md").read_text()
+    assert "## By scenario" in markdown
+    assert "teacher → curious_student" in markdown  # the run's speaker sequence
+    director_row = next(line for line in markdown.splitlines() if "| director |" in line)
+    assert director_row.split("|")[3].strip() == "3"  # three director calls
     assert "sky" in result.stdout
 
 
@@ -134,7 +138,16 @@ def test_repeat_concurrency_shard_and_merge(tmp_path: Path) -> None:
     merged = tmp_path / "merged"
     result = runner.invoke(app, ["run", "--merge", str(outs[0]), "--merge", str(outs[1]), "--out", str(merged)])
     assert result.exit_code == 0, result.output
-    assert json.loads((merged / "report.json").read_text())["overall"]["runs"] == 5
+    runs = json.loads((merged / "report.json").read_text())["runs"]
+    assert [r["repeat"] for r in runs] == [1, 2, 3, 4, 5]
+
+
+def test_runs_are_ordered_by_repeat_number_not_text(tmp_path: Path) -> None:
+    from maic_cli.cli.run_cmd import expand
+
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    specs = expand([scenario], ["m"], 12, None, [])
+    assert [spec.repeat for spec in specs] == list(range(1, 13))  # r2 before r10: shards and launches follow it
 
 
 def test_resume_skips_finished_runs(tmp_path: Path) -> None:

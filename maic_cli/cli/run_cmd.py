@@ -6,6 +6,7 @@ import asyncio
 import gc
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +55,10 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         for model in models or [scenario.model or resolve_model(settings, None)]:
             for k in range(1, repeat + 1):
                 specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model, k))
-    ids = [s.run_id for s in specs]
-    duplicates = {i for i in ids if ids.count(i) > 1}
+    duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
-    return sorted(specs, key=lambda s: s.run_id)
+    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model, s.repeat))  # r2 before r10
 
 
 def llm_factory(*, api_base: str | None, router_file: Path | None, seed: int | None,
@@ -129,7 +129,8 @@ async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurre
             nonlocal finished
             finished += 1
             mark = "ok  " if result.passed else result.status if result.status != "complete" else "FAIL"
-            sys.stderr.write(f"[{finished}/{total}] {mark:<9} {result.run_id} — {len(result.rounds)} rounds"
+            rounds = f"{len(result.rounds)} round{'' if len(result.rounds) == 1 else 's'}"
+            sys.stderr.write(f"[{finished}/{total}] {mark:<9} {result.run_id} — {rounds}"
                              + (f": {result.failures[0]}" if result.failures else "")
                              + (f": {result.error}" if result.error else "") + "\n")
             sys.stderr.flush()

@@ -147,7 +147,7 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
                   "speaker_sequence": [round_["speakers"] for round_ in r.rounds],
                   "end_reasons": [round_["reason"] for round_ in r.rounds],
                   "transcript": r.transcript, "duration": round(r.duration, 3), "metrics": aggregate([r])}
-                 for r in sorted(results, key=lambda r: r.run_id)],
+                 for r in sorted(results, key=lambda r: (r.scenario, r.model, r.repeat))],
     }
 
 
@@ -157,6 +157,14 @@ def report_markdown(report: dict[str, Any]) -> str:
     lines += [f"- {key}: {value}" for key, value in meta.items()] + [""]
     lines += ["## By scenario", "", _table(report["by_scenario"]), "", "## By model", "",
               _table(report["by_model"]), ""]
+    lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
+    lines += ["## Runs", "", "| run | status | speakers per round | end reasons | duration s |",
+              "|---|---|---|---|---|"]
+    for run in report["runs"]:
+        speakers = " / ".join(" → ".join(seq) or "–" for seq in run["speaker_sequence"]) or "–"
+        lines.append(f"| {run['run_id']} | {run['status']}{'' if run['passed'] else ' ✗'} | {speakers} | "
+                     f"{', '.join(run['end_reasons']) or '–'} | {run['duration']:.2f} |")
+    lines.append("")
     failing = [r for r in report["runs"] if not r["passed"]]
     lines += ["## Failures", ""]
     if not failing:
@@ -168,9 +176,9 @@ def report_markdown(report: dict[str, Any]) -> str:
 
 
 def _table(groups: dict[str, dict[str, Any]]) -> str:
-    head = ("| name | runs | passed | rounds | agent turns | cue-user rate | repeats | empty | recoveries "
-            "| dropped | tokens | cost | ttft p50/p95 s | turn p50/p95 s |")
-    rows = [head, "|" + "---|" * 14]
+    head = ("| name | runs | passed | rounds | agent turns | cue-user rate | repeats | same role | 2nd greetings "
+            "| empty | recoveries | dropped | tokens | cost | ttft p50/p95 s | turn p50/p95 s |")
+    rows = [head, "|" + "---|" * 16]
     for name, s in groups.items():
         total_tokens = sum(int(t["prompt"] + t["completion"]) for t in s["tokens"].values())
 
@@ -179,9 +187,19 @@ def _table(groups: dict[str, dict[str, Any]]) -> str:
 
         rows.append(f"| {name} | {s['runs']} | {s['passed']} | {s['rounds']} | {s['agent_turns']} | "
                     f"{s['cue_user_rate'] if s['cue_user_rate'] is not None else '–'} | "
-                    f"{s['rounds_with_repeated_speaker']} | {s['empty_turns']} | {s['parse_recoveries']} | "
+                    f"{s['rounds_with_repeated_speaker']} | {s['same_role_in_a_row']} | {s['second_greetings']} | "
+                    f"{s['empty_turns']} | {s['parse_recoveries']} | "
                     f"{s['dropped_actions']} | {total_tokens} | {s['total_cost']:.4f} | "
                     f"{pair(s['ttft_p50'], s['ttft_p95'])} | {pair(s['turn_latency_p50'], s['turn_latency_p95'])} |")
+    return "\n".join(rows)
+
+
+def _token_table(groups: dict[str, dict[str, Any]]) -> str:
+    rows = ["| model | who | calls | prompt | cached | completion | cost |", "|---|---|---|---|---|---|---|"]
+    for name, s in groups.items():
+        for who, t in s["tokens"].items():
+            rows.append(f"| {name} | {who} | {t['calls']} | {t['prompt']} | {t['cached']} | {t['completion']} | "
+                        f"{t['cost']:.4f} |")
     return "\n".join(rows)
 
 

@@ -4,8 +4,8 @@ Run:  python tests/benchmarks/batch_bench.py [RUNS] [CONCURRENCY]
 
 200 runs of a two-agent class (director → teacher → director, three streamed
 model calls per run) at concurrency 50, against the loopback server (aiohttp,
-asynchronous like a real inference server) in its own process.  The ideal time is the calls' latency divided by the concurrency
-(600 × 0.2 s / 50 = 2.4 s).
+asynchronous like a real inference server) in its own process.  The ideal time
+is the calls' latency divided by the concurrency (600 × 0.2 s / 50 = 2.4 s).
 Prints the wall time, its ratio to the ideal (target ≤ 1.25) and the growth of
 resident memory during the batch (target < 100 MB), for ``--client direct``
 (the target) and, for reference, through litellm, whose own CPU cost per call
