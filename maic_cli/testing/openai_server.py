@@ -95,11 +95,13 @@ class LoopbackOpenAIServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", _models)  # some clients use it as a health check
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # stop() waits at most a second for streams still open (a test may leave one hanging).
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         loop.run_until_complete(runner.setup())
-        sock = socket.create_server(("127.0.0.1", 0), backlog=512)  # a batch opens many connections at once
+        sock = socket.create_server(("127.0.0.1", 0))
         self._address = sock.getsockname()[:2]
-        loop.run_until_complete(web.SockSite(runner, sock).start())
+        # A batch opens many connections at once: a deep accept queue.
+        loop.run_until_complete(web.SockSite(runner, sock, backlog=512).start())
 
         def serve() -> None:
             asyncio.set_event_loop(loop)
