@@ -227,3 +227,20 @@ def test_bad_class_options_exit_2(tmp_path: Path, flag: str) -> None:
     result = runner.invoke(app, ["chat", "--model", "demo", "--session", str(tmp_path / "s.json"), *args],
                            input="")
     assert result.exit_code == 2 and "ghost" in result.stderr
+
+
+def test_model_switch_keeps_the_chat_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import maic_cli.cli.chat_run as chat_run
+
+    calls: list[tuple[str, dict[str, object]]] = []
+    real = chat_run.make_llm
+
+    def recording(model: str, **kwargs: object):  # type: ignore[no-untyped-def]
+        calls.append((model, kwargs))
+        return real(model, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chat_run, "make_llm", recording)
+    result, _ = chat(tmp_path, "demo", "/model demo\n/quit\n", "--temperature", "0.3", "--structured", "off")
+    assert result.exit_code == 0, result.output
+    assert [model for model, _ in calls] == ["demo", "demo"]
+    assert all(kw["temperature"] == 0.3 and kw["structured"] == "off" for _, kw in calls)

@@ -67,15 +67,11 @@ class Progress:
     status: str = "starting"
 
 
-ProgressHook = Callable[[Progress], None]
-
-
 @dataclass
 class RunContext:
     out: Path
     make_llm: Callable[[str], LLMClient]
-    on_progress: ProgressHook = lambda progress: None
-    progress: dict[str, Progress] = field(default_factory=dict)
+    progress: dict[str, Progress] = field(default_factory=dict)  # the running classes; a display polls it
 
     async def close_clients(self) -> None:
         """Close what the shared clients hold open (the direct client's connections)."""
@@ -113,8 +109,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     try:
         for index, (text, expect) in enumerate(spec.rounds()):
             progress.round, progress.status = index + 1, "the director is choosing"
-            context.on_progress(progress)
-            log = await _play_round(spec, classroom, llm, writer, agents, index, text, progress, context)
+            log = await _play_round(spec, classroom, llm, writer, agents, index, text, progress)
             failures = check_round(expect, log)
             result.failures.extend(f"round {index + 1}: {failure}" for failure in failures)
             summary = log.summary()
@@ -142,8 +137,8 @@ def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:
 
 
 async def _play_round(spec: RunSpec, classroom: Classroom, llm: LLMClient, writer: TranscriptWriter,
-                      agents: dict[str, AgentConfig], index: int, text: str | None, progress: Progress,
-                      context: RunContext) -> RoundLog:
+                      agents: dict[str, AgentConfig], index: int, text: str | None,
+                      progress: Progress) -> RoundLog:
     config = spec.config
     trigger = config.initiator_id if text is None else None  # the initiator opens a discussion
     if trigger is not None:
@@ -169,7 +164,6 @@ async def _play_round(spec: RunSpec, classroom: Classroom, llm: LLMClient, write
         log.observe(event, agents, elapsed)
         if event.type == "agent_start":
             progress.status = f"{event.agent_name} is speaking"
-            context.on_progress(progress)
 
     outcome = await run_round(classroom, config, llm, registry=agents, profile=spec.scenario.learner,
                               on_event=on_event)

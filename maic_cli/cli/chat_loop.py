@@ -19,7 +19,7 @@ from ..engine.events import Event
 from ..engine.models import AgentConfig
 from ..engine.round import RoundResult, run_round
 from ..errors import MaicError
-from ..llm import LLMClient, is_small_model, make_llm
+from ..llm import LLMClient, is_small_model
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
@@ -47,19 +47,26 @@ class Recorder(Protocol):
 
 
 class ChatApp:
-    def __init__(self, *, session: Session, path: Path, llm: LLMClient, view: View,
+    def __init__(self, *, session: Session, path: Path, llm: LLMClient, make_client: Callable[[str], LLMClient],
+                 view: View,
                  recorder: Recorder | None = None, show_whiteboard: Callable[[], None] | None = None,
                  show_class: Callable[[], None] | None = None,
                  on_model_change: Callable[[str], None] | None = None) -> None:
+        """``llm`` serves the session's model; ``make_client`` builds another after ``/model`` (so a
+        switch keeps the chat's --api-base, --temperature and --structured)."""
         self.session = session
         self.path = path
         self.recorder = recorder
-        self.llm = recorder.wrap(llm) if recorder is not None else llm
+        self._make_client = make_client
+        self.llm = self._wrap(llm)
         self.view = view
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
         self._on_model_change = on_model_change
+
+    def _wrap(self, llm: LLMClient) -> LLMClient:
+        return self.recorder.wrap(llm) if self.recorder is not None else llm
 
     # -- persistence ------------------------------------------------------------------
     def save(self) -> None:
@@ -161,11 +168,10 @@ class ChatApp:
             self.view.info(f"Model: {self.session.model}")
             return
         try:
-            llm = make_llm(argument, api_base=self.session.api_base)
+            self.llm = self._wrap(self._make_client(argument))
         except MaicError as exc:
             self.view.error(str(exc))
             return
-        self.llm = self.recorder.wrap(llm) if self.recorder is not None else llm
         self.session.model = argument
         self.session.config.compact_prompts = is_small_model(argument)
         self.save()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from ..store.session import Session, save_session
 from ..store.transcript import TranscriptHeader, TranscriptWriter, produced_by
 from ..ui.plain import PlainView
 from ..ui.text import clean, color_or_default
-from ..ui.views import ScreenState
+from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from .chat_cmd import model_notice
 from .chat_loop import ChatApp
@@ -42,7 +43,9 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
                    prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
                    transcript: Path | None = None) -> None:
-    llm = make_llm(session.model, api_base=session.api_base, temperature=temperature, structured=structured)
+    make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
+                                    structured=structured)
+    llm = make_client(session.model)  # a bad model fails here, before any file is written
     session.config.compact_prompts = is_small_model(session.model)
     if transcript is not None:
         session.transcript = str(transcript)
@@ -53,14 +56,14 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
         config=session.config, profile=session.profile, store=session.classroom.store, session=str(path)))
     save_session(session, path)  # the file exists (and is valid) from the first moment
     try:
-        await _run(session, path, llm, recorder, interactive=interactive, notice=notice, resumed=resumed,
+        await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice, resumed=resumed,
                    console=console, prompt_input=prompt_input, prompt_output=prompt_output)
     finally:
         recorder.close()
 
 
-async def _run(session: Session, path: Path, llm: Any, recorder: TranscriptWriter, *, interactive: bool,
-               notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
+async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: TranscriptWriter, *,
+               interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
                prompt_output: Any) -> None:
     if interactive:
         from ..ui.input import make_prompt_session
@@ -84,11 +87,9 @@ async def _run(session: Session, path: Path, llm: Any, recorder: TranscriptWrite
         def model_changed(model: str) -> None:  # the header follows /model
             state.model, state.notice = model, model_notice(model)
 
-        app = ChatApp(session=session, path=path, llm=llm, view=view, recorder=recorder,
+        app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
                       on_model_change=model_changed)
-        from ..ui.views import render_header
-
         console.print(render_header(state))
         console.print(Text("Ask the class anything. @id asks one agent first; /help lists commands; "
                            "Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
@@ -107,7 +108,7 @@ async def _run(session: Session, path: Path, llm: Any, recorder: TranscriptWrite
 
             view.info(whiteboard_summary(session.classroom.store))
 
-        app = ChatApp(session=session, path=path, llm=llm, view=view, recorder=recorder,
+        app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
                       show_whiteboard=show_whiteboard_plain)
 
         async def read_line() -> str | None:

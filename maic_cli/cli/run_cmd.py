@@ -87,9 +87,8 @@ def llm_factory(*, api_base: str | None, router_file: Path | None, seed: int | N
                                              temperature=temperature)
             else:
                 shared[model] = make_llm(model, api_base=api_base, extra=extra, structured=structured,
-                                         temperature=temperature, client=client)
-                if hasattr(shared[model], "rate_limit_retries"):
-                    shared[model].rate_limit_retries = 10  # rate limits slow a batch down, not fail it
+                                         temperature=temperature, client=client,
+                                         rate_limit_retries=10)  # rate limits slow a batch down, not fail it
         return shared[model]
 
     make.shared = shared  # type: ignore[attr-defined] - so the batch can close them at the end
@@ -140,23 +139,15 @@ async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurre
     bar = Progress(TextColumn("runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = bar.add_task("runs", total=total)
 
-    def running() -> Table:
-        table = Table(box=None, pad_edge=False, show_header=False)
-        for item in list(context.progress.values())[:12]:
-            table.add_row(item.run_id, f"round {item.round}/{item.rounds}", item.status)
-        return table
+    class Screen:  # drawn at each refresh (8 a second), not at each event of 50 classes
+        def __rich__(self) -> Group:
+            table = Table(box=None, pad_edge=False, show_header=False)
+            for item in list(context.progress.values())[:12]:
+                table.add_row(item.run_id, f"round {item.round}/{item.rounds}", item.status)
+            return Group(bar, table)
 
-    with Live(Group(bar, running()), console=console, refresh_per_second=8, transient=True) as live:
-        def on_progress(_: object) -> None:
-            live.update(Group(bar, running()))
-
-        context.on_progress = on_progress
-
-        def on_done(result: RunResult) -> None:
-            bar.advance(task)
-            live.update(Group(bar, running()))
-
-        return await run_all(specs, context, concurrency, on_done)
+    with Live(Screen(), console=console, refresh_per_second=8, transient=True):
+        return await run_all(specs, context, concurrency, lambda result: bar.advance(task))
 
 
 @friendly
@@ -196,6 +187,8 @@ def run(
         raise typer.Exit(0 if all(r.passed for r in results) else 1)
     if not paths:
         raise InputError("name at least one scenario file or folder (or use --merge)")
+    if client not in ("litellm", "direct"):
+        raise InputError(f"--client {client}: use litellm or direct")
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     specs = expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []))
     shard_spec = parse_shard(shard)
@@ -204,8 +197,6 @@ def run(
         specs = [spec for i, spec in enumerate(specs) if i % total == index - 1]
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
-    if client not in ("litellm", "direct"):
-        raise InputError(f"--client {client}: use litellm or direct")
     context = RunContext(out=folder, make_llm=llm_factory(api_base=api_base, router_file=router, seed=seed,
                                                           structured=structured, temperature=temperature,
                                                           client=client))

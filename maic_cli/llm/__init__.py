@@ -32,7 +32,8 @@ def uses_litellm(model: str) -> bool:
 
 def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,
              temperature: float | None = None, extra: dict[str, Any] | None = None,
-             structured: str = "auto", client: str = "litellm") -> LLMClient:
+             structured: str = "auto", client: str = "litellm",
+             rate_limit_retries: int | None = None) -> LLMClient:
     if model in OFFLINE_MODELS:
         from .local import LocalLlamaClient
 
@@ -54,8 +55,8 @@ def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = N
         from .direct import DirectClient
 
         return DirectClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
-                            structured=structured)
+                            structured=structured, rate_limit_retries=rate_limit_retries)
     from .litellm_client import LitellmClient
 
-    return LitellmClient(model, api_base=api_base, api_key=api_key,
-                         temperature=temperature, extra=extra, structured=structured)
+    return LitellmClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
+                         structured=structured, rate_limit_retries=rate_limit_retries)
