@@ -138,6 +138,8 @@ def test_markdown_and_html_exports(tmp_path: Path) -> None:
     assert "http://" not in html and "https://" not in html and "<script" not in html and "<link" not in html
     bad = runner.invoke(app, ["replay", str(transcript_file), "--export", str(tmp_path / "out.pdf")])
     assert bad.exit_code == 2
+    unwritable = runner.invoke(app, ["replay", str(transcript_file), "--export", str(tmp_path / "no" / "x.md")])
+    assert unwritable.exit_code == 1 and "cannot write" in unwritable.stderr
 
 
 def test_cut_off_transcript_replays_with_a_warning(tmp_path: Path) -> None:

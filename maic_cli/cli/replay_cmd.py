@@ -9,6 +9,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -25,13 +26,18 @@ from .errors import fail, friendly
 MAX_GAP = 2.0  # seconds: longer pauses (a learner thinking) are shortened to this
 
 
+def apply_entry(classroom: Classroom, entry: dict[str, Any]) -> None:
+    """What one transcript line does to the class (learner lines and events; the rest is bookkeeping)."""
+    if entry["kind"] == "learner":
+        classroom.add_learner_message(entry["text"])
+    elif entry["kind"] == "event":
+        classroom.apply(entry["parsed"])
+
+
 def rebuild(transcript: Transcript) -> Classroom:
     classroom = Classroom(store=transcript.header.store.model_copy(deep=True))
     for entry in transcript.entries:
-        if entry["kind"] == "learner":
-            classroom.add_learner_message(entry["text"])
-        elif entry["kind"] == "event":
-            classroom.apply(entry["parsed"])
+        apply_entry(classroom, entry)
     return classroom
 
 
@@ -51,7 +57,10 @@ def export(transcript: Transcript, target: Path) -> None:
         content = classroom_to_markdown(classroom, agents, **kwargs)  # type: ignore[arg-type]
     else:
         raise fail(f"{target}: export to a .md or .html file", 2)
-    target.write_text(content, encoding="utf-8")
+    try:
+        target.write_text(content, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"{target}: cannot write: {exc.strerror or exc}") from None
 
 
 class Player:
@@ -105,11 +114,10 @@ class Player:
             for entry in self.transcript.entries:
                 await self._pause(previous, entry["t"])
                 previous = entry["t"]
+                apply_entry(self.classroom, entry)
                 if entry["kind"] == "learner":
-                    self.classroom.add_learner_message(entry["text"])
                     view.refresh(force=True)
                 elif entry["kind"] == "event":
-                    self.classroom.apply(entry["parsed"])
                     view.on_event(entry["parsed"])
         finally:
             view.round_finished(RoundResult(reason="end"))
@@ -118,10 +126,7 @@ class Player:
         assert self.console is not None
         height = max(10, self.console.size.height - 2)
         for entry in self.transcript.entries:
-            if entry["kind"] == "learner":
-                self.classroom.add_learner_message(entry["text"])
-            elif entry["kind"] == "event":
-                self.classroom.apply(entry["parsed"])
+            apply_entry(self.classroom, entry)
             if entry["kind"] == "learner" or (entry["kind"] == "event" and entry["parsed"].type == "agent_end"):
                 self.console.clear()
                 self.console.print(render_screen(self.state, height))
