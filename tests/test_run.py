@@ -269,3 +269,16 @@ def test_ctrl_c_writes_a_partial_report_and_resume_finishes(tmp_path: Path) -> N
     again = run(tmp_path, str(scenario), "--model", model, "--repeat", "4", "--resume", str(out))
     assert again.exit_code == 0, again.output
     assert json.loads((out / "report.json").read_text())["overall"]["passed"] == 4
+
+
+def test_greeting_check_reads_only_a_reply_opening() -> None:
+    from maic_cli.engine.events import AgentEndEvent, AgentStartEvent, TextDeltaEvent
+    from maic_cli.engine.metrics import GREETING_CHARS, RoundLog
+
+    log = RoundLog(0, "hi")
+    log.observe(AgentStartEvent(message_id="m", agent_id="teacher", agent_name="T", avatar="", color=""), {})
+    for piece in ["Hel", "lo, class! ", *["More words. "] * 5000]:  # a greeting split across deltas
+        log.observe(TextDeltaEvent(message_id="m", content=piece), {})
+    log.observe(AgentEndEvent(message_id="m", agent_id="teacher"), {})
+    assert log.greetings == 1
+    assert len(log._speech["m"]) < GREETING_CHARS + 20  # kept bounded: no quadratic growth per delta

@@ -67,16 +67,15 @@ def validate(paths: list[Path] = typer.Argument(None, help="Persona files or fol
                    if p.is_dir()]
     missing = [p for p in targets if not p.exists()]
     results = validate_paths(p for p in targets if p.exists())
-    bad = 0
     for path, error in results:
         if error is None:
             typer.echo(f"ok       {path}")
         else:
-            bad += 1
             typer.echo(f"invalid  {error}", err=True)
     for path in missing:
-        bad += 1
         typer.echo(f"invalid  {path}: no such file or folder", err=True)
-    typer.echo(f"{len(results) - (bad - len(missing))} valid, {bad} invalid")
+    valid = sum(error is None for _, error in results)
+    bad = len(results) - valid + len(missing)
+    typer.echo(f"{valid} valid, {bad} invalid")
     if bad:
         raise typer.Exit(2)

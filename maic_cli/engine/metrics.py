@@ -17,6 +17,7 @@ from .events import Event
 from .models import AgentConfig
 
 GREETING = re.compile(r"^\W*(hi|hello|hey|welcome|good (morning|afternoon|evening)|greetings)\b", re.IGNORECASE)
+GREETING_CHARS = 64  # how much of a reply's start the greeting check looks at
 
 
 @dataclass
@@ -34,7 +35,7 @@ class RoundLog:
     parse_recoveries: int = 0
     greetings: int = 0
     turn_latencies: list[float] = field(default_factory=list)
-    _speech: dict[str, str] = field(default_factory=dict, repr=False)
+    _speech: dict[str, str] = field(default_factory=dict, repr=False)  # each reply's opening
 
     def observe(self, event: Event, agents: dict[str, AgentConfig], elapsed: float | None = None) -> None:
         """Fold one event; ``elapsed`` is the time since the previous ``done`` (turn latency)."""
@@ -43,8 +44,10 @@ class RoundLog:
             agent = agents.get(event.agent_id)
             self.roles.append(agent.role if agent else "?")
             self._speech[event.message_id] = ""
-        elif event.type == "text_delta" and event.message_id in self._speech:
-            self._speech[event.message_id] += event.content
+        elif event.type == "text_delta":
+            head = self._speech.get(event.message_id)
+            if head is not None and len(head) < GREETING_CHARS:  # the opening is enough; stays linear
+                self._speech[event.message_id] = head + event.content
         elif event.type == "agent_end":
             if GREETING.match(self._speech.get(event.message_id, "")):
                 self.greetings += 1

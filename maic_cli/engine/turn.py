@@ -42,6 +42,7 @@ from .parser import StructuredStreamParser
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
+COMPACT_MAX_TOKENS = 160  # a small model's turn: at most three short items
 
 
 def resolve_agents(request: TurnRequest,
@@ -151,7 +152,7 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     messages = build_agent_messages(system, convert_history(request.messages, agent.id), context)
     call = LLMRequest(messages=messages,
                       purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
-                      max_tokens=160 if request.config.compact_prompts else request.model.max_tokens,
+                      max_tokens=COMPACT_MAX_TOKENS if request.config.compact_prompts else request.model.max_tokens,
                       response_schema=agent_reply_schema(allowed, compact=request.config.compact_prompts))
     parser = StructuredStreamParser()
     raw: list[str] = []
