@@ -181,9 +181,13 @@ class LitellmClient:
 
     async def _chunks(self, kwargs: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
         """(text, usage or None) for each streamed chunk."""
-        response = await import_litellm().acompletion(**kwargs)
+        response = await self._complete(kwargs)
         async for chunk in response:
             yield _delta_text(chunk), getattr(chunk, "usage", None)
+
+    async def _complete(self, kwargs: dict[str, Any]) -> Any:
+        """The streaming response of one call (a Router overrides this)."""
+        return await import_litellm().acompletion(**kwargs)
 
     def _usage(self, usage: Any) -> Usage:
         if usage is None:

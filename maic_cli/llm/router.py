@@ -10,11 +10,10 @@ Models are then named by their group: ``maic run --router r.yaml --model my-grou
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 from ..errors import InputError
-from .litellm_client import LitellmClient, _delta_text, import_litellm
+from .litellm_client import LitellmClient, import_litellm
 
 
 def build_router(config: dict[str, Any], source: str) -> tuple[Any, set[str]]:
@@ -44,9 +43,7 @@ class RouterClient(LitellmClient):
         if model not in names:
             raise InputError(f"--model {model}: not a model group in the router config ({', '.join(sorted(names))})")
 
-    async def _chunks(self, kwargs: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
-        for key in ("num_retries", "max_retries"):  # the Router's own settings decide these
-            kwargs.pop(key, None)
-        response = await self.router.acompletion(**kwargs)
-        async for chunk in response:
-            yield _delta_text(chunk), getattr(chunk, "usage", None)
+    async def _complete(self, kwargs: dict[str, Any]) -> Any:
+        # The Router's own settings decide retries (without touching the caller's kwargs, reused on retry).
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("num_retries", "max_retries")}
+        return await self.router.acompletion(**kwargs)
