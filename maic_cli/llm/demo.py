@@ -15,9 +15,6 @@ import re
 from .port import LLMRequest
 from .scripted import FunctionLLM
 
-NOTICE = ("demo model: canned replies, no AI. For a real class: --model openai/gpt-4o-mini "
-          "(or MAIC_MODEL, or OPENAI_API_KEY)")
-
 _TURN = re.compile(r"this round \(turn (\d+)\)")
 _SPOKEN = re.compile(r"^- .*? \[([\w-]+)\]: ", re.MULTILINE)
 _LINES = {

@@ -83,9 +83,13 @@ class TranscriptWriter:
         else:
             self._offset = _last_offset(path)
 
+    def _t(self) -> float:
+        """Seconds since the transcript began (continuing an existing file's clock)."""
+        return round(self._offset + time.monotonic() - self._start, 4)
+
     def _write(self, entry: dict[str, Any], stamp: bool = True) -> None:
         if stamp:
-            entry = {"t": round(self._offset + time.monotonic() - self._start, 4), **entry}
+            entry = {"t": self._t(), **entry}
         self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
         if self.durable:
             self._file.flush()
@@ -98,8 +102,7 @@ class TranscriptWriter:
 
     def event(self, event: Event) -> None:
         # The hottest line of a batch: pydantic's own JSON encoder, spliced in without a round trip.
-        t = round(self._offset + time.monotonic() - self._start, 4)
-        self._file.write(f'{{"t": {t}, "kind": "event", "event": {event.model_dump_json()}}}\n')
+        self._file.write(f'{{"t": {self._t()}, "kind": "event", "event": {event.model_dump_json()}}}\n')
         if self.durable:
             self._file.flush()
 
