@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from ..engine.models import TurnConfig, UserProfile, new_id
+from ..engine.models import DEFAULT_MAX_TURNS, TurnConfig, UserProfile, default_initiator, new_id
 from ..errors import InputError
 from ..llm import OFFLINE_MODELS, uses_litellm
 from ..store.config import Settings, load_settings, provider_default_model
@@ -18,8 +18,6 @@ from ..store.paths import maic_home
 from ..store.personas import DEFAULT_CLASS, load_registry
 from ..store.session import Session, SessionLock, latest_session, load_session, sessions_dir
 from .errors import friendly
-
-DEFAULT_MAX_TURNS = 6
 
 
 def resolve_model(settings: Settings, resumed: Session | None) -> str:
@@ -57,7 +55,7 @@ def new_session(settings: Settings, topic: str | None, initiator: str | None) ->
     if initiator is not None and initiator not in ids:
         raise InputError(f"--initiator {initiator}: not in this class ({', '.join(ids)})")
     if topic and initiator is None:
-        initiator = next((a.id for a in agents if a.role == "student"), ids[0])
+        initiator = default_initiator(agents)
     config = TurnConfig(agent_ids=ids, discussion_topic=topic, initiator_id=initiator if topic else None,
                         max_turns=settings.max_turns or DEFAULT_MAX_TURNS, language=settings.language)
     profile = UserProfile(nickname=settings.name or "Learner", bio=settings.bio or "")

@@ -179,6 +179,14 @@ class DirectorState(BaseModel):
     whiteboard_ledger: list[WhiteboardActionRecord] = Field(default_factory=list)
 
 
+DEFAULT_MAX_TURNS = 6  # agent turns per round at most
+
+
+def default_initiator(agents: list[AgentConfig]) -> str:
+    """Who opens a discussion when nobody is named: the first student, else the first agent."""
+    return next((a.id for a in agents if a.role == "student"), agents[0].id)
+
+
 class TurnConfig(BaseModel):
     agent_ids: list[str]
     trigger_agent_id: str | None = None
@@ -186,7 +194,7 @@ class TurnConfig(BaseModel):
     discussion_prompt: str | None = None
     initiator_id: str | None = None  # who opens a discussion (named to the director)
     agent_configs: dict[str, AgentConfig] = Field(default_factory=dict)
-    max_turns: int = Field(default=6, ge=1)
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1)
     language: str | None = None
     compact_prompts: bool = False
 

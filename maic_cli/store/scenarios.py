@@ -15,7 +15,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..engine.expectations import Expectations
-from ..engine.models import AgentConfig, Slide, StoreState, TurnConfig, UserProfile
+from ..engine.models import (
+    DEFAULT_MAX_TURNS,
+    AgentConfig,
+    Slide,
+    StoreState,
+    TurnConfig,
+    UserProfile,
+    default_initiator,
+)
 from ..errors import InputError
 from ..yamlfile import load_model
 from .personas import Registry
@@ -116,12 +124,12 @@ def turn_config(scenario: Scenario, agents: list[AgentConfig], max_turns: int | 
     discussion = scenario.discussion if scenario.mode == "discussion" else None
     initiator = None
     if discussion is not None:
-        initiator = discussion.initiator or next((a.id for a in agents if a.role == "student"), agents[0].id)
+        initiator = discussion.initiator or default_initiator(agents)
     return TurnConfig(agent_ids=[a.id for a in agents], initiator_id=initiator,
                       discussion_topic=discussion.topic if discussion else None,
                       discussion_prompt=discussion.prompt if discussion else None,
                       agent_configs={a.id: a for a in agents},
-                      max_turns=max_turns or scenario.max_turns or 6, language=scenario.language)
+                      max_turns=max_turns or scenario.max_turns or DEFAULT_MAX_TURNS, language=scenario.language)
 
 
 def initial_store(scenario: Scenario) -> StoreState:
