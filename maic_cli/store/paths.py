@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -28,3 +29,40 @@ def builtin_dir(name: str) -> Path:
     if packaged.is_dir():
         return packaged
     return PACKAGE_DIR.parent / name
+
+
+def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never half.
+
+    A temp file in the same folder, renamed over the target.  ``durable`` also fsyncs the
+    data and the rename (a session file).  Without it a crashed process still never leaves
+    a half file, but a crashed machine may lose the write (a batch's per-run results).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (where the platform allows opening a folder)."""
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)

@@ -8,8 +8,6 @@ machines.  ``report.json`` is machine-readable; ``report.md`` is for people.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -19,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.metrics import percentile
 from ..errors import InputError
+from .paths import write_atomic
 
 
 class CallStat(BaseModel):
@@ -57,20 +56,9 @@ def runs_dir(out: Path) -> Path:
     return out / "runs"
 
 
-def write_json_atomic(path: Path, data: str, durable: bool = True) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(data)
-        handle.flush()
-        if durable:
-            os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
 def save_run(out: Path, result: RunResult) -> None:
     """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it."""
-    write_json_atomic(runs_dir(out) / f"{result.run_id}.json", result.model_dump_json(indent=1), durable=False)
+    write_atomic(runs_dir(out) / f"{result.run_id}.json", result.model_dump_json(indent=1), durable=False)
 
 
 def load_runs(folder: Path) -> list[RunResult]:
@@ -205,6 +193,6 @@ def _token_table(groups: dict[str, dict[str, Any]]) -> str:
 
 def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
     report = build_report(results, meta)
-    write_json_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
-    write_json_atomic(out / "report.md", report_markdown(report))
+    write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
+    write_atomic(out / "report.md", report_markdown(report))
     return report

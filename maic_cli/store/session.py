@@ -10,8 +10,6 @@ refused with a clear message.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, TurnConfig, UserProfile, new_id
 from ..errors import SessionError
+from .paths import write_atomic
 
 SESSION_VERSION = 1
 
@@ -70,28 +69,7 @@ def load_session(path: Path) -> Session:
 def save_session(session: Session, path: Path) -> None:
     """Write atomically: a crash leaves either the old file or the new one, never half."""
     session.updated_at = time.time()
-    data = session.model_dump_json(indent=1)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    try:  # make the rename itself durable
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
+    write_atomic(path, session.model_dump_json(indent=1))
 
 
 class SessionLock:
