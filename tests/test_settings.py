@@ -22,6 +22,23 @@ def test_config_file_then_env_then_flags(maic_home: Path, monkeypatch: pytest.Mo
     assert load_settings({"model": "openai/from-flag", "name": None}).name == "Ana"
 
 
+def test_a_bad_flag_is_one_line_naming_the_flag(maic_home: Path) -> None:
+    with pytest.raises(InputError, match=r"^--structured: Input should be 'auto'"):
+        load_settings({"structured": "bogus"})
+
+
+def test_run_rejects_a_bad_choice_before_running(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from maic_cli.cli.app import app
+
+    scenario = Path(__file__).parent.parent / "scenarios" / "qa_multi.yaml"
+    result = CliRunner().invoke(app, ["run", str(scenario), "--model", "demo", "--structured", "bogus",
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "--structured bogus: use one of" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_bad_config_names_the_line(maic_home: Path) -> None:
     (maic_home / "config.yaml").write_text("model: x\nmax_turns: 0\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"config.yaml:2: max_turns"):

@@ -12,7 +12,7 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
-from ..errors import MaicError
+from ..errors import InputError, MaicError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -22,6 +22,12 @@ EXIT_INTERRUPTED = 130
 def fail(message: str, code: int = 1) -> typer.Exit:
     typer.echo(f"maic: error: {message}", err=True)
     return typer.Exit(code)
+
+
+def check_choice(flag: str, value: str, allowed: tuple[str, ...]) -> None:
+    """Bad input for an option with a fixed set of values: one line, exit 2."""
+    if value not in allowed:
+        raise InputError(f"{flag} {value}: use one of {', '.join(allowed)}")
 
 
 def friendly(command: Callable[P, R]) -> Callable[P, R]:

@@ -20,6 +20,7 @@ from rich.text import Text
 from .. import __version__
 from ..errors import InputError
 from ..llm import LLMClient, make_llm
+from ..llm.litellm_client import STRUCTURED_MODES
 from ..store.config import load_settings
 from ..store.personas import load_registry
 from ..store.reports import RunResult, load_runs, write_reports
@@ -28,7 +29,7 @@ from ..ui.text import clean
 from ..yamlfile import read_yaml
 from .batch import RunContext, RunSpec, run_all
 from .chat_cmd import resolve_model
-from .errors import EXIT_INTERRUPTED, friendly
+from .errors import EXIT_INTERRUPTED, check_choice, friendly
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:
@@ -187,8 +188,8 @@ def run(
         raise typer.Exit(0 if all(r.passed for r in results) else 1)
     if not paths:
         raise InputError("name at least one scenario file or folder (or use --merge)")
-    if client not in ("litellm", "direct"):
-        raise InputError(f"--client {client}: use litellm or direct")
+    check_choice("--client", client, ("litellm", "direct"))
+    check_choice("--structured", structured, STRUCTURED_MODES)
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     specs = expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []))
     shard_spec = parse_shard(shard)

@@ -12,8 +12,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import InputError
 from ..yamlfile import load_model
 from .paths import maic_home
 
@@ -54,11 +55,21 @@ def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     merged: dict[str, Any] = {}
     if path.is_file():
         merged.update(load_model(path, Settings).model_dump(exclude_none=True))
+    origin = dict.fromkeys(merged, str(path))
     for field, var in ENV_VARS.items():
         if os.environ.get(var):
-            merged[field] = os.environ[var]
-    merged.update({k: v for k, v in (overrides or {}).items() if v is not None and v != []})
-    return Settings.model_validate(merged)
+            merged[field], origin[field] = os.environ[var], var
+    flags = {k: v for k, v in (overrides or {}).items() if v is not None and v != []}
+    merged.update(flags)
+    origin.update({k: "--" + k.replace("_", "-") for k in flags})
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        field = str(problem["loc"][0]) if problem["loc"] else "settings"
+        where = origin.get(field, field)  # a flag, a variable, or config.yaml (then name the field)
+        label = where if where.startswith("--") or where in ENV_VARS.values() else f"{where}: {field}"
+        raise InputError(f"{label}: {problem['msg']}") from None
 
 
 def provider_default_model() -> str | None:
