@@ -17,6 +17,11 @@ from .errors import InputError
 T = TypeVar("T")
 
 
+def yaml_files(folder: Path) -> list[Path]:
+    """The ``.yaml``/``.yml`` files directly in ``folder``, by name."""
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     """The file's data and its node tree (for line numbers)."""
     try:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..engine.models import AgentConfig
 from ..errors import InputError, MaicError
-from ..yamlfile import load_model
+from ..yamlfile import load_model, yaml_files
 from .paths import builtin_dir, maic_home
 
 DEFAULT_CLASS = ["teacher", "assistant", "class_clown", "curious_student", "note_taker", "deep_thinker"]
@@ -35,10 +35,6 @@ class Registry:
         return [self.agents[i] for i in ids]
 
 
-def persona_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
-
-
 def load_persona(path: Path) -> AgentConfig:
     return load_model(path, AgentConfig)
 
@@ -51,7 +47,7 @@ def load_registry(extra_dirs: Iterable[Path] = ()) -> Registry:
             if index >= 2:  # a folder the user named must exist
                 raise InputError(f"{folder}: no such agents folder")
             continue
-        for path in persona_files(folder):
+        for path in yaml_files(folder):
             agent = load_persona(path)
             registry.agents[agent.id] = agent
             registry.sources[agent.id] = path
@@ -62,7 +58,7 @@ def validate_paths(paths: Iterable[Path]) -> list[tuple[Path, str | None]]:
     """Check persona files (folders are expanded); ``None`` means the file is valid."""
     results: list[tuple[Path, str | None]] = []
     for path in paths:
-        files = persona_files(path) if path.is_dir() else [path]
+        files = yaml_files(path) if path.is_dir() else [path]
         for file in files:
             try:
                 load_persona(file)

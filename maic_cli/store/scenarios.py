@@ -25,7 +25,7 @@ from ..engine.models import (
     default_initiator,
 )
 from ..errors import InputError
-from ..yamlfile import load_model
+from ..yamlfile import load_model, yaml_files
 from .personas import Registry
 
 
@@ -97,7 +97,7 @@ def scenario_files(paths: list[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()))
+            found.extend(yaml_files(path))
         elif path.is_file():
             found.append(path)
         else:
