@@ -137,3 +137,17 @@ def test_an_unknown_persona_colour_falls_back_instead_of_crashing() -> None:
     agents = {"odd": agent("odd", "student", "Odd", color="not-a-colour[/]")}
     out = render(render_message(agent_message("odd", "Odd", text_part("hi")), agents, "Ana"))
     assert "Odd" in out and "hi" in out
+
+
+def test_live_view_messages_are_cleaned_of_escape_sequences() -> None:
+    from maic_cli.ui.live import LiveView
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100, color_system=None)
+    view = LiveView(console, ScreenState(classroom=Classroom(), agents={}, model="demo", mode="Q&A",
+                                         session_path="s.json", learner="Ana", max_turns=6))
+    view.error("provider said \x1b]0;pwned\x07[red]no[/red]\x1b[2J")
+    view.info("Leo\x1b[31m (student)")
+    printed = out.getvalue()
+    assert "pwned" not in printed and "\x1b]" not in printed and "\x1b[2J" not in printed
+    assert "[red]no[/red]" in printed and "Leo (student)" in printed

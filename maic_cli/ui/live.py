@@ -16,6 +16,7 @@ from rich.live import Live
 
 from ..engine.events import Event
 from ..engine.round import RoundResult
+from .text import clean
 from .views import ScreenState, render_screen
 
 STAGES = {"director": "the director is choosing", "agent_loading": "{name} is thinking"}
@@ -84,8 +85,8 @@ class LiveView:
             self._live.stop()
             self._live = None
 
-    def info(self, text: str) -> None:
-        self.console.print(text, markup=False, highlight=False)
+    def info(self, text: str) -> None:  # may quote persona or provider text: cleaned like model text
+        self.console.print(clean(text), markup=False, highlight=False)
 
     def error(self, text: str) -> None:
-        self.console.print(f"maic: error: {text}", style="red", markup=False, highlight=False)
+        self.console.print(f"maic: error: {clean(text)}", style="red", markup=False, highlight=False)
