@@ -1,7 +1,9 @@
 """How errors reach the user: one line on stderr and a defined exit code.
 
 ``@friendly`` wraps every command: a :class:`MaicError` prints ``maic: error: …``
-and exits with its code (1, or 2 for bad input); Ctrl-C exits 130.
+and exits with its code (1, or 2 for bad input); Ctrl-C exits 130.  Error messages
+quote file names, field names and provider text, so :func:`fail` cleans them of
+terminal control sequences and keeps them on one line.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from ..errors import InputError, MaicError
+from ..untrusted import one_line
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -20,7 +23,7 @@ EXIT_INTERRUPTED = 130
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    typer.echo(f"maic: error: {message}", err=True)
+    typer.echo(f"maic: error: {one_line(message)}", err=True)
     return typer.Exit(code)
 
 

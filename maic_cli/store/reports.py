@@ -3,6 +3,9 @@
 ``OUT/runs/<run_id>.json`` is written (atomically) when a run ends, so
 ``--resume`` can skip it and ``--merge`` can combine folders from several
 machines.  ``report.json`` is machine-readable; ``report.md`` is for people.
+Scenario names, models, agent ids and provider errors come from files and
+providers: every string in a report is cleaned of terminal control sequences and
+API keys, and a Markdown table cell cannot break its table.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.metrics import percentile
 from ..errors import InputError
+from ..untrusted import clean, one_line, redact
 from .paths import write_atomic
 
 
@@ -142,7 +146,7 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
 def report_markdown(report: dict[str, Any]) -> str:
     lines = ["# maic run report", ""]
     meta = report["meta"]
-    lines += [f"- {key}: {value}" for key, value in meta.items()] + [""]
+    lines += [f"- {key}: {value}" for key, value in meta.items()] + [""]  # cleaned by safe_strings
     lines += ["## By scenario", "", _table(report["by_scenario"]), "", "## By model", "",
               _table(report["by_model"]), ""]
     lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
@@ -150,8 +154,8 @@ def report_markdown(report: dict[str, Any]) -> str:
               "|---|---|---|---|---|"]
     for run in report["runs"]:
         speakers = " / ".join(" → ".join(seq) or "–" for seq in run["speaker_sequence"]) or "–"
-        lines.append(f"| {run['run_id']} | {run['status']}{'' if run['passed'] else ' ✗'} | {speakers} | "
-                     f"{', '.join(run['end_reasons']) or '–'} | {run['duration']:.2f} |")
+        lines.append(f"| {_cell(run['run_id'])} | {_cell(run['status'])}{'' if run['passed'] else ' ✗'} | "
+                     f"{_cell(speakers)} | {_cell(', '.join(run['end_reasons']) or '–')} | {run['duration']:.2f} |")
     lines.append("")
     failing = [r for r in report["runs"] if not r["passed"]]
     lines += ["## Failures", ""]
@@ -159,7 +163,7 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines.append("None: every run completed and met its expectations.")
     for run in failing:
         problems = run["failures"] or [run["error"] or run["status"]]
-        lines.append(f"- `{run['run_id']}`: " + "; ".join(problems))
+        lines.append(f"- `{run['run_id']}`: " + one_line("; ".join(problems)))
     return "\n".join(lines) + "\n"
 
 
@@ -173,7 +177,7 @@ def _table(groups: dict[str, dict[str, Any]]) -> str:
         def pair(a: float | None, b: float | None) -> str:
             return "–" if a is None else f"{a:.2f}/{(b or 0):.2f}"
 
-        rows.append(f"| {name} | {s['runs']} | {s['passed']} | {s['rounds']} | {s['agent_turns']} | "
+        rows.append(f"| {_cell(name)} | {s['runs']} | {s['passed']} | {s['rounds']} | {s['agent_turns']} | "
                     f"{s['cue_user_rate'] if s['cue_user_rate'] is not None else '–'} | "
                     f"{s['rounds_with_repeated_speaker']} | {s['same_role_in_a_row']} | {s['second_greetings']} | "
                     f"{s['empty_turns']} | {s['parse_recoveries']} | "
@@ -186,13 +190,29 @@ def _token_table(groups: dict[str, dict[str, Any]]) -> str:
     rows = ["| model | who | calls | prompt | cached | completion | cost |", "|---|---|---|---|---|---|---|"]
     for name, s in groups.items():
         for who, t in s["tokens"].items():
-            rows.append(f"| {name} | {who} | {t['calls']} | {t['prompt']} | {t['cached']} | {t['completion']} | "
-                        f"{t['cost']:.4f} |")
+            rows.append(f"| {_cell(name)} | {_cell(who)} | {t['calls']} | {t['prompt']} | {t['cached']} | "
+                        f"{t['completion']} | {t['cost']:.4f} |")
     return "\n".join(rows)
 
 
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: one line, and a ``|`` cannot open a new column."""
+    return text.replace("\n", " ").replace("|", "\\|")
+
+
+def safe_strings(data: Any) -> Any:
+    """``data`` with every string (keys too) cleaned and without API keys."""
+    if isinstance(data, str):
+        return redact(clean(data))
+    if isinstance(data, dict):
+        return {safe_strings(key): safe_strings(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [safe_strings(item) for item in data]
+    return data
+
+
 def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
-    report = build_report(results, meta)
+    report = safe_strings(build_report(results, meta))
     write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     write_atomic(out / "report.md", report_markdown(report))
     return report
