@@ -121,3 +121,62 @@ def test_missing_field_and_yaml_syntax_errors(tmp_path: Path) -> None:
 def test_registry_rejects_a_missing_agents_dir(tmp_path: Path) -> None:
     result = runner.invoke(app, ["agents", "list", "--agents-dir", str(tmp_path / "nope")])
     assert result.exit_code == 2 and "no such agents folder" in result.stderr
+
+
+def test_escape_in_a_persona_field_name_never_reaches_the_terminal(maic_home: Path) -> None:
+    write(maic_home / "agents" / "coach.yaml", GOOD + '"\\e]0;pwned\\a\\e]52;c;aGk=\\a": 1\n')
+    result = runner.invoke(app, ["agents", "list"])
+    assert result.exit_code == 2
+    assert "unknown field" in result.stderr and "coach.yaml:6" in result.stderr
+    assert "\x1b" not in result.output and "\x07" not in result.output and "pwned" not in result.output
+
+
+def test_escape_in_a_persona_file_name_never_reaches_the_terminal(tmp_path: Path) -> None:
+    folder = tmp_path / "evil"
+    write(folder / "coach\x1b]0;pwned\x07\u202e.yaml", GOOD)
+    listed = runner.invoke(app, ["agents", "list", "--agents-dir", str(folder)], env={"COLUMNS": "400"})
+    assert listed.exit_code == 0, listed.output
+    assert "coach" in listed.stdout and "<U+202E>" in listed.stdout
+    shown = runner.invoke(app, ["agents", "show", "coach", "--agents-dir", str(folder)])
+    checked = runner.invoke(app, ["agents", "validate", str(folder)])
+    assert shown.exit_code == 0 and checked.exit_code == 0 and "<U+202E>" in checked.stdout
+    write(folder / "bad\x1b[2J.yaml", "id: [")
+    broken = runner.invoke(app, ["agents", "list", "--agents-dir", str(folder)])
+    invalid = runner.invoke(app, ["agents", "validate", str(folder)])
+    assert broken.exit_code == 2 and invalid.exit_code == 2 and "YAML syntax" in broken.stderr
+    for result in (listed, shown, checked, broken, invalid):
+        assert "\x1b" not in result.output and "\x07" not in result.output and "\u202e" not in result.output
+
+
+def test_error_lines_are_one_clean_line() -> None:
+    result = runner.invoke(app, ["agents", "show", "x\x1b]0;pwned\x07\nsecond line"])
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "\x1b" not in result.stderr and "pwned" not in result.stderr
+
+
+def test_two_persona_files_with_one_id_in_a_folder_is_an_error(tmp_path: Path) -> None:
+    first = write(tmp_path / "team" / "a_coach.yaml", GOOD)
+    second = write(tmp_path / "team" / "b_coach.yaml", "# the same id again\n" + GOOD)
+    result = runner.invoke(app, ["agents", "list", "--agents-dir", str(first.parent)])
+    assert result.exit_code == 2
+    assert f"{second}:2: id: duplicate of {first}" in result.stderr
+    checked = runner.invoke(app, ["agents", "validate", str(first.parent)])
+    assert checked.exit_code == 2 and f"{second}:2: id: duplicate of {first}" in checked.stderr
+    assert "1 valid, 1 invalid" in checked.stdout
+
+
+def test_list_shows_which_file_overrides_which(maic_home: Path, tmp_path: Path) -> None:
+    mine = write(maic_home / "agents" / "teacher.yaml", GOOD.replace("coach", "teacher"))
+    extra = write(tmp_path / "more" / "teacher.yaml", GOOD.replace("coach", "teacher").replace(
+        "Coach Kim", "Dr. Override"))
+    registry = load_registry([extra.parent])
+    assert registry.sources["teacher"] == extra
+    assert registry.overridden["teacher"][-1] == mine
+    result = runner.invoke(app, ["agents", "list", "--agents-dir", str(extra.parent)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if "Dr. Override" in line)
+    assert str(extra) in row and f"overrides {mine}" in row
+    alone = runner.invoke(app, ["agents", "list"], env={"COLUMNS": "300"})
+    row = next(line for line in alone.stdout.splitlines() if line.startswith("teacher"))
+    assert "overrides built-in" in row

@@ -1,4 +1,8 @@
-"""``maic agents list | show | validate``: the personas a class can use."""
+"""``maic agents list | show | validate``: the personas a class can use.
+
+Persona files may come from anyone: every string from them (and their file names)
+is cleaned of terminal control sequences before it is printed.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from rich.text import Text
 from ..engine.actions import allowed_actions
 from ..store.paths import builtin_dir, maic_home
 from ..store.personas import load_registry, validate_paths
-from ..ui.text import clean, color_or_default
+from ..ui.text import clean, color_or_default, one_line
 from .errors import friendly
 
 app = typer.Typer(help="List, show and validate personas.", no_args_is_help=True)
@@ -30,11 +34,17 @@ def list_agents(agents_dir: list[Path] = AgentsDir) -> None:
     for column in ("id", "", "name", "role", "priority", "from"):
         table.add_column(column)
     for agent in sorted(registry.agents.values(), key=lambda a: (-a.priority, a.id)):
-        source = registry.sources[agent.id]
-        where = "built-in" if source.parent == builtin_dir("agents") else str(source)
-        table.add_row(agent.id, Text(clean(agent.avatar)), Text(clean(agent.name), style=color_or_default(agent.color)),
-                      agent.role, str(agent.priority), Text(where))
+        where = _where(registry.sources[agent.id])
+        if agent.id in registry.overridden:
+            where += f" (overrides {_where(registry.overridden[agent.id][-1])})"
+        table.add_row(Text(clean(agent.id)), Text(clean(agent.avatar)),
+                      Text(clean(agent.name), style=color_or_default(agent.color)),
+                      Text(agent.role), str(agent.priority), Text(where))
     Console().print(table)
+
+
+def _where(source: Path) -> str:
+    return "built-in" if source.parent == builtin_dir("agents") else one_line(str(source))
 
 
 @app.command("show")
@@ -46,8 +56,8 @@ def show_agent(agent_id: str = typer.Argument(..., help="The persona's id."),
     agent = registry.require([agent_id])[0]
     console = Console()
     console.print(Text.assemble((f"{clean(agent.avatar)} {clean(agent.name)}", f"bold {color_or_default(agent.color)}"),
-                                f"  ({agent.id}, {agent.role}, priority {agent.priority})"))
-    console.print(Text(f"from {registry.sources[agent.id]}", style="dim"))
+                                f"  ({clean(agent.id)}, {agent.role}, priority {agent.priority})"))
+    console.print(Text(f"from {one_line(str(registry.sources[agent.id]))}", style="dim"))
     console.print()
     console.print(Text(clean(agent.persona.strip())))
     console.print()
@@ -69,11 +79,11 @@ def validate(paths: list[Path] = typer.Argument(None, help="Persona files or fol
     results = validate_paths(p for p in targets if p.exists())
     for path, error in results:
         if error is None:
-            typer.echo(f"ok       {path}")
+            typer.echo(f"ok       {one_line(str(path))}")
         else:
-            typer.echo(f"invalid  {error}", err=True)
+            typer.echo(f"invalid  {one_line(error)}", err=True)
     for path in missing:
-        typer.echo(f"invalid  {path}: no such file or folder", err=True)
+        typer.echo(f"invalid  {one_line(str(path))}: no such file or folder", err=True)
     valid = sum(error is None for _, error in results)
     bad = len(results) - valid + len(missing)
     typer.echo(f"{valid} valid, {bad} invalid")

@@ -1,8 +1,10 @@
 """Persona files (``agents/<id>.yaml``) and the registry they make.
 
 The registry is built from the built-in class, then ``$MAIC_HOME/agents``, then
-any ``--agents-dir`` folders: a later file with the same id overrides an earlier
-one.  A bad file stops loading with ``path:line: field: what is wrong``.
+any ``--agents-dir`` folders: a file in a later folder with the same id overrides
+an earlier one (the registry remembers which files it overrode).  Two files with
+one id in the same folder are an error.  A bad file stops loading with
+``path:line: field: what is wrong``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from ..engine.models import AgentConfig
 from ..errors import InputError, MaicError
-from ..yamlfile import load_model, yaml_files
+from ..yamlfile import line_of, load_model, read_yaml, yaml_files
 from .paths import builtin_dir, maic_home
 
 DEFAULT_CLASS = ["teacher", "assistant", "class_clown", "curious_student", "note_taker", "deep_thinker"]
@@ -23,6 +25,7 @@ DEFAULT_CLASS = ["teacher", "assistant", "class_clown", "curious_student", "note
 class Registry:
     agents: dict[str, AgentConfig] = field(default_factory=dict)
     sources: dict[str, Path] = field(default_factory=dict)
+    overridden: dict[str, list[Path]] = field(default_factory=dict)  # files an id's winner replaced
 
     def get(self, agent_id: str) -> AgentConfig | None:
         return self.agents.get(agent_id)
@@ -47,11 +50,23 @@ def load_registry(extra_dirs: Iterable[Path] = ()) -> Registry:
             if index >= 2:  # a folder the user named must exist
                 raise InputError(f"{folder}: no such agents folder")
             continue
+        in_folder: dict[str, Path] = {}
         for path in yaml_files(folder):
             agent = load_persona(path)
+            _check_unique(agent, path, in_folder)
+            if agent.id in registry.sources:
+                registry.overridden.setdefault(agent.id, []).append(registry.sources[agent.id])
             registry.agents[agent.id] = agent
             registry.sources[agent.id] = path
     return registry
+
+
+def _check_unique(agent: AgentConfig, path: Path, in_folder: dict[str, Path]) -> None:
+    """Two files in one folder must not silently replace each other."""
+    other = in_folder.setdefault(agent.id, path)
+    if other != path:
+        _, node = read_yaml(path)
+        raise InputError(f"{path}:{line_of(node, ('id',))}: id: duplicate of {other}")
 
 
 def validate_paths(paths: Iterable[Path]) -> list[tuple[Path, str | None]]:
@@ -59,9 +74,10 @@ def validate_paths(paths: Iterable[Path]) -> list[tuple[Path, str | None]]:
     results: list[tuple[Path, str | None]] = []
     for path in paths:
         files = yaml_files(path) if path.is_dir() else [path]
+        in_folder: dict[str, Path] = {}
         for file in files:
             try:
-                load_persona(file)
+                _check_unique(load_persona(file), file, in_folder)
                 results.append((file, None))
             except MaicError as exc:
                 results.append((file, str(exc)))
