@@ -131,7 +131,6 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
 
 def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:
     """A fresh transcript for this run (a re-run starts afresh); opened off the event loop."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
     return TranscriptWriter(path, header, durable=False)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..errors import MaicError
+from ..untrusted import clean, redact
 
 ErrorKind = Literal["auth", "rate_limit", "timeout", "server_error", "connection",
                     "stream_dropped", "bad_request", "not_found", "context_window",
@@ -37,12 +38,16 @@ _ADVICE: dict[str, str] = {
 
 
 class LLMError(MaicError):
-    """A model call failed.  ``str()`` is one line: provider, what, what to do."""
+    """A model call failed.  ``str()`` is one line: provider, what, what to do.
+
+    The provider's text is cleaned of control sequences and redacted of API keys here,
+    at the source, so events, transcripts, reports and screens never hold them.
+    """
 
     def __init__(self, kind: ErrorKind, provider: str, detail: str) -> None:
         self.kind = kind
         self.provider = provider
-        self.detail = " ".join(detail.split())[:300]
+        self.detail = redact(" ".join(clean(detail).split()))[:300]
         super().__init__(f"{provider}: {self.detail} ({_ADVICE.get(kind, '')})")
 
     @property

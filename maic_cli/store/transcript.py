@@ -32,6 +32,8 @@ from ..jsonl import read_json_lines
 from ..llm import OFFLINE_MODELS
 from ..llm.port import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
+from ..untrusted import redact
+from .paths import open_private
 
 FORMAT = "maic-transcript"
 TRANSCRIPT_VERSION = 1
@@ -66,16 +68,19 @@ def produced_by(model: str) -> str:
 
 
 class TranscriptWriter:
-    """Appends lines to a transcript; writes the header only to a new (or empty) file."""
+    """Appends lines to a transcript; writes the header only to a new (or empty) file.
+
+    A new transcript is private (0600, in a 0700 folder if maic creates it); provider
+    error text is redacted of API keys before it is written.
+    """
 
     def __init__(self, path: Path, header: TranscriptHeader, *, durable: bool = True) -> None:
         self.path = path
         # durable: flush every line and fsync each round's end.  A batch passes False (lines are
         # flushed at each round's end): a crash there only means --resume reruns the run.
         self.durable = durable
-        path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not path.exists() or path.stat().st_size == 0
-        self._file: IO[str] = path.open("a", encoding="utf-8")
+        self._file: IO[str] = open_private(path, "a")
         self._start = time.monotonic()
         self._offset = 0.0
         if fresh:
@@ -107,10 +112,13 @@ class TranscriptWriter:
             self._file.flush()
 
     def call(self, record: CallRecord) -> None:
-        self._write({"kind": "llm_call", **record.to_json()})
+        entry = record.to_json()
+        if entry.get("error"):
+            entry["error"] = redact(entry["error"])
+        self._write({"kind": "llm_call", **entry})
 
     def round_finished(self, reason: str, error: str | None = None) -> None:
-        self._write({"kind": "round_end", "reason": reason, "error": error})
+        self._write({"kind": "round_end", "reason": reason, "error": redact(error) if error else error})
         self._file.flush()
         if self.durable:
             os.fsync(self._file.fileno())
