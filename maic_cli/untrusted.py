@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from functools import lru_cache
 
 # -- terminal control sequences -------------------------------------------------------------
 
@@ -146,14 +148,23 @@ def register_secret(value: str | None) -> None:
         _registered.add(value)
 
 
-def _secrets() -> list[str]:
+def _secrets() -> tuple[str, ...]:
     names = set(PROVIDER_KEY_VARIABLES) | {name for name in os.environ if name.endswith("_API_KEY")}
     values = {os.environ.get(name) or "" for name in names} | _registered
-    return sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True)
+    return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True))
+
+
+@lru_cache(maxsize=8)
+def _secret_pattern(secrets: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join([*map(re.escape, secrets), _SK_TOKEN.pattern]))
+
+
+def redactor() -> Callable[[str], str]:
+    """:func:`redact` for many strings: the keys in use are looked up once."""
+    pattern = _secret_pattern(_secrets())
+    return lambda text: pattern.sub(REDACTED, text)
 
 
 def redact(text: str) -> str:
     """``text`` with every known key and every ``sk-…`` token replaced by ``[redacted]``."""
-    for secret in _secrets():
-        text = text.replace(secret, REDACTED)
-    return _SK_TOKEN.sub(REDACTED, text)
+    return redactor()(text)

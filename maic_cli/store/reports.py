@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.metrics import percentile
 from ..errors import InputError
-from ..untrusted import clean, one_line, redact
+from ..untrusted import clean, one_line, redactor
 from .paths import write_atomic
 
 
@@ -202,13 +202,18 @@ def _cell(text: str) -> str:
 
 def safe_strings(data: Any) -> Any:
     """``data`` with every string (keys too) cleaned and without API keys."""
-    if isinstance(data, str):
-        return redact(clean(data))
-    if isinstance(data, dict):
-        return {safe_strings(key): safe_strings(value) for key, value in data.items()}
-    if isinstance(data, list):
-        return [safe_strings(item) for item in data]
-    return data
+    redact = redactor()
+
+    def safe(item: Any) -> Any:
+        if isinstance(item, str):
+            return redact(clean(item))
+        if isinstance(item, dict):
+            return {safe(key): safe(value) for key, value in item.items()}
+        if isinstance(item, list):
+            return [safe(value) for value in item]
+        return item
+
+    return safe(data)
 
 
 def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
