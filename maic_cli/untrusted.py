@@ -7,9 +7,12 @@ tab.  A string sequence (OSC, DCS …) ends at BEL, ST or the end of the line, s
 unterminated one cannot swallow the lines after it.  Characters that change text
 direction or are invisible (bidi overrides and isolates, zero-width space, BOM, soft
 hyphen, tag characters …) are shown as ``<U+202E>``, not obeyed.  Exceptions keep
-emoji whole: a zero-width joiner between two pictographs (woman + ZWJ + school is the
-teacher emoji), the tag characters of a subdivision flag (Scotland's), and one variation
-selector after a character (a run of them can only hide data).  Every pattern is a
+text whole where these characters are part of writing: a zero-width joiner between two
+pictographs (woman + ZWJ + school is the teacher emoji), a zero-width (non-)joiner
+between two letters of a script that needs it (Persian, Hindi …), the tag characters of
+a subdivision flag (Scotland's), and one variation selector after a character (a run
+of them can only hide data).  Elsewhere — inside a Latin word, say — they only hide a
+difference, so they are shown.  Every pattern is a
 plain regular expression without nested repetition, so cleaning is linear in the
 length of the text.
 
@@ -41,17 +44,20 @@ _PICTOGRAPHS = ("\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u
                 "\u23e9-\u23f3\u23f8-\u23fa\u24c2\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2600-\u27bf"
                 "\u2934\u2935\u2b05-\u2b07\u2b1b\u2b1c\u2b50\u2b55\u3030\u303d\u3297\u3299"
                 "\U0001f000-\U0001faff")
+# Scripts written with zero-width (non-)joiners: Arabic (Persian, Urdu …) and the Indic scripts.
+_JOINING_SCRIPTS = "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\u0900-\u0dff\ufb50-\ufdff\ufe70-\ufefc"
 _SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
 _INVISIBLE = ("\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff"
               "\uffa0\ufff9-\ufffb\U000e0001\U000e0020-\U000e007f")
 _SHOWN = re.compile(
     "(?P<keep>\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,7}\U000e007f"  # a subdivision flag
-    f"|(?<=[{_PICTOGRAPHS}\ufe0f])\u200d(?=[{_PICTOGRAPHS}]))"  # a joiner inside an emoji
+    f"|(?<=[{_PICTOGRAPHS}\ufe0f])\u200d(?=[{_PICTOGRAPHS}])"  # a joiner inside an emoji
+    f"|(?<=[{_JOINING_SCRIPTS}])[\u200c\u200d](?=[{_JOINING_SCRIPTS}]))"  # inside a Persian or Hindi word
     f"|(?<=[{_SELECTORS}])[{_SELECTORS}]"  # a second variation selector in a row
     f"|[{_INVISIBLE}]"
 )
 # The end of a piece that may still change meaning when the next piece arrives.
-_UNFINISHED_JOIN = re.compile("\u200d\\Z|\U0001f3f4[\U000e0020-\U000e007e]{0,7}\\Z")
+_UNFINISHED_JOIN = re.compile("[\u200c\u200d]\\Z|\U0001f3f4[\U000e0020-\U000e007e]{0,7}\\Z")
 
 
 def _show(match: re.Match[str]) -> str:

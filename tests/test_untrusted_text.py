@@ -47,7 +47,8 @@ def test_unterminated_osc_or_dcs_does_not_swallow_the_next_lines() -> None:
 
 
 def test_newline_tab_and_ordinary_unicode_are_kept() -> None:
-    text = "Grüße\tnaïve café — 日本語 العربية 👩‍🏫 🏳️‍🌈 👨‍👩‍👧 1️⃣ 🏴󠁧󠁢󠁳󠁣󠁴󠁿\nnext"
+    text = ("Grüße\tnaïve café — 日本語 العربية 👩\u200d🏫 🏳\ufe0f\u200d🌈 👨\u200d👩\u200d👧"
+            " 1\ufe0f\u20e3 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f\nnext")
     assert clean(text) == text
     assert clean("a\r\nb") == "a\nb"
 
@@ -66,6 +67,13 @@ def test_zero_width_joiner_is_kept_between_emoji_and_shown_elsewhere() -> None:
     assert clean("pay\u200dpal") == "pay<U+200D>pal"  # inside a word it only hides a difference
     assert clean("👩\u200dx") == "👩<U+200D>x"
     assert clean("\u200d🏫") == "<U+200D>🏫"
+
+
+def test_zero_width_joiners_inside_persian_or_hindi_words_are_kept() -> None:
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # "I want": ZWNJ is part of the spelling
+    hindi = "\u0915\u094d\u200d\u0937"  # a half form, asked for by ZWJ
+    assert clean(persian) == persian and clean(hindi) == hindi
+    assert clean("a\u200cb") == "a<U+200C>b" and clean("\u0645\u200c") == "\u0645<U+200C>"
 
 
 def test_tags_are_kept_only_inside_a_flag_and_variation_selector_runs_are_shown() -> None:
@@ -89,7 +97,7 @@ def test_cleaning_is_linear_on_hostile_input() -> None:
 
 unicode_soup = st.text(alphabet=st.one_of(
     st.sampled_from(list("\x1b\x07\x9b\x9c\x9d\x90\r\n\t[]];0P\\_^X(#\u200d\u200b\u202e\ufe0f\U000e0067"
-                         "\U000e007f🏴👩🏫a")),
+                         "\U000e007f🏴👩🏫a\u200c\u0645\u094d")),
     st.characters()), max_size=60)
 
 
