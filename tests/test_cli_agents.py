@@ -177,6 +177,9 @@ def test_list_shows_which_file_overrides_which(maic_home: Path, tmp_path: Path) 
     assert result.exit_code == 0, result.output
     row = next(line for line in result.stdout.splitlines() if "Dr. Override" in line)
     assert str(extra) in row and f"overrides {mine}" in row
+    shown = runner.invoke(app, ["agents", "show", "teacher", "--agents-dir", str(extra.parent)],
+                          env={"COLUMNS": "300"})
+    assert f"from {extra} (overrides {mine})" in shown.stdout
     alone = runner.invoke(app, ["agents", "list"], env={"COLUMNS": "300"})
     row = next(line for line in alone.stdout.splitlines() if line.startswith("teacher"))
     assert "overrides built-in" in row

@@ -141,7 +141,7 @@ def test_reports_hold_only_clean_text_and_intact_tables(tmp_path: Path) -> None:
     hostile = RunResult(run_id="r1\x1b[2J", scenario="sky\x1b]0;pwned\x07 | extra\ncolumn", scenario_path="s.yaml",
                         model="openai/\u202emodel", repeat=1, status="error",
                         error="server said \x1b]52;c;aGk=\x07 no\nmore")
-    write_reports(tmp_path, [hostile], {"scenarios": "a\x1b[31m.yaml"})
+    write_reports(tmp_path, [hostile], {"scenarios": "a\x1b[31m.yaml\n# not a heading"})
     markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
     as_json = (tmp_path / "report.json").read_text(encoding="utf-8")
     for text in (markdown, as_json):
@@ -150,3 +150,4 @@ def test_reports_hold_only_clean_text_and_intact_tables(tmp_path: Path) -> None:
     row = next(line for line in markdown.splitlines() if line.startswith("| sky"))
     assert len(re.split(r"(?<!\\)\|", row)) == 18  # 16 cells: the name stayed in its own
     assert "- `r1`: server said  no more" in markdown
+    assert "- scenarios: a.yaml # not a heading" in markdown

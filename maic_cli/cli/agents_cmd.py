@@ -15,7 +15,7 @@ from rich.text import Text
 
 from ..engine.actions import allowed_actions
 from ..store.paths import builtin_dir, maic_home
-from ..store.personas import load_registry, validate_paths
+from ..store.personas import Registry, load_registry, validate_paths
 from ..ui.text import clean, color_or_default, one_line
 from .errors import friendly
 
@@ -34,13 +34,18 @@ def list_agents(agents_dir: list[Path] = AgentsDir) -> None:
     for column in ("id", "", "name", "role", "priority", "from"):
         table.add_column(column)
     for agent in sorted(registry.agents.values(), key=lambda a: (-a.priority, a.id)):
-        where = _where(registry.sources[agent.id])
-        if agent.id in registry.overridden:
-            where += f" (overrides {_where(registry.overridden[agent.id][-1])})"
         table.add_row(Text(clean(agent.id)), Text(clean(agent.avatar)),
                       Text(clean(agent.name), style=color_or_default(agent.color)),
-                      Text(agent.role), str(agent.priority), Text(where))
+                      Text(agent.role), str(agent.priority), Text(_from(registry, agent.id)))
     Console().print(table)
+
+
+def _from(registry: Registry, agent_id: str) -> str:
+    """The file a persona came from, and the one it overrode (a user's copy of a built-in id)."""
+    where = _where(registry.sources[agent_id])
+    if agent_id in registry.overridden:
+        where += f" (overrides {_where(registry.overridden[agent_id][-1])})"
+    return where
 
 
 def _where(source: Path) -> str:
@@ -57,7 +62,7 @@ def show_agent(agent_id: str = typer.Argument(..., help="The persona's id."),
     console = Console()
     console.print(Text.assemble((f"{clean(agent.avatar)} {clean(agent.name)}", f"bold {color_or_default(agent.color)}"),
                                 f"  ({clean(agent.id)}, {agent.role}, priority {agent.priority})"))
-    console.print(Text(f"from {one_line(str(registry.sources[agent.id]))}", style="dim"))
+    console.print(Text(f"from {_from(registry, agent.id)}", style="dim"))
     console.print()
     console.print(Text(clean(agent.persona.strip())))
     console.print()

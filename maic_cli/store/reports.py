@@ -146,7 +146,7 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
 def report_markdown(report: dict[str, Any]) -> str:
     lines = ["# maic run report", ""]
     meta = report["meta"]
-    lines += [f"- {key}: {value}" for key, value in meta.items()] + [""]  # cleaned by safe_strings
+    lines += [f"- {one_line(str(key))}: {one_line(str(value))}" for key, value in meta.items()] + [""]
     lines += ["## By scenario", "", _table(report["by_scenario"]), "", "## By model", "",
               _table(report["by_model"]), ""]
     lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
