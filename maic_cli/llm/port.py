@@ -1,10 +1,12 @@
 """The LLM port: one small Protocol with one streaming call.
 
 The engine talks to a model only through :class:`LLMClient`.  Implementations:
-``litellm_client`` (the only module that imports litellm), ``scripted``
-(canned replies, with scriptable faults) and ``replay`` (replies recorded in a
-transcript).  Every provider failure surfaces as :class:`LLMError`, one line
-the user can act on.
+``litellm_client`` (the only module that imports litellm), ``direct``,
+``local``, ``scripted`` (canned replies, with scriptable faults), ``demo`` and
+``replay`` (replies recorded in a transcript); ``retrying`` and ``recording``
+wrap any of them.  Every provider failure surfaces as :class:`LLMError`, one
+line the user can act on.  A client that holds something open (connections)
+also implements :class:`ClosableLLM`; :func:`close_llm` closes any client.
 """
 
 from __future__ import annotations
@@ -87,3 +89,18 @@ class LLMClient(Protocol):
     def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
         """Yield the reply's text as it arrives; raise :class:`LLMError` on failure."""
         ...
+
+
+@runtime_checkable
+class ClosableLLM(LLMClient, Protocol):
+    """A client that holds something open (an HTTP session) until :meth:`aclose`."""
+
+    async def aclose(self) -> None:
+        """Release what the client holds; it may be used again afterwards (it reopens)."""
+        ...
+
+
+async def close_llm(client: LLMClient) -> None:
+    """Close ``client`` if it holds anything open; a no-op for every other client."""
+    if isinstance(client, ClosableLLM):
+        await client.aclose()
