@@ -12,6 +12,7 @@ import pytest
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig
+from maic_cli.engine.outcomes import DirectorOutcome
 from maic_cli.engine.round import run_round
 from maic_cli.llm.litellm_client import LitellmClient
 from maic_cli.llm.port import LLMClient, LLMError, LLMRequest, close_llm
@@ -78,7 +79,7 @@ def test_unknown_agent_id_ends_the_round(loopback_server: LoopbackOpenAIServer) 
     loopback_server.enqueue(decision("headmaster"))
     result, _, events = play(loopback_server, TurnConfig(agent_ids=list(CLASS)))
     assert result.reason == "end"
-    assert events[-1].decision == "unknown:headmaster"
+    assert events[-1].outcome == DirectorOutcome.invalid("headmaster") == result.outcome
 
 
 def test_rate_limit_is_retried_then_succeeds(loopback_server: LoopbackOpenAIServer) -> None:

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Mapping
 from ..llm.port import LLMClient, LLMError, LLMRequest
 from .actions import CATALOGUE, allowed_actions
 from .agent_prompt import build_agent_context, build_agent_messages, build_agent_prompt, convert_history
-from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
+from .director import USER, DirectorDecision, decide_by_rules, parse_director_decision
 from .director_prompt import build_director_prompt
 from .events import (
     ActionEvent,
@@ -38,6 +38,7 @@ from .models import (
     WhiteboardActionRecord,
     new_id,
 )
+from .outcomes import DirectorOutcome
 from .parser import StructuredStreamParser
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
@@ -90,8 +91,19 @@ def _opener(request: TurnRequest, agents: dict[str, AgentConfig]) -> list[str] |
     return [a.id for a in agents.values() if a.role == "teacher"] or None
 
 
-def _done(state: DirectorState, usage: TurnUsage, decision: str, **extra: object) -> DoneEvent:
-    return DoneEvent(director_state=state, usage=usage, decision=decision, **extra)  # type: ignore[arg-type]
+def _done(state: DirectorState, usage: TurnUsage, outcome: DirectorOutcome, **extra: object) -> DoneEvent:
+    return DoneEvent(director_state=state, usage=usage, outcome=outcome, **extra)  # type: ignore[arg-type]
+
+
+def director_outcome(decision: DirectorDecision, agents: Mapping[str, AgentConfig]) -> DirectorOutcome:
+    """The typed outcome of the director's decision, given who is in the class."""
+    if decision.next_agent_id == USER:
+        return DirectorOutcome.user()
+    if decision.should_end or not decision.next_agent_id:
+        return DirectorOutcome.end()
+    if decision.next_agent_id in agents:
+        return DirectorOutcome.agent(decision.next_agent_id)
+    return DirectorOutcome.invalid(decision.next_agent_id)
 
 
 async def generate_turn(request: TurnRequest, llm: LLMClient,
@@ -107,28 +119,28 @@ async def generate_turn(request: TurnRequest, llm: LLMClient,
         yield ThinkingEvent(stage="director")
         prompt = build_director_prompt(list(agents.values()), state, request.messages,
                                        request.store_state, config, request.user_profile)
+        schema = director_reply_schema(list(agents), {r.agent_id for r in state.agent_responses},
+                                       first_turn=state.turn_count == 0, opener=_opener(request, agents))
         call = LLMRequest(messages=[{"role": "system", "content": prompt},
                                     {"role": "user", "content": DIRECTOR_ASK}],
                           purpose="director", temperature=request.model.temperature,
-                          max_tokens=60,
-                          response_schema=director_reply_schema(
-                              list(agents), {r.agent_id for r in state.agent_responses},
-                              first_turn=state.turn_count == 0, opener=_opener(request, agents)))
+                          max_tokens=60, response_schema=schema)
         try:
             decision = parse_director_decision(await _collect(llm, call, usage.director))
         except LLMError as exc:
             yield ErrorEvent(message=str(exc))
-            yield _done(state, usage, END)
+            yield _done(state, usage, DirectorOutcome.end())
             return
 
-    if decision.next_agent_id == USER:
+    outcome = director_outcome(decision, agents)
+    if outcome.kind == "user":
         last = state.agent_responses[-1].agent_id if state.agent_responses else None
         yield CueUserEvent(from_agent_id=last)
-        yield _done(state, usage, USER)
+        yield _done(state, usage, outcome)
         return
-    agent = agents.get(decision.next_agent_id or "")
-    if decision.should_end or agent is None:
-        yield _done(state, usage, END if decision.should_end else f"unknown:{decision.next_agent_id}")
+    agent = agents.get(outcome.agent_id or "")
+    if outcome.kind != "agent" or agent is None:
+        yield _done(state, usage, outcome)
         return
 
     async for event in _run_agent(request, llm, agent, state, usage):
@@ -204,7 +216,7 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     state.whiteboard_ledger.extend(wb_actions)
     if error is not None:
         yield ErrorEvent(message=str(error))
-    yield _done(state, usage, agent.id, total_actions=counts["actions"], total_agents=1,
+    yield _done(state, usage, DirectorOutcome.agent(agent.id), total_actions=counts["actions"], total_agents=1,
                 agent_had_content=bool(content.strip() or counts["actions"]),
                 dropped_actions=counts["dropped"], parse_recoveries=parser.stats.recoveries)
 
