@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
-from ..llm.port import LLMClient, LLMError, LLMRequest
+from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
 from .actions import CATALOGUE, allowed_actions
 from .agent_prompt import build_agent_context, build_agent_messages, build_agent_prompt, convert_history
 from .director import USER, DirectorDecision, decide_by_rules, parse_director_decision
@@ -34,6 +35,7 @@ from .models import (
     AgentConfig,
     AgentTurnSummary,
     DirectorState,
+    Message,
     TurnRequest,
     WhiteboardActionRecord,
     new_id,
@@ -106,6 +108,20 @@ def director_outcome(decision: DirectorDecision, agents: Mapping[str, AgentConfi
     return DirectorOutcome.invalid(decision.next_agent_id)
 
 
+def _learner_text(messages: list[Message]) -> str | None:
+    return next((m.text for m in reversed(messages) if m.role == "user"), None)
+
+
+def _director_facts(request: TurnRequest, state: DirectorState, schema: dict[str, Any],
+                    agents: Mapping[str, AgentConfig]) -> TurnFacts:
+    """The facts of a director call; who may be picked is read from the reply schema just built
+    (``director_reply_schema`` is the one place that decides it)."""
+    choices: list[str] = schema["properties"]["next_agent"]["enum"]
+    return TurnFacts(turn=state.turn_count, spoken=tuple(r.agent_id for r in state.agent_responses),
+                     eligible=tuple(c for c in choices if c in agents),
+                     may_hand_back=USER in choices, learner_text=_learner_text(request.messages))
+
+
 async def generate_turn(request: TurnRequest, llm: LLMClient,
                         registry: Mapping[str, AgentConfig] | None = None) -> AsyncIterator[Event]:
     state = (request.director_state or DirectorState()).model_copy(deep=True)
@@ -113,8 +129,8 @@ async def generate_turn(request: TurnRequest, llm: LLMClient,
     usage = TurnUsage()
     config = request.config
 
-    outcome = decide_by_rules(config, state)
-    decision = outcome.decision
+    rules = decide_by_rules(config, state)
+    decision = rules.decision
     if decision is None:
         yield ThinkingEvent(stage="director")
         prompt = build_director_prompt(list(agents.values()), state, request.messages,
@@ -124,7 +140,8 @@ async def generate_turn(request: TurnRequest, llm: LLMClient,
         call = LLMRequest(messages=[{"role": "system", "content": prompt},
                                     {"role": "user", "content": DIRECTOR_ASK}],
                           purpose="director", temperature=request.model.temperature,
-                          max_tokens=60, response_schema=schema)
+                          max_tokens=60, response_schema=schema,
+                          facts=_director_facts(request, state, schema, agents))
         try:
             decision = parse_director_decision(await _collect(llm, call, usage.director))
         except LLMError as exc:
@@ -165,7 +182,9 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     call = LLMRequest(messages=messages,
                       purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
                       max_tokens=COMPACT_MAX_TOKENS if request.config.compact_prompts else request.model.max_tokens,
-                      response_schema=agent_reply_schema(allowed, compact=request.config.compact_prompts))
+                      response_schema=agent_reply_schema(allowed, compact=request.config.compact_prompts),
+                      facts=TurnFacts(turn=state.turn_count, spoken=tuple(r.agent_id for r in state.agent_responses),
+                                      learner_text=_learner_text(request.messages), agent_role=agent.role))
     parser = StructuredStreamParser()
     raw: list[str] = []
     speech: list[str] = []

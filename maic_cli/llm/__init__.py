@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .port import ClosableLLM, LLMClient, LLMError, LLMRequest, StreamPiece, Usage, close_llm
+from .port import ClosableLLM, LLMClient, LLMError, LLMRequest, StreamPiece, TurnFacts, Usage, close_llm
 
-__all__ = ["ClosableLLM", "LLMClient", "LLMError", "LLMRequest", "StreamPiece", "Usage",
+__all__ = ["ClosableLLM", "LLMClient", "LLMError", "LLMRequest", "StreamPiece", "TurnFacts", "Usage",
            "close_llm", "make_llm"]
 
 

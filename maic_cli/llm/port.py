@@ -52,6 +52,23 @@ class LLMError(MaicError):
         return self.kind in RETRYABLE
 
 
+@dataclass(frozen=True)
+class TurnFacts:
+    """What the engine knows about the turn a call belongs to.
+
+    Real models read the prompt; fakes (the demo model, the test server's
+    classroom mode) act on these facts instead, so that rewording a prompt does
+    not change what they do.  Clients never send them to a provider.
+    """
+
+    turn: int = 0  # agent turns already taken this round
+    spoken: tuple[str, ...] = ()  # agents who spoke this round, in order
+    eligible: tuple[str, ...] = ()  # director calls: the agents it may pick now
+    may_hand_back: bool = True  # director calls: "USER"/"END" allowed (not before anyone spoke)
+    learner_text: str | None = None  # the learner's latest message
+    agent_role: str | None = None  # agent calls: the speaker's role
+
+
 @dataclass
 class LLMRequest:
     """One call: the chat messages plus what the engine knows about its purpose."""
@@ -63,6 +80,7 @@ class LLMRequest:
     max_tokens: int | None = None
     # A JSON schema the reply must follow, for backends that can constrain decoding.
     response_schema: dict[str, Any] | None = None
+    facts: TurnFacts | None = None  # the turn's facts, for fakes; never sent to a provider
 
 
 @dataclass

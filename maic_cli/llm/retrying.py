@@ -35,7 +35,7 @@ class RetryingClient:
 
     def _delay(self, attempt: int) -> float:
         """Seconds to wait before try ``attempt + 1`` (``attempt`` counts from 1)."""
-        return min(self.backoff * (2 ** (attempt - 1)), MAX_BACKOFF) * random.uniform(0.8, 1.2)
+        return min(self.backoff * 2.0 ** (attempt - 1), MAX_BACKOFF) * random.uniform(0.8, 1.2)
 
     def _may_retry(self, error: LLMError, attempt: int) -> bool:
         limit = self.rate_limit_retries if error.kind == "rate_limit" else self.retries
