@@ -232,3 +232,26 @@ def test_direct_client_errors_are_one_line(loopback_server: LoopbackOpenAIServer
     with pytest.raises(LLMError) as caught:
         asyncio.run(stream_once(client))
     assert caught.value.kind == kind and "\n" not in str(caught.value)
+
+
+def test_direct_client_body_is_built_from_the_request(loopback_server: LoopbackOpenAIServer) -> None:
+    from maic_cli.llm.direct import DirectClient
+
+    loopback_server.enqueue(decision("END"))
+    client = DirectClient("openai/loopback-model", api_base=loopback_server.base_url, temperature=0.3,
+                          extra={"seed": 7, "reasoning_effort": "low"}, structured="json_object")
+    request = LLMRequest(messages=[{"role": "user", "content": "x"}], max_tokens=50,
+                         response_schema={"type": "object"})
+
+    async def once() -> None:
+        try:
+            async for _ in client.stream(request):
+                pass
+        finally:
+            await close_llm(client)
+
+    asyncio.run(once())
+    sent = loopback_server.requests[0]
+    assert sent == {"model": "loopback-model", "messages": request.messages, "stream": True,
+                    "stream_options": {"include_usage": True}, "temperature": 0.3, "max_tokens": 50,
+                    "response_format": {"type": "json_object", "schema": {"type": "object"}}, "seed": 7}
