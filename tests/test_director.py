@@ -18,6 +18,7 @@ from maic_cli.engine.models import (
     UserProfile,
     WhiteboardActionRecord,
 )
+from maic_cli.engine.outcomes import DirectorOutcome
 from maic_cli.engine.turn import generate_turn
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
 from tests.helpers import agent, decision, reply
@@ -49,7 +50,7 @@ def types(events: list) -> list[str]:
 def test_rule1_max_turns_ends_without_a_call() -> None:
     llm = ScriptedLLM([])
     events = run_turn(TurnConfig(agent_ids=list(CLASS), max_turns=2), llm, DirectorState(turn_count=2))
-    assert types(events) == ["done"] and events[-1].decision == "END"
+    assert types(events) == ["done"] and events[-1].outcome == DirectorOutcome.end()
     assert llm.calls == []
 
 
@@ -65,6 +66,7 @@ def test_rule2_single_agent_later_turn_cues_the_user() -> None:
     llm = ScriptedLLM([])
     events = run_turn(TurnConfig(agent_ids=["teacher"]), llm, DirectorState(turn_count=1))
     assert types(events) == ["cue_user", "done"]
+    assert events[-1].outcome == DirectorOutcome.user()
     assert llm.calls == []
 
 
@@ -93,7 +95,7 @@ def test_rule4_director_llm_chooses_an_agent() -> None:
     events = run_turn(TurnConfig(agent_ids=list(CLASS)), llm)
     assert types(events)[:3] == ["thinking", "thinking", "agent_start"]
     assert events[0].stage == "director" and events[1].stage == "agent_loading"
-    assert events[-1].decision == "teacher"
+    assert events[-1].outcome == DirectorOutcome.agent("teacher")
 
 
 @pytest.mark.parametrize("answer", ['{"next_agent": "END"}', "", "no idea", '{"other": 1}', "```\n\n```"])
@@ -101,7 +103,7 @@ def test_rule5_end_empty_or_unparseable_ends(answer: str) -> None:
     llm = ScriptedLLM([answer])
     events = run_turn(TurnConfig(agent_ids=list(CLASS)), llm)
     assert types(events) == ["thinking", "done"]
-    assert events[-1].decision == "END"
+    assert events[-1].outcome == DirectorOutcome.end()
 
 
 def test_rule5_user_cues_the_learner() -> None:
@@ -110,12 +112,14 @@ def test_rule5_user_cues_the_learner() -> None:
     events = run_turn(TurnConfig(agent_ids=list(CLASS)), ScriptedLLM(['{"next_agent":"USER"}']), state)
     assert types(events) == ["thinking", "cue_user", "done"]
     assert events[1].from_agent_id == "teacher"
+    assert events[-1].outcome == DirectorOutcome.user()
 
 
 def test_rule5_unknown_agent_id_ends() -> None:
     events = run_turn(TurnConfig(agent_ids=list(CLASS)), ScriptedLLM([decision("principal")]))
     assert types(events) == ["thinking", "done"]
-    assert events[-1].decision == "unknown:principal"
+    assert events[-1].outcome == DirectorOutcome.invalid("principal")
+    assert events[-1].outcome.ends_round
 
 
 def test_rule5_provider_error_becomes_an_error_event() -> None:
@@ -123,6 +127,7 @@ def test_rule5_provider_error_becomes_an_error_event() -> None:
     events = run_turn(TurnConfig(agent_ids=list(CLASS)), llm)
     assert types(events) == ["thinking", "error", "done"]
     assert "rate limited" in events[1].message and "\n" not in events[1].message
+    assert events[-1].outcome == DirectorOutcome.end()
 
 
 @pytest.mark.parametrize(("text", "expected"), [

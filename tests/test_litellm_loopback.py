@@ -12,9 +12,11 @@ import pytest
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig
+from maic_cli.engine.outcomes import DirectorOutcome
 from maic_cli.engine.round import run_round
 from maic_cli.llm.litellm_client import LitellmClient
-from maic_cli.llm.port import LLMError, LLMRequest
+from maic_cli.llm.port import LLMClient, LLMError, LLMRequest, close_llm
+from maic_cli.llm.retrying import RetryingClient
 from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply
 from tests.helpers import action, agent, decision, reply
 
@@ -22,9 +24,9 @@ CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T"), agent("mia", "s
                            agent("leo", "student", "Leo"))}
 
 
-def client(server: LoopbackOpenAIServer, retries: int = 0) -> LitellmClient:
-    return LitellmClient("openai/loopback-model", api_base=server.base_url, api_key="sk-test",
-                         retries=retries, backoff=0.01, timeout=10)
+def client(server: LoopbackOpenAIServer, retries: int = 0) -> RetryingClient:
+    inner = LitellmClient("openai/loopback-model", api_base=server.base_url, api_key="sk-test", timeout=10)
+    return RetryingClient(inner, retries=retries, backoff=0.01)
 
 
 def play(server: LoopbackOpenAIServer, config: TurnConfig, retries: int = 0):
@@ -77,7 +79,7 @@ def test_unknown_agent_id_ends_the_round(loopback_server: LoopbackOpenAIServer) 
     loopback_server.enqueue(decision("headmaster"))
     result, _, events = play(loopback_server, TurnConfig(agent_ids=list(CLASS)))
     assert result.reason == "end"
-    assert events[-1].decision == "unknown:headmaster"
+    assert events[-1].outcome == DirectorOutcome.invalid("headmaster") == result.outcome
 
 
 def test_rate_limit_is_retried_then_succeeds(loopback_server: LoopbackOpenAIServer) -> None:
@@ -97,14 +99,12 @@ def test_provider_error_ends_the_round_with_one_line(loopback_server: LoopbackOp
     assert "Too many requests" in error.message
 
 
-async def stream_once(client) -> None:  # type: ignore[no-untyped-def]
+async def stream_once(client: LLMClient) -> None:
     try:
         async for _ in client.stream(LLMRequest(messages=[{"role": "user", "content": "x"}])):
             pass
     finally:
-        closer = getattr(client, "aclose", None)  # the direct client holds a session open
-        if closer is not None:
-            await closer()
+        await close_llm(client)  # the direct client holds a session open
 
 
 def test_auth_error_is_not_retried(loopback_server: LoopbackOpenAIServer) -> None:
@@ -133,7 +133,7 @@ def test_dropped_stream_keeps_the_partial_message(loopback_server: LoopbackOpenA
 def test_connection_refused_is_one_line(loopback_server: LoopbackOpenAIServer) -> None:
     url = loopback_server.base_url
     loopback_server.stop()
-    dead = LitellmClient("openai/loopback-model", api_base=url, api_key="sk-test", retries=0, timeout=5)
+    dead = LitellmClient("openai/loopback-model", api_base=url, api_key="sk-test", timeout=5)
 
     with pytest.raises(LLMError) as caught:
         asyncio.run(stream_once(dead))
@@ -147,7 +147,7 @@ def test_structured_output_is_sent_as_response_format(loopback_server: LoopbackO
     classroom = Classroom()
     classroom.add_learner_message("hi")
     llm = LitellmClient("openai/loopback-model", api_base=loopback_server.base_url, api_key="sk-test",
-                        retries=0, structured="json_schema")
+                        structured="json_schema")
     result = asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(CLASS)), llm, registry=CLASS))
     assert result.reason == "end"
     assert classroom.messages[-1].text == "Structured hello."  # the {"items": [...]} wrapper is skipped
@@ -166,7 +166,7 @@ def test_structured_json_object_form_for_llama_cpp_servers(loopback_server: Loop
     classroom = Classroom()
     classroom.add_learner_message("hi")
     llm = LitellmClient("openai/loopback-model", api_base=loopback_server.base_url, api_key="sk-test",
-                        retries=0, structured="json_object")
+                        structured="json_object")
     asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(CLASS)), llm, registry=CLASS))
     sent = loopback_server.requests[0]["response_format"]
     assert sent["type"] == "json_object" and sent["schema"]["required"] == ["next_agent"]
@@ -180,10 +180,11 @@ def test_auto_structured_is_off_for_unknown_models(loopback_server: LoopbackOpen
     assert "response_format" not in loopback_server.requests[0]
 
 
-def direct(server: LoopbackOpenAIServer, retries: int = 0):
+def direct(server: LoopbackOpenAIServer, retries: int = 0) -> RetryingClient:
     from maic_cli.llm.direct import DirectClient
 
-    return DirectClient("openai/loopback-model", api_base=server.base_url, retries=retries, backoff=0.01)
+    return RetryingClient(DirectClient("openai/loopback-model", api_base=server.base_url), retries=retries,
+                          backoff=0.01)
 
 
 def test_direct_client_runs_a_round_and_retries(loopback_server: LoopbackOpenAIServer) -> None:
@@ -231,3 +232,26 @@ def test_direct_client_errors_are_one_line(loopback_server: LoopbackOpenAIServer
     with pytest.raises(LLMError) as caught:
         asyncio.run(stream_once(client))
     assert caught.value.kind == kind and "\n" not in str(caught.value)
+
+
+def test_direct_client_body_is_built_from_the_request(loopback_server: LoopbackOpenAIServer) -> None:
+    from maic_cli.llm.direct import DirectClient
+
+    loopback_server.enqueue(decision("END"))
+    client = DirectClient("openai/loopback-model", api_base=loopback_server.base_url, temperature=0.3,
+                          extra={"seed": 7, "reasoning_effort": "low"}, structured="json_object")
+    request = LLMRequest(messages=[{"role": "user", "content": "x"}], max_tokens=50,
+                         response_schema={"type": "object"})
+
+    async def once() -> None:
+        try:
+            async for _ in client.stream(request):
+                pass
+        finally:
+            await close_llm(client)
+
+    asyncio.run(once())
+    sent = loopback_server.requests[0]
+    assert sent == {"model": "loopback-model", "messages": request.messages, "stream": True,
+                    "stream_options": {"include_usage": True}, "temperature": 0.3, "max_tokens": 50,
+                    "response_format": {"type": "json_object", "schema": {"type": "object"}}, "seed": 7}

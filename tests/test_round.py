@@ -6,6 +6,7 @@ import asyncio
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import Slide, SlideElement, TurnConfig, TurnRequest
+from maic_cli.engine.outcomes import DirectorOutcome
 from maic_cli.engine.round import run_round
 from maic_cli.engine.turn import generate_turn
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
@@ -40,6 +41,9 @@ def test_full_round_director_agent_director_agent_end() -> None:
     result = play(classroom, TurnConfig(agent_ids=ALL), llm, events)
     assert result.reason == "end"
     assert result.speakers == ["teacher", "mia"]
+    assert [e.outcome for e in events if e.type == "done"] == [
+        DirectorOutcome.agent("teacher"), DirectorOutcome.agent("mia"), DirectorOutcome.end()]
+    assert result.outcome == DirectorOutcome.end()
     assert [m.role for m in classroom.messages] == ["user", "agent", "agent"]
     assert classroom.messages[1].text == "Sunlight scatters."
     assert [a.name for a in classroom.messages[1].actions] == ["wb_open", "wb_draw_latex"]
@@ -57,12 +61,14 @@ def test_round_ends_on_cue_user() -> None:
     llm = ScriptedLLM([decision("teacher"), reply("What do you think?"), decision("USER")])
     result = play(new_class(), TurnConfig(agent_ids=ALL), llm)
     assert result.reason == "cue_user"
+    assert result.outcome == DirectorOutcome.user()
 
 
 def test_round_stops_at_max_turns() -> None:
     llm = ScriptedLLM([decision("teacher"), reply("One."), decision("mia"), reply("Two.")])
     result = play(new_class(), TurnConfig(agent_ids=ALL, max_turns=2), llm)
     assert result.reason == "max_turns"
+    assert result.outcome == DirectorOutcome.end()  # rule 1: no director call once the limit is reached
     assert llm.remaining == 0
 
 
@@ -183,3 +189,10 @@ def test_an_agents_next_prompt_starts_with_its_last_prompt_and_reply() -> None:
     before, after = teacher_calls
     assert after[:len(before)] == before  # system, history and the context it saw then: unchanged
     assert after[len(before)] == {"role": "assistant", "content": first_reply}  # its raw reply, verbatim
+
+
+def test_an_invalid_pick_ends_the_round_and_is_the_results_outcome() -> None:
+    llm = ScriptedLLM([decision("teacher"), reply("Hi."), decision("principal")])
+    result = play(new_class(), TurnConfig(agent_ids=ALL), llm)
+    assert result.reason == "end" and result.speakers == ["teacher"]
+    assert result.outcome == DirectorOutcome.invalid("principal")

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
 from .models import DirectorState
+from .outcomes import DirectorOutcome
 
 
 class CallUsage(BaseModel):
@@ -97,7 +98,22 @@ class DoneEvent(BaseModel):
     # Beyond the reference: what a batch report needs without re-deriving it.
     dropped_actions: int = 0
     parse_recoveries: int = 0
-    decision: str | None = None  # the director's pick: an agent id, "USER" or "END"
+    outcome: DirectorOutcome | None = None  # the director's pick; None only in hand-built events
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_legacy_decision(cls, data: object) -> object:
+        """Older transcripts hold ``"decision": "<string>"``; read it as the outcome."""
+        if isinstance(data, dict) and "decision" in data:
+            data = dict(data)
+            legacy = data.pop("decision")
+            data.setdefault("outcome", legacy)
+        return data
+
+    @property
+    def decision(self) -> str | None:
+        """Deprecated: the outcome's old string form; read :attr:`outcome` instead."""
+        return self.outcome.label if self.outcome is not None else None
 
 
 Event = Annotated[

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .metrics import RoundLog
+from .outcomes import StopReason
 
-StopReason = Literal["end", "cue_user", "max_turns", "empty_turns", "aborted", "error"]
+__all__ = ["Expectations", "StopReason", "check_round"]
 
 
 class Expectations(BaseModel):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from .events import Event
 from .models import AgentConfig
+from .outcomes import StopReason
 
 GREETING = re.compile(r"^\W*(hi|hello|hey|welcome|good (morning|afternoon|evening)|greetings)\b", re.IGNORECASE)
 GREETING_CHARS = 64  # how much of a reply's start the greeting check looks at
@@ -26,10 +27,11 @@ class RoundLog:
     learner: str | None
     speakers: list[str] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
-    reason: str = "end"
+    reason: StopReason = "end"
     error: str | None = None
     agent_turns: int = 0
     empty_turns: int = 0
+    invalid_picks: int = 0  # the director named someone not in the class
     actions: int = 0
     dropped_actions: int = 0
     parse_recoveries: int = 0
@@ -52,9 +54,12 @@ class RoundLog:
             if GREETING.match(self._speech.get(event.message_id, "")):
                 self.greetings += 1
         elif event.type == "done":
-            if event.decision not in ("END", "USER") and not (event.decision or "").startswith("unknown:"):
+            kind = event.outcome.kind if event.outcome is not None else None
+            if kind == "agent":
                 self.agent_turns += 1
                 self.empty_turns += 0 if event.agent_had_content else 1
+            elif kind == "invalid":
+                self.invalid_picks += 1
             self.actions += event.total_actions
             self.dropped_actions += event.dropped_actions
             self.parse_recoveries += event.parse_recoveries
@@ -81,7 +86,8 @@ class RoundLog:
         return {
             "index": self.index, "learner": self.learner, "speakers": self.speakers, "roles": self.roles,
             "reason": self.reason, "error": self.error, "agent_turns": self.agent_turns,
-            "empty_turns": self.empty_turns, "actions": self.actions, "dropped_actions": self.dropped_actions,
+            "empty_turns": self.empty_turns, "invalid_picks": self.invalid_picks, "actions": self.actions,
+            "dropped_actions": self.dropped_actions,
             "parse_recoveries": self.parse_recoveries, "repeated_speakers": self.repeated_speakers,
             "same_role_in_a_row": self.same_role_in_a_row, "second_greetings": self.second_greetings,
             "cue_user": self.cue_user, "turn_latencies": [round(x, 4) for x in self.turn_latencies],

@@ -14,16 +14,16 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
 
 from ..llm.port import LLMClient
 from .classroom import Classroom
-from .director import USER
 from .events import Event
 from .models import AgentConfig, ModelSettings, TurnConfig, TurnRequest, UserProfile
+from .outcomes import DirectorOutcome, StopReason
 from .turn import generate_turn
 
-StopReason = Literal["end", "cue_user", "max_turns", "empty_turns", "aborted", "error"]
+__all__ = ["EMPTY_TURNS_LIMIT", "EventSink", "RoundResult", "StopReason", "run_round"]
+
 EventSink = Callable[[Event], Awaitable[None] | None]
 EMPTY_TURNS_LIMIT = 2
 
@@ -34,6 +34,7 @@ class RoundResult:
     speakers: list[str] = field(default_factory=list)
     error: str | None = None
     interrupted_message_id: str | None = None
+    outcome: DirectorOutcome | None = None  # the director's last outcome (None: no turn finished)
 
 
 async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
@@ -59,7 +60,7 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                                   config=config, director_state=classroom.director_state,
                                   user_profile=profile or UserProfile(),
                                   model=model or ModelSettings(model=llm.model))
-            decision, had_content, error = None, False, None
+            outcome, had_content, error = None, False, None
             async for event in generate_turn(request, llm, registry):
                 if event.type == "agent_start":
                     open_message = event.message_id
@@ -69,16 +70,17 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                 elif event.type == "error":
                     error = event.message
                 elif event.type == "done":
-                    decision, had_content = event.decision, event.agent_had_content
+                    outcome, had_content = event.outcome, event.agent_had_content
+                    result.outcome = outcome
                 await emit(event)
             if error is not None:
                 result.reason, result.error = "error", error
                 return result
-            if decision == USER:
+            if outcome is not None and outcome.kind == "user":
                 result.reason = "cue_user"
                 return result
             state = classroom.director_state
-            if decision is None or decision == "END" or decision.startswith("unknown:"):
+            if outcome is None or outcome.ends_round:
                 at_limit = state is not None and state.turn_count >= config.max_turns
                 result.reason = "max_turns" if at_limit else "end"
                 return result

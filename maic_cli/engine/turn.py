@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
-from ..llm.port import LLMClient, LLMError, LLMRequest
+from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
 from .actions import CATALOGUE, allowed_actions
 from .agent_prompt import build_agent_context, build_agent_messages, build_agent_prompt, convert_history
-from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
+from .director import USER, DirectorDecision, decide_by_rules, parse_director_decision
 from .director_prompt import build_director_prompt
 from .events import (
     ActionEvent,
@@ -34,10 +35,12 @@ from .models import (
     AgentConfig,
     AgentTurnSummary,
     DirectorState,
+    Message,
     TurnRequest,
     WhiteboardActionRecord,
     new_id,
 )
+from .outcomes import DirectorOutcome
 from .parser import StructuredStreamParser
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
@@ -90,8 +93,33 @@ def _opener(request: TurnRequest, agents: dict[str, AgentConfig]) -> list[str] |
     return [a.id for a in agents.values() if a.role == "teacher"] or None
 
 
-def _done(state: DirectorState, usage: TurnUsage, decision: str, **extra: object) -> DoneEvent:
-    return DoneEvent(director_state=state, usage=usage, decision=decision, **extra)  # type: ignore[arg-type]
+def _done(state: DirectorState, usage: TurnUsage, outcome: DirectorOutcome, **extra: object) -> DoneEvent:
+    return DoneEvent(director_state=state, usage=usage, outcome=outcome, **extra)  # type: ignore[arg-type]
+
+
+def director_outcome(decision: DirectorDecision, agents: Mapping[str, AgentConfig]) -> DirectorOutcome:
+    """The typed outcome of the director's decision, given who is in the class."""
+    if decision.next_agent_id == USER:
+        return DirectorOutcome.user()
+    if decision.should_end or not decision.next_agent_id:
+        return DirectorOutcome.end()
+    if decision.next_agent_id in agents:
+        return DirectorOutcome.agent(decision.next_agent_id)
+    return DirectorOutcome.invalid(decision.next_agent_id)
+
+
+def _learner_text(messages: list[Message]) -> str | None:
+    return next((m.text for m in reversed(messages) if m.role == "user"), None)
+
+
+def _director_facts(request: TurnRequest, state: DirectorState, schema: dict[str, Any],
+                    agents: Mapping[str, AgentConfig]) -> TurnFacts:
+    """The facts of a director call; who may be picked is read from the reply schema just built
+    (``director_reply_schema`` is the one place that decides it)."""
+    choices: list[str] = schema["properties"]["next_agent"]["enum"]
+    return TurnFacts(turn=state.turn_count, spoken=tuple(r.agent_id for r in state.agent_responses),
+                     eligible=tuple(c for c in choices if c in agents),
+                     may_hand_back=USER in choices, learner_text=_learner_text(request.messages))
 
 
 async def generate_turn(request: TurnRequest, llm: LLMClient,
@@ -101,34 +129,35 @@ async def generate_turn(request: TurnRequest, llm: LLMClient,
     usage = TurnUsage()
     config = request.config
 
-    outcome = decide_by_rules(config, state)
-    decision = outcome.decision
+    rules = decide_by_rules(config, state)
+    decision = rules.decision
     if decision is None:
         yield ThinkingEvent(stage="director")
         prompt = build_director_prompt(list(agents.values()), state, request.messages,
                                        request.store_state, config, request.user_profile)
+        schema = director_reply_schema(list(agents), {r.agent_id for r in state.agent_responses},
+                                       first_turn=state.turn_count == 0, opener=_opener(request, agents))
         call = LLMRequest(messages=[{"role": "system", "content": prompt},
                                     {"role": "user", "content": DIRECTOR_ASK}],
                           purpose="director", temperature=request.model.temperature,
-                          max_tokens=60,
-                          response_schema=director_reply_schema(
-                              list(agents), {r.agent_id for r in state.agent_responses},
-                              first_turn=state.turn_count == 0, opener=_opener(request, agents)))
+                          max_tokens=60, response_schema=schema,
+                          facts=_director_facts(request, state, schema, agents))
         try:
             decision = parse_director_decision(await _collect(llm, call, usage.director))
         except LLMError as exc:
             yield ErrorEvent(message=str(exc))
-            yield _done(state, usage, END)
+            yield _done(state, usage, DirectorOutcome.end())
             return
 
-    if decision.next_agent_id == USER:
+    outcome = director_outcome(decision, agents)
+    if outcome.kind == "user":
         last = state.agent_responses[-1].agent_id if state.agent_responses else None
         yield CueUserEvent(from_agent_id=last)
-        yield _done(state, usage, USER)
+        yield _done(state, usage, outcome)
         return
-    agent = agents.get(decision.next_agent_id or "")
-    if decision.should_end or agent is None:
-        yield _done(state, usage, END if decision.should_end else f"unknown:{decision.next_agent_id}")
+    agent = agents.get(outcome.agent_id or "")
+    if outcome.kind != "agent" or agent is None:
+        yield _done(state, usage, outcome)
         return
 
     async for event in _run_agent(request, llm, agent, state, usage):
@@ -153,7 +182,9 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     call = LLMRequest(messages=messages,
                       purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
                       max_tokens=COMPACT_MAX_TOKENS if request.config.compact_prompts else request.model.max_tokens,
-                      response_schema=agent_reply_schema(allowed, compact=request.config.compact_prompts))
+                      response_schema=agent_reply_schema(allowed, compact=request.config.compact_prompts),
+                      facts=TurnFacts(turn=state.turn_count, spoken=tuple(r.agent_id for r in state.agent_responses),
+                                      learner_text=_learner_text(request.messages), agent_role=agent.role))
     parser = StructuredStreamParser()
     raw: list[str] = []
     speech: list[str] = []
@@ -204,7 +235,7 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     state.whiteboard_ledger.extend(wb_actions)
     if error is not None:
         yield ErrorEvent(message=str(error))
-    yield _done(state, usage, agent.id, total_actions=counts["actions"], total_agents=1,
+    yield _done(state, usage, DirectorOutcome.agent(agent.id), total_actions=counts["actions"], total_agents=1,
                 agent_had_content=bool(content.strip() or counts["actions"]),
                 dropped_actions=counts["dropped"], parse_recoveries=parser.stats.recoveries)
 

@@ -3,7 +3,9 @@
 Model strings: any litellm string (``openai/gpt-4o-mini``, ``ollama/llama3``, …),
 ``scripted:FILE``, ``replay:FILE``, ``local`` (the built-in offline model, with the
 ``offline`` extra) or ``demo`` (canned replies, no model).  litellm is imported only when a litellm
-model is actually called.
+model is actually called.  The litellm and direct clients come wrapped in a
+:class:`~maic_cli.llm.retrying.RetryingClient`; :func:`close_llm` releases what
+any client holds open.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage
+from .port import ClosableLLM, LLMClient, LLMError, LLMRequest, StreamPiece, TurnFacts, Usage, close_llm
 
-__all__ = ["LLMClient", "LLMError", "LLMRequest", "StreamPiece", "Usage", "make_llm"]
+__all__ = ["ClosableLLM", "LLMClient", "LLMError", "LLMRequest", "StreamPiece", "TurnFacts", "Usage",
+           "close_llm", "make_llm"]
 
 
 OFFLINE_MODELS = ("local", "smollm2")  # names of the built-in offline model
@@ -51,12 +54,17 @@ def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = N
         from .scripted import ScriptedLLM
 
         return ScriptedLLM.from_file(Path(model.removeprefix("scripted:")))
+    from .retrying import RetryingClient
+
+    inner: LLMClient
     if client == "direct":
         from .direct import DirectClient
 
-        return DirectClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
-                            structured=structured, rate_limit_retries=rate_limit_retries)
-    from .litellm_client import LitellmClient
+        inner = DirectClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
+                             structured=structured)
+    else:
+        from .litellm_client import LitellmClient
 
-    return LitellmClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
-                         structured=structured, rate_limit_retries=rate_limit_retries)
+        inner = LitellmClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
+                              structured=structured)
+    return RetryingClient(inner, rate_limit_retries=rate_limit_retries)

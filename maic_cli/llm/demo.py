@@ -5,6 +5,10 @@ round loop before any model is set up.  It is not a language model: the
 director follows a fixed pattern (teacher, then one student, then the
 learner's turn) and agents say stock lines around the learner's words.  The
 chat header says so.
+
+It acts on the request's :class:`TurnFacts` (turn number, who may speak, who
+spoke, the learner's words, the speaker's role), never on the prompts'
+wording: rewording a prompt does not change the demo.
 """
 
 from __future__ import annotations
@@ -12,11 +16,10 @@ from __future__ import annotations
 import json
 import re
 
-from .port import LLMRequest
+from .port import LLMRequest, TurnFacts
 from .scripted import FunctionLLM
 
-_TURN = re.compile(r"this round \(turn (\d+)\)")
-_SPOKEN = re.compile(r"^- .*? \[([\w-]+)\]: ", re.MULTILINE)
+_MENTION = re.compile(r"^@[\w-]+\s*")
 _LINES = {
     "assistant": "Quick second angle on \"{topic}\": try one small example first, then the general rule.",
     "curious_student": "Wait, so is \"{topic}\" something I could see at home? That would help me picture it.",
@@ -27,14 +30,9 @@ _LINES = {
 _GENERIC = "Good question about \"{topic}\". I'd like to hear what the others think."
 
 
-def _learner_text(request: LLMRequest) -> str:
-    for message in reversed(request.messages):
-        if message["role"] != "user":
-            continue
-        for block in reversed(message["content"].split("\n\n")):
-            if block and not block.startswith(("[", "(", "#")):
-                return re.sub(r"^@[\w-]+\s*", "", " ".join(block.split()))
-    return "today's topic"
+def _learner_text(facts: TurnFacts) -> str:
+    text = _MENTION.sub("", " ".join((facts.learner_text or "").split()))
+    return text or "today's topic"
 
 
 def _topic(text: str) -> str:
@@ -48,11 +46,11 @@ class DemoLLM(FunctionLLM):
         self._rounds = 0
 
     def _respond(self, request: LLMRequest) -> str:
+        facts = request.facts or TurnFacts()
         if request.purpose == "director":
-            return self._direct(request)
-        topic = _topic(_learner_text(request))
-        system = request.messages[0]["content"]
-        if "(teacher)" in system:
+            return self._direct(facts)
+        topic = _topic(_learner_text(facts))
+        if facts.agent_role == "teacher":
             items = [
                 {"type": "text", "content": f"Let's think about \"{topic}\" together. "},
                 {"type": "action", "name": "wb_open", "params": {}},
@@ -64,17 +62,11 @@ class DemoLLM(FunctionLLM):
             items = [{"type": "text", "content": line.format(topic=topic)}]
         return json.dumps(items)
 
-    def _direct(self, request: LLMRequest) -> str:
-        schema = request.response_schema or {}
-        ids = [i for i in schema.get("properties", {}).get("next_agent", {}).get("enum", [])
-               if i not in ("USER", "END")]
-        prompt = request.messages[0]["content"]
-        match = _TURN.search(prompt)
-        turn = int(match.group(1)) if match else 0
-        spoken_section = prompt.split("# Recent conversation")[0]
-        spoken = set(_SPOKEN.findall(spoken_section))
+    def _direct(self, facts: TurnFacts) -> str:
+        ids = list(facts.eligible)
         teachers = [i for i in ids if i == "teacher"] or ids[:1]
-        students = [i for i in ids if i not in teachers and i not in spoken]
+        students = [i for i in ids if i not in teachers and i not in facts.spoken]
+        turn = facts.turn
         if turn == 0 and teachers:
             self._rounds += 1
             return json.dumps({"next_agent": teachers[0]})

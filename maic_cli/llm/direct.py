@@ -5,38 +5,51 @@ openai SDK about 5 ms, a bare aiohttp request under 1 ms), which caps a batch
 against a self-hosted server (vLLM, llama.cpp, Ollama's OpenAI API) at roughly
 50 calls a second per core — measured with ``tests/benchmarks/batch_bench.py``.
 For such servers this client posts ``/chat/completions`` with aiohttp (already
-installed with litellm) and reads the ``text/event-stream`` itself.  Retries,
-backoff and error wording are the litellm client's (it inherits them);
-providers and Routers still go through litellm.
+installed with litellm) and reads the ``text/event-stream`` itself.  It shares the error wording and the
+structured-output form with the litellm client (``openai_compat``), not a base
+class, and builds its request body from the :class:`LLMRequest` directly;
+retries are :class:`~maic_cli.llm.retrying.RetryingClient`'s.  Providers and
+Routers still go through litellm.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
 from typing import Any
 
 from ..errors import InputError
-from .litellm_client import LitellmClient
-from .port import ErrorKind, LLMError, Usage
+from .openai_compat import check_structured_mode, response_format, to_llm_error
+from .port import ErrorKind, LLMError, LLMRequest, StreamPiece, Usage
 
 _STATUS_KINDS: dict[int, ErrorKind] = {401: "auth", 403: "auth", 404: "not_found", 408: "timeout",
                                        429: "rate_limit", 400: "bad_request", 413: "context_window",
                                        422: "bad_request"}
+_PASSED_EXTRA = ("seed", "top_p")  # the extra options an OpenAI-compatible server takes as they are
 
 
-class DirectClient(LitellmClient):
-    def __init__(self, model: str, *, api_base: str | None = None, **kwargs: Any) -> None:
+class DirectClient:
+    """Posts ``/chat/completions`` to ``api_base`` and streams the reply; one call is one try."""
+
+    def __init__(self, model: str, *, api_base: str | None = None, api_key: str | None = None,
+                 temperature: float | None = None, timeout: float = 120.0,
+                 extra: dict[str, Any] | None = None, structured: str = "auto") -> None:
         if not api_base:
             raise InputError("--client direct talks to an OpenAI-compatible server: give its --api-base")
-        super().__init__(model, api_base=api_base.rstrip("/"), **kwargs)
+        self.model = model
+        self.api_base = api_base.rstrip("/")
+        self._api_key = api_key
+        self.temperature = temperature
+        self.timeout = timeout
+        self.extra = dict(extra or {})
+        # "auto" means off: there is no way to ask the server whether it can follow a schema.
+        self.structured = check_structured_mode(structured)
         self._session: Any = None  # one aiohttp session (and its kept-alive connections) per event loop
         self._session_loop: Any = None
 
     def _get_session(self) -> Any:
-        import asyncio
-
         import aiohttp  # noqa: PLC0415 - only batches against local servers need it
 
         loop = asyncio.get_running_loop()
@@ -52,30 +65,48 @@ class DirectClient(LitellmClient):
             await self._session.close()
         self._session = None
 
-    def _structured_mode(self) -> str:
-        return "off" if self.structured == "auto" else self.structured  # no way to ask the server
-
-    def _body(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        model = kwargs["model"]
-        body = {"model": model.split("/", 1)[1] if model.startswith("openai/") else model,
-                "messages": kwargs["messages"], "stream": True, "stream_options": {"include_usage": True}}
-        for key in ("temperature", "max_tokens", "response_format", "seed", "top_p"):
-            if key in kwargs:
-                body[key] = kwargs[key]
+    def _body(self, request: LLMRequest) -> dict[str, Any]:
+        model = self.model
+        body: dict[str, Any] = {"model": model.split("/", 1)[1] if model.startswith("openai/") else model,
+                                "messages": request.messages, "stream": True,
+                                "stream_options": {"include_usage": True}}
+        temperature = request.temperature if request.temperature is not None else self.temperature
+        if temperature is not None:
+            body["temperature"] = temperature
+        if request.max_tokens:
+            body["max_tokens"] = request.max_tokens
+        if request.response_schema is not None and self.structured not in ("auto", "off"):
+            body["response_format"] = response_format(request.response_schema, self.structured)
+        body.update({key: self.extra[key] for key in _PASSED_EXTRA if key in self.extra})
         return body
 
-    async def _chunks(self, kwargs: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key or _env_key(self.model) or 'sk-no-key'}"}
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
+        started = False
+        try:
+            usage = None
+            async for text, chunk_usage in self._chunks(self._body(request)):
+                if text:
+                    started = True
+                    yield StreamPiece(text=text)
+                usage = chunk_usage or usage
+            yield StreamPiece(usage=_usage(usage))
+        except LLMError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an LLMError
+            raise to_llm_error(exc, self.model, started) from exc
+
+    async def _chunks(self, body: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
+        """(text, usage or None) for each ``data:`` event of the stream."""
         import aiohttp  # noqa: PLC0415 - only batches against local servers need it
 
-        headers = {"Authorization": f"Bearer {kwargs.get('api_key') or _env_key(self.model) or 'sk-no-key'}"}
-        provider = self.model
         try:
-            async with self._get_session().post(f"{self.api_base}/chat/completions", json=self._body(kwargs),
-                                                headers=headers) as response:
+            async with self._get_session().post(f"{self.api_base}/chat/completions", json=body,
+                                                headers=self._headers()) as response:
                 if response.status != 200:
-                    text = (await response.text())[:300]
-                    kind = _STATUS_KINDS.get(response.status, "server_error" if response.status >= 500 else "other")
-                    raise LLMError(kind, provider, f"HTTP {response.status}: {_message(text)}")
+                    raise _status_error(response.status, (await response.text())[:300], self.model)
                 finished = False
                 async for raw in response.content:
                     line = raw.strip()
@@ -91,16 +122,22 @@ class DirectClient(LitellmClient):
                     yield delta, chunk.get("usage")
                 if not finished:
                     raise ConnectionResetError("the stream ended before [DONE]")
-        except aiohttp.ClientError as exc:  # the shared loop tells a refused call from a dropped stream
+        except aiohttp.ClientError as exc:  # a refused call or a dropped stream: to_llm_error tells them apart
             raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
 
-    def _usage(self, usage: Any) -> Usage:
-        if not usage:
-            return Usage()
-        details = usage.get("prompt_tokens_details") or {}
-        return Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                     completion_tokens=int(usage.get("completion_tokens") or 0),
-                     cached_tokens=int(details.get("cached_tokens") or 0))
+
+def _status_error(status: int, body: str, provider: str) -> LLMError:
+    kind = _STATUS_KINDS.get(status, "server_error" if status >= 500 else "other")
+    return LLMError(kind, provider, f"HTTP {status}: {_message(body)}")
+
+
+def _usage(usage: Any) -> Usage:
+    if not usage:
+        return Usage()
+    details = usage.get("prompt_tokens_details") or {}
+    return Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                 completion_tokens=int(usage.get("completion_tokens") or 0),
+                 cached_tokens=int(details.get("cached_tokens") or 0))
 
 
 def _env_key(model: str) -> str | None:

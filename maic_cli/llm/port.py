@@ -1,10 +1,12 @@
 """The LLM port: one small Protocol with one streaming call.
 
 The engine talks to a model only through :class:`LLMClient`.  Implementations:
-``litellm_client`` (the only module that imports litellm), ``scripted``
-(canned replies, with scriptable faults) and ``replay`` (replies recorded in a
-transcript).  Every provider failure surfaces as :class:`LLMError`, one line
-the user can act on.
+``litellm_client`` (the only module that imports litellm), ``direct``,
+``local``, ``scripted`` (canned replies, with scriptable faults), ``demo`` and
+``replay`` (replies recorded in a transcript); ``retrying`` and ``recording``
+wrap any of them.  Every provider failure surfaces as :class:`LLMError`, one
+line the user can act on.  A client that holds something open (connections)
+also implements :class:`ClosableLLM`; :func:`close_llm` closes any client.
 """
 
 from __future__ import annotations
@@ -55,6 +57,23 @@ class LLMError(MaicError):
         return self.kind in RETRYABLE
 
 
+@dataclass(frozen=True)
+class TurnFacts:
+    """What the engine knows about the turn a call belongs to.
+
+    Real models read the prompt; fakes (the demo model, the test server's
+    classroom mode) act on these facts instead, so that rewording a prompt does
+    not change what they do.  Clients never send them to a provider.
+    """
+
+    turn: int = 0  # agent turns already taken this round
+    spoken: tuple[str, ...] = ()  # agents who spoke this round, in order
+    eligible: tuple[str, ...] = ()  # director calls: the agents it may pick now
+    may_hand_back: bool = True  # director calls: "USER"/"END" allowed (not before anyone spoke)
+    learner_text: str | None = None  # the learner's latest message
+    agent_role: str | None = None  # agent calls: the speaker's role
+
+
 @dataclass
 class LLMRequest:
     """One call: the chat messages plus what the engine knows about its purpose."""
@@ -66,6 +85,7 @@ class LLMRequest:
     max_tokens: int | None = None
     # A JSON schema the reply must follow, for backends that can constrain decoding.
     response_schema: dict[str, Any] | None = None
+    facts: TurnFacts | None = None  # the turn's facts, for fakes; never sent to a provider
 
 
 @dataclass
@@ -92,3 +112,18 @@ class LLMClient(Protocol):
     def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
         """Yield the reply's text as it arrives; raise :class:`LLMError` on failure."""
         ...
+
+
+@runtime_checkable
+class ClosableLLM(LLMClient, Protocol):
+    """A client that holds something open (an HTTP session) until :meth:`aclose`."""
+
+    async def aclose(self) -> None:
+        """Release what the client holds; it may be used again afterwards (it reopens)."""
+        ...
+
+
+async def close_llm(client: LLMClient) -> None:
+    """Close ``client`` if it holds anything open; a no-op for every other client."""
+    if isinstance(client, ClosableLLM):
+        await client.aclose()

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage
+from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage, close_llm
 
 
 @dataclass
@@ -62,6 +62,9 @@ class RecordingLLM:
             record.reply = "".join(parts)
             record.duration = round(time.monotonic() - start, 4)
             self.on_call(record)
+
+    async def aclose(self) -> None:
+        await close_llm(self.inner)
 
 
 def usage_from(data: dict[str, Any]) -> Usage:

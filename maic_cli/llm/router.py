@@ -38,7 +38,7 @@ class RouterClient(LitellmClient):
     (retries left to the Router: its ``num_retries`` and fallbacks)."""
 
     def __init__(self, router: Any, names: set[str], model: str, **kwargs: Any) -> None:
-        super().__init__(model, retries=0, **kwargs)
+        super().__init__(model, **kwargs)
         self.router = router
         if model not in names:
             raise InputError(f"--model {model}: not a model group in the router config ({', '.join(sorted(names))})")

@@ -211,16 +211,44 @@ def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
 
+def director_choices(body: dict[str, Any]) -> list[str] | None:
+    """The ``next_agent`` choices of a director call's ``response_format``; ``None`` for any other call.
+
+    Both forms maic sends are read: ``json_schema`` (OpenAI's) and ``json_object`` with a schema
+    (llama.cpp's).
+    """
+    fmt = body.get("response_format")
+    if not isinstance(fmt, dict):
+        return None
+    schema = (fmt.get("json_schema") or {}).get("schema") if fmt.get("type") == "json_schema" else fmt.get("schema")
+    if not isinstance(schema, dict):
+        return None
+    choices = (schema.get("properties") or {}).get("next_agent", {}).get("enum")
+    return [str(c) for c in choices] if isinstance(choices, list) else None
+
+
+NEEDS_STRUCTURED = ("loopback classroom mode: the request has no response_format; it reads the turn "
+                    "from the reply schema, so run maic with --structured json_schema (or json_object)")
+
+
 def classroom_responder(agent_reply: str, latency: float, chunk_size: int = 16) -> ReplySource:
-    """Answers like a tiny class: the director picks the first agent, then hands over to the
-    learner; agents say ``agent_reply``."""
+    """Answers like a tiny class: the director picks the first agent it may, then hands over to
+    the learner; agents say ``agent_reply``.
+
+    It reads the turn from the request's structure, not the prompt's wording: the reply schema
+    (``response_format``) marks a director call and lists whom it may pick, and it offers
+    ``USER`` only once someone has spoken this round.  Calls without a ``response_format`` get
+    HTTP 400 saying so.
+    """
     def respond(body: dict[str, Any]) -> ServedReply:
-        messages = body.get("messages") or [{}]
-        system = str(messages[0].get("content", ""))
-        if system.startswith("You are the director"):
-            choice = "teacher" if "(nobody yet this round)" in system else "USER"
-            return ServedReply(json.dumps({"next_agent": choice}), chunk_size=chunk_size, latency=latency)
-        return ServedReply(agent_reply, chunk_size=chunk_size, latency=latency)
+        if "response_format" not in body:
+            return ServedReply(NEEDS_STRUCTURED, status=400)
+        choices = director_choices(body)
+        if choices is None:
+            return ServedReply(agent_reply, chunk_size=chunk_size, latency=latency)
+        agents = [c for c in choices if c not in ("USER", "END")]
+        choice = "USER" if "USER" in choices or not agents else agents[0]
+        return ServedReply(json.dumps({"next_agent": choice}), chunk_size=chunk_size, latency=latency)
 
     return respond
 
@@ -237,7 +265,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--chunk-size", type=int, default=16)
     parser.add_argument("--classroom", action="store_true",
-                        help="answer director calls too (teacher first, then the learner's turn)")
+                        help="answer director calls too (first agent, then the learner's turn); "
+                             "needs maic's --structured json_schema or json_object")
     args = parser.parse_args(argv)
     if args.classroom:
         server = LoopbackOpenAIServer(responder=classroom_responder(args.reply, args.latency, args.chunk_size))

@@ -59,7 +59,7 @@ def write_scenario(folder: Path) -> Path:
 async def batch(base_url: str, folder: Path, runs: int, concurrency: int, client: str) -> tuple[float, int]:
     specs = expand([folder / "bench.yaml"], ["openai/loopback"], runs, None, [])
     context = RunContext(out=folder / "out", make_llm=llm_factory(api_base=base_url, router_file=None, seed=None,
-                                                                  structured="off", temperature=None,
+                                                                  structured="json_schema", temperature=None,
                                                                   client=client))
     start = time.perf_counter()
     results, _ = await run_all(specs, context, concurrency, lambda result: None)

@@ -1,0 +1,61 @@
+"""The typed director outcome: its forms, the old string form transcripts hold, metrics, one StopReason."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from maic_cli.engine import expectations
+from maic_cli.engine import round as round_module
+from maic_cli.engine.events import EVENT_ADAPTER, DoneEvent
+from maic_cli.engine.metrics import RoundLog
+from maic_cli.engine.models import DirectorState
+from maic_cli.engine.outcomes import DirectorOutcome, StopReason
+
+
+@pytest.mark.parametrize(("legacy", "outcome"), [
+    ("END", DirectorOutcome.end()),
+    ("USER", DirectorOutcome.user()),
+    ("teacher", DirectorOutcome.agent("teacher")),
+    ("unknown:principal", DirectorOutcome.invalid("principal")),
+])
+def test_old_decision_strings_are_read_as_outcomes(legacy: str, outcome: DirectorOutcome) -> None:
+    line = {"type": "done", "director_state": {}, "decision": legacy}
+    event = EVENT_ADAPTER.validate_python(line)
+    assert isinstance(event, DoneEvent) and event.outcome == outcome
+    assert event.decision == legacy  # the deprecated view still gives the old string
+    assert outcome.label == legacy
+
+
+def test_outcomes_are_written_typed_and_read_back() -> None:
+    event = DoneEvent(director_state=DirectorState(), outcome=DirectorOutcome.invalid("ghost"))
+    written = json.loads(event.model_dump_json())
+    assert written["outcome"] == {"kind": "invalid", "agent_id": "ghost"} and "decision" not in written
+    assert EVENT_ADAPTER.validate_json(event.model_dump_json()) == event
+
+
+@pytest.mark.parametrize("data", [{"kind": "agent"}, {"kind": "invalid", "agent_id": ""},
+                                  {"kind": "end", "agent_id": "teacher"}, {"kind": "maybe"}])
+def test_an_outcome_names_an_agent_exactly_when_its_kind_needs_one(data: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        DirectorOutcome.model_validate(data)
+
+
+def done(outcome: DirectorOutcome, had_content: bool = True) -> DoneEvent:
+    return DoneEvent(director_state=DirectorState(), outcome=outcome, agent_had_content=had_content)
+
+
+def test_round_log_counts_agent_turns_and_invalid_picks_from_the_outcome() -> None:
+    log = RoundLog(0, "hi")
+    for event in (done(DirectorOutcome.agent("teacher")), done(DirectorOutcome.agent("mia"), had_content=False),
+                  done(DirectorOutcome.invalid("ghost")), done(DirectorOutcome.user()),
+                  done(DirectorOutcome.end())):
+        log.observe(event, {})
+    assert (log.agent_turns, log.empty_turns, log.invalid_picks) == (2, 1, 1)
+    assert log.summary()["invalid_picks"] == 1
+
+
+def test_there_is_one_stop_reason() -> None:
+    assert round_module.StopReason is expectations.StopReason is StopReason
