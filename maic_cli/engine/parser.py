@@ -16,6 +16,8 @@ closes (``json.loads``, else ``json_repair``).
 Recovery: text before the first ``[`` opening an array of items is skipped; no
 such array → the reply is one text item; a cut-off reply keeps what was complete
 and the partial speech; a quote that cannot end a JSON string is text; nothing raises.
+An item nested deeper than ``MAX_DEPTH`` levels is not parsed (counted in
+``stats.too_deep``); broken surrogates in speech and params become U+FFFD.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import json_repair
 
 from .parser_items import ActionItem, Item, ParserStats, QuoteMarkerStripper, TextItem
+from .sanitize import MAX_DEPTH, clean_object, replace_surrogates
 
 __all__ = ["ActionItem", "ParserStats", "StructuredStreamParser", "TextItem"]
 
@@ -39,6 +42,10 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 _HEX = frozenset("0123456789abcdefABCDEF")
 _AFTER_ARRAY_COMMA = frozenset('"{[]-0123456789tfn')
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
+
+# An item nested deeper than this (its params deeper than MAX_DEPTH) is never parsed:
+# recursive decoders and serializers downstream would fail on it.
+_MAX_ITEM_DEPTH = MAX_DEPTH + 1
 
 _PRE, _ARRAY, _DONE = 0, 1, 2
 _KEY, _VALUE, _ELEM = 0, 1, 2
@@ -54,6 +61,7 @@ class _TopObject:
     kind: str | None = None  # the decoded "type" value once its string closed
     content: list[str] = field(default_factory=list)  # decoded "content" so far
     streaming: bool = False
+    too_deep: bool = False
     stripper: QuoteMarkerStripper = field(default_factory=QuoteMarkerStripper)
 
 
@@ -179,6 +187,8 @@ class StructuredStreamParser:
     def _push(self, char: str) -> None:
         self._stack.append(char)
         self._expect_key.append(char == "{")
+        if self._obj is not None and len(self._stack) > _MAX_ITEM_DEPTH:
+            self._obj.too_deep = True
 
     def _pop(self) -> None:
         self._stack.pop()
@@ -339,7 +349,11 @@ class StructuredStreamParser:
     def _close_top_object(self) -> None:
         obj, self._obj = self._obj, None
         assert obj is not None
-        value = self._load("".join(obj.parts))
+        if obj.too_deep:  # too deep to parse safely: its speech (if it is speech) is kept
+            self.stats.too_deep += 1
+            value: Any = {"type": "text"} if obj.kind == "text" else {}
+        else:
+            value = self._load("".join(obj.parts))
         decoded = "".join(obj.content)
         if not isinstance(value, dict):
             value = {}
@@ -347,8 +361,7 @@ class StructuredStreamParser:
         if kind == "text" or (kind is None and "content" in value and "name" not in value) or (
                 obj.streaming and kind is None):
             full = value.get("content")
-            if not isinstance(full, str):
-                full = decoded
+            full = replace_surrogates(full) if isinstance(full, str) else decoded
             if obj.streaming:
                 rest = full[len(decoded):] if full.startswith(decoded) else ""
                 self._emit_text(obj.stripper.feed(rest) + obj.stripper.flush(), obj.index)
@@ -357,15 +370,15 @@ class StructuredStreamParser:
             return
         name = value.get("name") or value.get("action")
         if kind in ("action", None) and isinstance(name, str) and name:
-            params = value.get("params")
-            self._out.append(ActionItem(name, params if isinstance(params, dict) else {}, obj.index))
+            self._out.append(ActionItem(replace_surrogates(name), clean_object(value.get("params")), obj.index))
             return
-        self.stats.dropped += 1
+        if not obj.too_deep:
+            self.stats.dropped += 1
 
     def _load(self, raw: str) -> Any:
         try:
             return json.loads(raw, strict=False)
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         self.stats.repaired += 1
         try:
@@ -375,7 +388,7 @@ class StructuredStreamParser:
 
     def _emit_text(self, text: str, index: int) -> None:
         if text:
-            self._out.append(TextItem(text, index))
+            self._out.append(TextItem(replace_surrogates(text), index))
 
     # -- the end -------------------------------------------------------------------------
     def _finish_prose(self) -> None:
@@ -398,3 +411,4 @@ class StructuredStreamParser:
             self._emit_text(obj.stripper.feed("".join(obj.content)) + obj.stripper.flush(), obj.index)
         else:
             self.stats.truncated += 1
+

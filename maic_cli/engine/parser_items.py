@@ -74,8 +74,9 @@ class ParserStats:
     repaired: int = 0  # objects that needed json_repair
     dropped: int = 0  # items that were neither text nor an action
     truncated: int = 0  # objects cut off by the end of the reply
+    too_deep: int = 0  # objects nested too deeply to parse (dropped, their speech kept)
     no_array: bool = False  # the reply was prose, taken as one text item
 
     @property
     def recoveries(self) -> int:
-        return self.repaired + self.dropped + self.truncated + int(self.no_array)
+        return self.repaired + self.dropped + self.truncated + self.too_deep + int(self.no_array)
