@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import json_repair
 
-from .parser_items import ActionItem, Item, ParserStats, QuoteMarkerStripper, TextItem
+from .parser_items import ActionItem, Item, ParserStats, QuoteMarkerStripper, TextItem, TopObject
 from .sanitize import MAX_DEPTH, clean_object, replace_surrogates
 
 __all__ = ["ActionItem", "ParserStats", "StructuredStreamParser", "TextItem"]
@@ -51,20 +50,6 @@ _PRE, _ARRAY, _DONE = 0, 1, 2
 _KEY, _VALUE, _ELEM = 0, 1, 2
 
 
-@dataclass
-class _TopObject:
-    """The top-level item being read: its raw text and what is known of it so far."""
-
-    index: int
-    parts: list[str] = field(default_factory=list)
-    key: str | None = None
-    kind: str | None = None  # the decoded "type" value once its string closed
-    content: list[str] = field(default_factory=list)  # decoded "content" so far
-    streaming: bool = False
-    too_deep: bool = False
-    stripper: QuoteMarkerStripper = field(default_factory=QuoteMarkerStripper)
-
-
 class StructuredStreamParser:
     """Feed chunks with :meth:`feed`, then call :meth:`finish` once."""
 
@@ -78,7 +63,7 @@ class StructuredStreamParser:
         self._role = _ELEM
         self._capture: str | None = None  # "key", "type", "content", "item" or None
         self._captured: list[str] = []
-        self._obj: _TopObject | None = None
+        self._obj: TopObject | None = None
         self._item_stripper: QuoteMarkerStripper | None = None  # a bare string item
         self._next_index = 0
         self._out: list[Item] = []
@@ -336,7 +321,7 @@ class StructuredStreamParser:
     # -- items -------------------------------------------------------------------------
     def _open_top_object(self) -> None:
         self._push("{")
-        self._obj = _TopObject(index=self._next_index)
+        self._obj = TopObject(index=self._next_index)
         self._next_index += 1
 
     def _open_bare_item(self) -> None:

@@ -1,14 +1,15 @@
 """What the streaming parser emits, and the speech filter it applies.
 
 :class:`TextItem` (a delta of speech) and :class:`ActionItem` (a complete
-action), the parser's recovery counters, and :class:`QuoteMarkerStripper`,
+action), the parser's recovery counters, the top-level item being read
+(:class:`TopObject`), and :class:`QuoteMarkerStripper`,
 which removes Markdown quote markers (``>``) at line starts from speech as it
 streams, whatever the chunking.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 
@@ -80,3 +81,17 @@ class ParserStats:
     @property
     def recoveries(self) -> int:
         return self.repaired + self.dropped + self.truncated + self.too_deep + int(self.no_array)
+
+
+@dataclass
+class TopObject:
+    """The top-level item being read: its raw text and what is known of it so far."""
+
+    index: int
+    parts: list[str] = field(default_factory=list)
+    key: str | None = None
+    kind: str | None = None  # the decoded "type" value once its string closed
+    content: list[str] = field(default_factory=list)  # decoded "content" so far
+    streaming: bool = False
+    too_deep: bool = False
+    stripper: QuoteMarkerStripper = field(default_factory=QuoteMarkerStripper)
