@@ -210,7 +210,7 @@ def deep(levels: int, leaf: str = "1") -> str:
     return "[" * levels + leaf + "]" * levels
 
 
-def test_deeply_nested_params_drop_the_action_without_recursion_error() -> None:
+def test_deeply_nested_params_mark_the_action_too_deep_without_recursion_error() -> None:
     for levels in (25, 300, 5000, 100_000):
         raw = ('[{"type":"text","content":"Before. "},'
                f'{{"type":"action","name":"wb_draw_table","params":{{"data":{deep(levels)}}}}},'
@@ -225,7 +225,8 @@ def test_deeply_nested_params_drop_the_action_without_recursion_error() -> None:
                 pos += size
             items += parser.feed(raw[pos:]) + parser.finish()
             assert "".join(i.content for i in items if i.type == "text") == "Before. After."
-            assert [(i.name, i.params) for i in items if i.type == "action"] == [("wb_open", {})]
+            assert [(i.name, i.params, i.too_deep) for i in items if i.type == "action"] == [
+                ("wb_draw_table", {}, True), ("wb_open", {}, False)]  # the turn drops and counts the first
             assert parser.stats.too_deep == 1 and parser.stats.dropped == 0
 
 

@@ -230,7 +230,10 @@ def coerce_params(name: str, params: Any) -> dict[str, Any] | None:
 
 
 def accept_action_params(item: Any) -> bool:
-    """For the turn loop: replace ``item.params`` by its coerced form; ``False`` if invalid."""
+    """For the turn loop: replace ``item.params`` by its coerced form; ``False`` if invalid
+    (or if the parser found the action nested too deeply to read)."""
+    if getattr(item, "too_deep", False):
+        return False
     params = coerce_params(item.name, item.params)
     if params is None:
         return False

@@ -16,8 +16,8 @@ closes (``json.loads``, else ``json_repair``).
 Recovery: text before the first ``[`` opening an array of items is skipped; no
 such array → the reply is one text item; a cut-off reply keeps what was complete
 and the partial speech; a quote that cannot end a JSON string is text; nothing raises.
-An item nested deeper than ``MAX_DEPTH`` levels is not parsed (counted in
-``stats.too_deep``); broken surrogates in speech and params become U+FFFD.
+Bounded: an item nested too deeply is not parsed (``stats.too_deep``; an action
+comes out marked ``too_deep``); broken surrogates in speech and params become U+FFFD.
 """
 
 from __future__ import annotations
@@ -42,9 +42,7 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _AFTER_ARRAY_COMMA = frozenset('"{[]-0123456789tfn')
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
 
-# An item nested deeper than this (its params deeper than MAX_DEPTH) is never parsed:
-# recursive decoders and serializers downstream would fail on it.
-_MAX_ITEM_DEPTH = MAX_DEPTH + 1
+_MAX_ITEM_DEPTH = MAX_DEPTH + 1  # deeper: never parsed (recursive decoders downstream would fail)
 
 _PRE, _ARRAY, _DONE = 0, 1, 2
 _KEY, _VALUE, _ELEM = 0, 1, 2
@@ -61,7 +59,7 @@ class StructuredStreamParser:
         self._expect_key: list[bool] = []  # per container: does the next string name a key?
         self._in_string = False
         self._role = _ELEM
-        self._capture: str | None = None  # "key", "type", "content", "item" or None
+        self._capture: str | None = None  # "key", "type", "content", "name", "item" or None
         self._captured: list[str] = []
         self._obj: TopObject | None = None
         self._item_stripper: QuoteMarkerStripper | None = None  # a bare string item
@@ -193,7 +191,7 @@ class StructuredStreamParser:
         if len(self._stack) == 1 and self._obj is not None:
             if self._role == _KEY:
                 self._capture = "key"
-            elif self._role == _VALUE and self._obj.key in ("type", "content"):
+            elif self._role == _VALUE and self._obj.key in ("type", "content", "name"):
                 self._capture = self._obj.key
 
     def _scan_string(self, data: str, i: int, final: bool) -> int:
@@ -308,6 +306,8 @@ class StructuredStreamParser:
         obj = self._obj
         if capture == "key" and obj is not None:
             obj.key = "".join(self._captured)
+        elif capture == "name" and obj is not None:
+            obj.name = "".join(self._captured)
         elif capture == "type" and obj is not None:
             obj.kind = "".join(self._captured)
             if obj.kind == "text" and not obj.streaming:
@@ -334,9 +334,9 @@ class StructuredStreamParser:
     def _close_top_object(self) -> None:
         obj, self._obj = self._obj, None
         assert obj is not None
-        if obj.too_deep:  # too deep to parse safely: its speech (if it is speech) is kept
+        if obj.too_deep:  # not parsed: its speech is kept, an action is emitted as too deep (dropped)
             self.stats.too_deep += 1
-            value: Any = {"type": "text"} if obj.kind == "text" else {}
+            value: Any = {"type": "text"} if obj.kind == "text" else {"type": obj.kind, "name": obj.name}
         else:
             value = self._load("".join(obj.parts))
         decoded = "".join(obj.content)
@@ -355,7 +355,8 @@ class StructuredStreamParser:
             return
         name = value.get("name") or value.get("action")
         if kind in ("action", None) and isinstance(name, str) and name:
-            self._out.append(ActionItem(replace_surrogates(name), clean_object(value.get("params")), obj.index))
+            self._out.append(ActionItem(replace_surrogates(name), clean_object(value.get("params")), obj.index,
+                                        too_deep=obj.too_deep))
             return
         if not obj.too_deep:
             self.stats.dropped += 1

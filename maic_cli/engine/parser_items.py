@@ -27,6 +27,7 @@ class ActionItem:
     name: str
     params: dict[str, Any]
     index: int
+    too_deep: bool = False  # nested too deeply to be parsed: ``params`` is empty, the action unusable
     type: ClassVar[str] = "action"
 
 
@@ -91,6 +92,7 @@ class TopObject:
     parts: list[str] = field(default_factory=list)
     key: str | None = None
     kind: str | None = None  # the decoded "type" value once its string closed
+    name: str | None = None  # the decoded "name" value once its string closed
     content: list[str] = field(default_factory=list)  # decoded "content" so far
     streaming: bool = False
     too_deep: bool = False
