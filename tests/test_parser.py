@@ -203,3 +203,63 @@ def test_random_input_never_raises() -> None:
             parser.feed(data[pos:pos + step])
             pos += step
         parser.finish()
+
+
+# -- hostile replies (issue 10, item 6): deep nesting and broken surrogates ------------------
+def deep(levels: int, leaf: str = "1") -> str:
+    return "[" * levels + leaf + "]" * levels
+
+
+def test_deeply_nested_params_mark_the_action_too_deep_without_recursion_error() -> None:
+    for levels in (25, 300, 5000, 100_000):
+        raw = ('[{"type":"text","content":"Before. "},'
+               f'{{"type":"action","name":"wb_draw_table","params":{{"data":{deep(levels)}}}}},'
+               '{"type":"text","content":"After."},'
+               '{"type":"action","name":"wb_open","params":{}}]')
+        for sizes in ([], [7] * (len(raw) // 7)):
+            parser = StructuredStreamParser()
+            items = []
+            pos = 0
+            for size in sizes:
+                items += parser.feed(raw[pos:pos + size])
+                pos += size
+            items += parser.feed(raw[pos:]) + parser.finish()
+            assert "".join(i.content for i in items if i.type == "text") == "Before. After."
+            assert [(i.name, i.params, i.too_deep) for i in items if i.type == "action"] == [
+                ("wb_draw_table", {}, True), ("wb_open", {}, False)]  # the turn drops and counts the first
+            assert parser.stats.too_deep == 1 and parser.stats.dropped == 0
+
+
+def test_params_nested_within_the_limit_are_kept() -> None:
+    params = {"data": json.loads(deep(18))}
+    assert parse_in_chunks(reply(action("wb_draw_table", **params))) == ("", [("wb_draw_table", params)])
+
+
+def test_a_deeply_nested_text_item_keeps_its_speech() -> None:
+    raw = '[{"type":"text","content":"Still said.","junk":' + deep(3000) + "}]"
+    parser = StructuredStreamParser()
+    items = parser.feed(raw) + parser.finish()
+    assert "".join(i.content for i in items if i.type == "text") == "Still said."
+    assert parser.stats.too_deep == 1
+
+
+def test_deep_nesting_outside_objects_is_ignored_in_linear_time() -> None:
+    raw = '["Hi ", ' + deep(200_000) + ', "there"]'
+    assert parse_in_chunks(raw, [4096] * (len(raw) // 4096)) == ("Hi there", [])
+
+
+def test_lone_surrogates_become_replacement_characters_in_text_and_params() -> None:
+    # As escapes (decoded by the parser and by json.loads) and as raw code points.
+    raw = ('[{"type":"text","content":"cut \\ud83d "}, "raw \ud800 x ", '
+           '{"content":"no type \\udc00"}, '
+           '{"type":"action","name":"wb_draw_text\ud800","params":{"content":"a\\ud83d","k\\udfff":["\udbff"]}}]')
+    for sizes in ([], [1] * len(raw), [3] * (len(raw) // 3)):
+        text, actions = parse_in_chunks(raw, sizes)
+        assert text == "cut \ufffd raw \ufffd x no type \ufffd"
+        assert actions == [("wb_draw_text\ufffd", {"content": "a\ufffd", "k\ufffd": ["\ufffd"]})]
+        text.encode("utf-8")
+        json.dumps(actions, ensure_ascii=False).encode("utf-8")
+
+
+def test_prose_reply_with_a_surrogate_is_clean() -> None:
+    assert parse_in_chunks("Just prose \ud83d") == ("Just prose \ufffd", [])

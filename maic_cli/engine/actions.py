@@ -3,7 +3,9 @@
 Each action has a description with its parameters (for the agent prompt), a
 scope (``slide`` actions need a slide scene), and role defaults decide who may
 use what when a persona does not say.  :func:`allowed_actions` is the single
-place that answers "may this agent use this action in this scene?".
+place that answers "may this agent use this action in this scene?";
+:func:`accept_action_params` (from :mod:`.action_params`) answers "are these
+params usable?" and coerces them.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .action_params import accept_action_params  # noqa: F401 - re-exported for the turn loop
 from .models import AgentConfig, SceneType
 
 

@@ -4,15 +4,30 @@
 round's ``director_state`` and usage totals.  :meth:`Classroom.apply` folds an
 event into it; the round loop, the live view and replay all use it, so they can
 never disagree about what happened.
+
+It also keeps itself saveable: every string that reaches it (an event from a
+reply or a replayed transcript, a session file) loses broken surrogates, and a
+loaded class cuts anything nested absurdly deep, so a save or a reload never fails
+on what a model wrote.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
 
 from .events import CallUsage, Event
 from .models import ActionRecord, DirectorState, Message, MessagePart, StoreState
+from .sanitize import MAX_DEPTH, clean_tree, replace_surrogates
 from .whiteboard import apply_action
+
+# A class nests about eight containers deep before an action's params begin.
+_CLASSROOM_DEPTH = MAX_DEPTH + 12
+
+
+def _clean_optional(text: str | None) -> str | None:
+    return None if text is None else replace_surrogates(text)
 
 
 class UsageTotals(BaseModel):
@@ -34,9 +49,15 @@ class Classroom(BaseModel):
     director_state: DirectorState | None = None
     usage: UsageTotals = Field(default_factory=UsageTotals)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _clean_loaded(cls, data: Any) -> Any:
+        """A loaded class (a session file): no broken surrogates, nothing nested absurdly deep."""
+        return clean_tree(data, _CLASSROOM_DEPTH, cut=True) if isinstance(data, dict) else data
+
     def add_learner_message(self, text: str) -> Message:
         """A learner message starts a new round: the director forgets the last one."""
-        message = Message.from_learner(text)
+        message = Message.from_learner(replace_surrogates(text))
         self.messages.append(message)
         self.director_state = None
         return message
@@ -54,7 +75,7 @@ class Classroom(BaseModel):
         elif event.type == "text_delta":
             target = self.message(event.message_id)
             if target is not None:
-                target.append_text(event.content)
+                target.append_text(replace_surrogates(event.content))
         elif event.type == "action":
             target = self.message(event.message_id)
             if target is not None:
@@ -64,7 +85,8 @@ class Classroom(BaseModel):
         elif event.type == "agent_end":
             target = self.message(event.message_id)
             if target is not None:
-                target.raw_reply, target.context = event.raw_reply, event.context
+                target.raw_reply = _clean_optional(event.raw_reply)
+                target.context = _clean_optional(event.context)
         elif event.type == "done":
             self.director_state = event.director_state
             self.usage.director.add(event.usage.director)

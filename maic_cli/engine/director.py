@@ -11,13 +11,13 @@ Rules (DESIGN §2, parity with the reference):
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 import json_repair
 
 from .models import DirectorState, TurnConfig
+from .sanitize import json_extent, replace_surrogates
 
 USER = "USER"
 END = "END"
@@ -56,32 +56,52 @@ def decide_by_rules(config: TurnConfig, state: DirectorState) -> RuleOutcome:
     return RuleOutcome(None, "ask_llm")
 
 
-_OBJECT_START = re.compile(r"\{")
 _DECODER = json.JSONDecoder(strict=False)
+_MAX_CANDIDATES = 64  # objects tried in one reply: keeps a reply full of "{" linear
+_MAX_DECISION_DEPTH = 8  # a decision is one flat object; deeper ones are not parsed at all
+_MAX_REPAIR = 2000  # characters given to json_repair (slow on long text); a decision is short
 
 
 def _first_decision_object(text: str) -> dict[str, object] | None:
-    for match in _OBJECT_START.finditer(text):
+    """The first object with a ``next_agent`` key; objects nested deeper than a decision
+    can be are skipped whole, unparsed, and at most ``_MAX_CANDIDATES`` are tried."""
+    pos, tried = 0, 0
+    while tried < _MAX_CANDIDATES:
+        start = text.find("{", pos)
+        if start == -1:
+            break
+        tried += 1
+        end, depth = json_extent(text, start)
+        if depth > _MAX_DECISION_DEPTH:
+            pos = end
+            continue
+        pos = start + 1
         try:
-            value, _ = _DECODER.raw_decode(text, match.start())
-        except ValueError:
+            value, _ = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict) and "next_agent" in value:
             return value
+    start = text.find("{")
+    if start == -1 or json_extent(text[:start + _MAX_REPAIR], start)[1] > _MAX_DECISION_DEPTH:
+        return None
     try:
-        repaired = json_repair.loads(text[text.find("{"):]) if "{" in text else None
+        repaired = json_repair.loads(text[start:start + _MAX_REPAIR])
     except Exception:  # noqa: BLE001 - any repair failure just means "no decision"
         return None
     return repaired if isinstance(repaired, dict) and "next_agent" in repaired else None
 
 
 def parse_director_decision(text: str) -> DirectorDecision:
-    """Read ``{"next_agent": …}`` from anywhere in ``text``; anything unusable ends the round."""
+    """Read ``{"next_agent": …}`` from anywhere in ``text``; anything unusable ends the round.
+
+    Bounded: objects nested deeper than a decision can be are skipped unparsed, and a
+    broken surrogate in the id becomes U+FFFD (no agent has it, so the round ends)."""
     found = _first_decision_object(text or "")
     value = found.get("next_agent") if found else None
     if not isinstance(value, str) or not value.strip():
         return DirectorDecision(None, True)
-    value = value.strip()
+    value = replace_surrogates(value.strip())
     if value.upper() == END:
         return DirectorDecision(None, True)
     if value.upper() == USER:

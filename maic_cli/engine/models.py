@@ -3,6 +3,12 @@
 These are plain pydantic models so that the same objects are validated when a
 persona file is loaded, written into the session file and sent back in as the
 next request.  Nothing here does I/O.
+
+Action params and whiteboard elements are valid by construction: a record's
+params go through :func:`~.action_params.coerce_params` (unusable params are
+emptied, the record kept), and a whiteboard element whose params cannot be
+made usable is refused — a stored board that holds one (a damaged or crafted
+session file) loads without it.
 """
 
 from __future__ import annotations
@@ -11,7 +17,10 @@ import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .action_params import ELEMENT_ACTIONS, PARAM_MODELS, coerce_params
+from .sanitize import clean_object
 
 Role = Literal["teacher", "assistant", "student"]
 SceneType = Literal["slide", "whiteboard"]
@@ -58,12 +67,31 @@ class UserProfile(BaseModel):
     bio: str = ""
 
 
+def record_params(name: object, params: object) -> dict[str, Any]:
+    """The params kept in a history record: coerced for a known action, else only cleaned
+    (no broken surrogates, bounded depth); ``{}`` when unusable — the record itself stays."""
+    if isinstance(name, str) and name in PARAM_MODELS:
+        return coerce_params(name, params) or {}
+    return clean_object(params)
+
+
+def _with_safe_params(data: Any, name_key: str) -> Any:
+    if isinstance(data, dict) and "params" in data:
+        return {**data, "params": record_params(data.get(name_key), data["params"])}
+    return data
+
+
 class ActionRecord(BaseModel):
     """An action as it happened inside a message."""
 
     action_id: str
     name: str
     params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _safe_params(cls, data: Any) -> Any:
+        return _with_safe_params(data, "name")
 
 
 class MessagePart(BaseModel):
@@ -133,6 +161,15 @@ class WhiteboardElement(BaseModel):
     lines: list[CodeLine] = Field(default_factory=list)  # code only
     next_line: int = 1  # code only: the number of the next fresh line id
 
+    @model_validator(mode="after")
+    def _usable_params(self) -> WhiteboardElement:
+        params = coerce_params(ELEMENT_ACTIONS[self.kind], self.params)
+        if params is None:
+            raise ValueError(f"unusable {self.kind} element params")
+        params.pop("elementId", None)
+        self.params = params
+        return self
+
 
 class StoreState(BaseModel):
     """What the class can see: the whiteboard, the slides and what is pointed at."""
@@ -144,6 +181,20 @@ class StoreState(BaseModel):
     spotlight: str | None = None
     laser: str | None = None
     next_element: int = 1
+
+    @field_validator("whiteboard", mode="before")
+    @classmethod
+    def _drop_unusable_elements(cls, value: Any) -> Any:
+        """One bad element (a crafted or damaged file) must not make the whole state unloadable."""
+        if not isinstance(value, list):
+            return []
+        kept = []
+        for item in value:
+            try:
+                kept.append(WhiteboardElement.model_validate(item))
+            except ValidationError:
+                continue
+        return kept
 
     @property
     def scene_type(self) -> SceneType:
@@ -161,6 +212,11 @@ class WhiteboardActionRecord(BaseModel):
     agent_id: str
     agent_name: str
     params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _safe_params(cls, data: Any) -> Any:
+        return _with_safe_params(data, "action_name")
 
 
 class AgentTurnSummary(BaseModel):

@@ -16,18 +16,20 @@ closes (``json.loads``, else ``json_repair``).
 Recovery: text before the first ``[`` opening an array of items is skipped; no
 such array → the reply is one text item; a cut-off reply keeps what was complete
 and the partial speech; a quote that cannot end a JSON string is text; nothing raises.
+Bounded: an item nested too deeply is not parsed (``stats.too_deep``; an action
+comes out marked ``too_deep``); broken surrogates in speech and params become U+FFFD.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import json_repair
 
-from .parser_items import ActionItem, Item, ParserStats, QuoteMarkerStripper, TextItem
+from .parser_items import ActionItem, Item, ParserStats, QuoteMarkerStripper, TextItem, TopObject
+from .sanitize import MAX_DEPTH, clean_object, replace_surrogates
 
 __all__ = ["ActionItem", "ParserStats", "StructuredStreamParser", "TextItem"]
 
@@ -40,21 +42,10 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _AFTER_ARRAY_COMMA = frozenset('"{[]-0123456789tfn')
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
 
+_MAX_ITEM_DEPTH = MAX_DEPTH + 1  # deeper: never parsed (recursive decoders downstream would fail)
+
 _PRE, _ARRAY, _DONE = 0, 1, 2
 _KEY, _VALUE, _ELEM = 0, 1, 2
-
-
-@dataclass
-class _TopObject:
-    """The top-level item being read: its raw text and what is known of it so far."""
-
-    index: int
-    parts: list[str] = field(default_factory=list)
-    key: str | None = None
-    kind: str | None = None  # the decoded "type" value once its string closed
-    content: list[str] = field(default_factory=list)  # decoded "content" so far
-    streaming: bool = False
-    stripper: QuoteMarkerStripper = field(default_factory=QuoteMarkerStripper)
 
 
 class StructuredStreamParser:
@@ -68,9 +59,9 @@ class StructuredStreamParser:
         self._expect_key: list[bool] = []  # per container: does the next string name a key?
         self._in_string = False
         self._role = _ELEM
-        self._capture: str | None = None  # "key", "type", "content", "item" or None
+        self._capture: str | None = None  # "key", "type", "content", "name", "item" or None
         self._captured: list[str] = []
-        self._obj: _TopObject | None = None
+        self._obj: TopObject | None = None
         self._item_stripper: QuoteMarkerStripper | None = None  # a bare string item
         self._next_index = 0
         self._out: list[Item] = []
@@ -179,6 +170,8 @@ class StructuredStreamParser:
     def _push(self, char: str) -> None:
         self._stack.append(char)
         self._expect_key.append(char == "{")
+        if self._obj is not None and len(self._stack) > _MAX_ITEM_DEPTH:
+            self._obj.too_deep = True
 
     def _pop(self) -> None:
         self._stack.pop()
@@ -198,7 +191,7 @@ class StructuredStreamParser:
         if len(self._stack) == 1 and self._obj is not None:
             if self._role == _KEY:
                 self._capture = "key"
-            elif self._role == _VALUE and self._obj.key in ("type", "content"):
+            elif self._role == _VALUE and self._obj.key in ("type", "content", "name"):
                 self._capture = self._obj.key
 
     def _scan_string(self, data: str, i: int, final: bool) -> int:
@@ -313,6 +306,8 @@ class StructuredStreamParser:
         obj = self._obj
         if capture == "key" and obj is not None:
             obj.key = "".join(self._captured)
+        elif capture == "name" and obj is not None:
+            obj.name = "".join(self._captured)
         elif capture == "type" and obj is not None:
             obj.kind = "".join(self._captured)
             if obj.kind == "text" and not obj.streaming:
@@ -326,7 +321,7 @@ class StructuredStreamParser:
     # -- items -------------------------------------------------------------------------
     def _open_top_object(self) -> None:
         self._push("{")
-        self._obj = _TopObject(index=self._next_index)
+        self._obj = TopObject(index=self._next_index)
         self._next_index += 1
 
     def _open_bare_item(self) -> None:
@@ -339,7 +334,11 @@ class StructuredStreamParser:
     def _close_top_object(self) -> None:
         obj, self._obj = self._obj, None
         assert obj is not None
-        value = self._load("".join(obj.parts))
+        if obj.too_deep:  # not parsed: its speech is kept, an action is emitted as too deep (dropped)
+            self.stats.too_deep += 1
+            value: Any = {"type": "text"} if obj.kind == "text" else {"type": obj.kind, "name": obj.name}
+        else:
+            value = self._load("".join(obj.parts))
         decoded = "".join(obj.content)
         if not isinstance(value, dict):
             value = {}
@@ -347,8 +346,7 @@ class StructuredStreamParser:
         if kind == "text" or (kind is None and "content" in value and "name" not in value) or (
                 obj.streaming and kind is None):
             full = value.get("content")
-            if not isinstance(full, str):
-                full = decoded
+            full = replace_surrogates(full) if isinstance(full, str) else decoded
             if obj.streaming:
                 rest = full[len(decoded):] if full.startswith(decoded) else ""
                 self._emit_text(obj.stripper.feed(rest) + obj.stripper.flush(), obj.index)
@@ -357,15 +355,16 @@ class StructuredStreamParser:
             return
         name = value.get("name") or value.get("action")
         if kind in ("action", None) and isinstance(name, str) and name:
-            params = value.get("params")
-            self._out.append(ActionItem(name, params if isinstance(params, dict) else {}, obj.index))
+            self._out.append(ActionItem(replace_surrogates(name), clean_object(value.get("params")), obj.index,
+                                        too_deep=obj.too_deep))
             return
-        self.stats.dropped += 1
+        if not obj.too_deep:
+            self.stats.dropped += 1
 
     def _load(self, raw: str) -> Any:
         try:
             return json.loads(raw, strict=False)
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
         self.stats.repaired += 1
         try:
@@ -375,7 +374,7 @@ class StructuredStreamParser:
 
     def _emit_text(self, text: str, index: int) -> None:
         if text:
-            self._out.append(TextItem(text, index))
+            self._out.append(TextItem(replace_surrogates(text), index))
 
     # -- the end -------------------------------------------------------------------------
     def _finish_prose(self) -> None:
@@ -398,3 +397,4 @@ class StructuredStreamParser:
             self._emit_text(obj.stripper.feed("".join(obj.content)) + obj.stripper.flush(), obj.index)
         else:
             self.stats.truncated += 1
+

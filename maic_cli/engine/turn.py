@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
-from .actions import CATALOGUE, allowed_actions
+from .actions import CATALOGUE, accept_action_params, allowed_actions
 from .agent_prompt import build_agent_context, build_agent_messages, build_agent_prompt, convert_history
 from .director import USER, DirectorDecision, decide_by_rules, parse_director_decision
 from .director_prompt import build_director_prompt
@@ -203,7 +203,7 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
                     counts["text_index"] = item.index
                 speech.append(content)
                 out.append(TextDeltaEvent(message_id=message_id, content=content))
-            elif item.name not in allowed or item.name not in CATALOGUE:
+            elif item.name not in allowed or item.name not in CATALOGUE or not accept_action_params(item):
                 counts["dropped"] += 1
             else:
                 counts["actions"] += 1

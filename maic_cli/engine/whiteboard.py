@@ -4,7 +4,9 @@
 slide actions.  Element ids come from the model when it gives one (and it is
 free), else ``wb_<n>``.  Code blocks keep stable line ids ``L1…``: an inserted
 line gets a fresh number, never a reused one.  Invalid actions (an unknown
-element, a bad line id) change nothing and return a short note instead.
+element, a bad line id, params that cannot be made usable) change nothing and
+return a short note instead: params are checked here too, whatever their source
+(a reply, a replayed transcript), so the stored board is always renderable.
 Also here: the whiteboard summaries the director and agent prompts need.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .action_params import ELEMENT_ACTIONS, PARAM_MODELS, coerce_params
 from .models import CodeLine, StoreState, WhiteboardActionRecord, WhiteboardElement
 
 DRAW_KINDS = {
@@ -25,6 +28,12 @@ CROWDED = 5
 def apply_action(state: StoreState, name: str, params: dict[str, Any],
                  agent_id: str | None = None) -> str | None:
     """Apply one action to ``state`` in place.  Returns a note if nothing could be done."""
+    if name not in PARAM_MODELS:
+        return f"unknown action {name!r}"
+    checked = coerce_params(name, params)
+    if checked is None:
+        return f"unusable params for {name}"
+    params = checked
     if name in DRAW_KINDS:
         _draw(state, DRAW_KINDS[name], params, agent_id)
         return None
@@ -47,10 +56,6 @@ def apply_action(state: StoreState, name: str, params: dict[str, Any],
         if slide is None or not any(e.id == target for e in slide.elements):
             return f"no slide element {target!r}"
         setattr(state, name, target)
-    elif name == "play_video":
-        return None
-    else:
-        return f"unknown action {name!r}"
     return None
 
 
@@ -112,10 +117,18 @@ def _edit_code(state: StoreState, params: dict[str, Any]) -> str | None:
     return None
 
 
+def usable_params(element: WhiteboardElement) -> dict[str, Any] | None:
+    """An element's params checked again (``None`` if unusable): for code that shows a board
+    it did not build itself, and so trusts nothing in it."""
+    return coerce_params(ELEMENT_ACTIONS.get(element.kind, ""), element.params)
+
+
 # -- summaries for prompts ------------------------------------------------------------
 def describe_element(element: WhiteboardElement, limit: int = 80) -> str:
-    p = element.params
-    if element.kind == "text":
+    p = usable_params(element)
+    if p is None:
+        body = "(unreadable)"
+    elif element.kind == "text":
         body = str(p.get("content", ""))
     elif element.kind == "latex":
         body = str(p.get("latex", ""))

@@ -104,6 +104,12 @@ class StreamPiece:
     usage: Usage | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        try:
+            self.text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a reply cut inside an emoji): no file or terminal takes it
+            self.text = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in self.text)
+
 
 @runtime_checkable
 class LLMClient(Protocol):

@@ -1,16 +1,67 @@
-"""Exports of a class: Markdown (speakers, speech, actions as notes, the final whiteboard)."""
+"""Exports of a class: Markdown (speakers, speech, actions as notes, the final whiteboard).
+
+Model text is data in the Markdown too: control sequences are removed, HTML
+and entities are escaped, backticks and backslashes are backslash-escaped, and
+so is every ``]`` that would end a link text or label (one followed by ``(``,
+``[`` or ``:``), so a reply can link nowhere (``javascript:``, ``data:``,
+``vbscript:`` or any other), define no link reference and open no code span or
+fence.  A code block's fence is longer than any backtick run inside it,
+so its content cannot close it.  The board is shown from re-checked params
+(:func:`~maic_cli.engine.whiteboard.usable_params`): nothing stored is trusted.
+"""
 
 from __future__ import annotations
 
+import re
+
 from ..engine.classroom import Classroom
-from ..engine.models import AgentConfig
-from ..engine.whiteboard import describe_element
+from ..engine.models import AgentConfig, Message, WhiteboardElement
+from ..engine.sanitize import replace_surrogates
+from ..engine.whiteboard import describe_element, usable_params
 from .text import clean
 from .views import action_badge
 
+_MARKUP = re.compile(r"[\\`]|\](?=[(\[:])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_BACKTICKS = re.compile(r"`+")
+_NOT_LANGUAGE = re.compile(r"[^\w+#.-]")
+
 
 def _md_escape(text: str) -> str:
-    return clean(text).replace("<", "&lt;").replace(">", "&gt;")
+    text = clean(replace_surrogates(text))
+    text = "".join(_HTML.get(char, char) for char in text) if any(c in text for c in "&<>") else text
+    return _MARKUP.sub(lambda m: "\\" + m.group(), text)
+
+
+def code_fence(lines: list[str]) -> str:
+    """A backtick fence longer than any backtick run in ``lines`` (at least three)."""
+    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _code_block(element: WhiteboardElement, params: dict[str, object]) -> list[str]:
+    lines = [clean(replace_surrogates(str(line.text))) for line in element.lines]
+    fence = code_fence(lines)
+    language = _NOT_LANGUAGE.sub("", str(params.get("language", "")))[:40]
+    return ["", f"  {fence}{language}", *(f"  {line}" for line in lines), f"  {fence}"]
+
+
+def _speech(message: Message) -> str:
+    """Speech with actions as notes; adjacent text parts are escaped as one (a link cannot
+    be assembled across them)."""
+    out: list[str] = []
+    text: list[str] = []
+    for part in message.parts:
+        if part.kind == "text":
+            text.append(part.text)
+        elif part.action is not None:
+            out.append(_md_escape("".join(text)))
+            text = []
+            out.append(f" *[{_md_escape(action_badge(part.action.name, part.action.params))}]* ")
+    out.append(_md_escape("".join(text)))
+    if message.interrupted:
+        out.append(" *(interrupted)*")
+    return "".join(out).strip()
 
 
 def classroom_to_markdown(classroom: Classroom, agents: dict[str, AgentConfig], *, title: str = "maic class",
@@ -28,28 +79,17 @@ def classroom_to_markdown(classroom: Classroom, agents: dict[str, AgentConfig], 
             who = f"{clean(agent.avatar) + ' ' if agent else ''}{message.agent_name or message.agent_id}"
         lines.append(f"**{_md_escape(who)}**")
         lines.append("")
-        speech: list[str] = []
-        for part in message.parts:
-            if part.kind == "text":
-                speech.append(_md_escape(part.text))
-            elif part.action is not None:
-                speech.append(f" *[{_md_escape(action_badge(part.action.name, part.action.params))}]* ")
-        if message.interrupted:
-            speech.append(" *(interrupted)*")
-        lines.append("".join(speech).strip() or "*(no speech)*")
+        lines.append(_speech(message) or "*(no speech)*")
         lines.append("")
     store = classroom.store
     lines.append("## Final whiteboard")
     lines.append("")
-    if store.whiteboard:
-        for element in store.whiteboard:
-            lines.append(f"- {_md_escape(describe_element(element, limit=200))}")
-            if element.kind == "code":
-                lines.append("")
-                lines.append(f"  ```{clean(str(element.params.get('language', '')))}")
-                lines.extend(f"  {clean(line.text)}" for line in element.lines)
-                lines.append("  ```")
-    else:
+    for element in store.whiteboard:
+        lines.append(f"- {_md_escape(describe_element(element, limit=200))}")
+        params = usable_params(element)
+        if element.kind == "code" and params is not None:
+            lines.extend(_code_block(element, params))
+    if not store.whiteboard:
         lines.append("*(empty)*")
     lines.append("")
     return "\n".join(lines)

@@ -1,16 +1,20 @@
 """HTML export: one self-contained page (inline CSS, no external assets), agent colours kept.
 
-Every string from the model is cleaned of control sequences and HTML-escaped;
-colours are used only if they look like a colour.
+Every string from the model is cleaned of control sequences and broken
+surrogates and HTML-escaped; colours are used only if they look like a colour;
+board elements are drawn from re-checked params (nothing stored is trusted).
 """
 
 from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, WhiteboardElement
+from ..engine.sanitize import replace_surrogates
+from ..engine.whiteboard import usable_params
 from .text import clean
 from .views import action_badge
 from .whiteboard_view import latex_to_unicode
@@ -31,38 +35,46 @@ pre{background:#f6f8fa;padding:.5rem;overflow:auto}.bar{display:inline-block;hei
 
 
 def _e(text: object) -> str:
-    return html.escape(clean(str(text)))
+    return html.escape(clean(replace_surrogates(str(text))))
 
 
 def _color(value: str) -> str:
-    return value if _SAFE_COLOR.match(value) else "#d0d7de"
+    return value if _SAFE_COLOR.fullmatch(value) else "#d0d7de"
+
+
+def _table(rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{_e(c)}</th>" for c in rows[0]) if rows else ""
+    body_rows = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
+    return f"<table><tr>{head}</tr>{body_rows}</table>"
+
+
+def _chart(p: dict[str, Any]) -> str:
+    labels, series = p.get("labels", []), p.get("series", [])
+    peak = max((abs(v) for s in series for v in s.get("values", [])), default=1.0) or 1.0
+    rows = []
+    for i, label in enumerate(labels):
+        for s in series:
+            vals = s.get("values", [])
+            if i < len(vals):
+                width = abs(vals[i]) / peak * 12
+                rows.append(f"<div>{_e(label)} <span class='bar' style='width:{width:.2f}rem'></span> "
+                            f"{_e(vals[i])}</div>")
+    return f"<strong>{_e(p.get('title') or 'chart')}</strong>" + "".join(rows)
 
 
 def _element(element: WhiteboardElement) -> str:
-    p = element.params
-    if element.kind == "text":
+    """One board element from its re-checked params: nothing stored is trusted."""
+    p = usable_params(element)
+    if p is None:
+        body = "<em>(unreadable element)</em>"
+    elif element.kind == "text":
         body = _e(p.get("content", ""))
     elif element.kind == "latex":
-        body = f"<em>{_e(latex_to_unicode(clean(str(p.get('latex', '')))))}</em>"
+        body = f"<em>{_e(latex_to_unicode(clean(p.get('latex', ''))))}</em>"
     elif element.kind == "table":
-        rows = [r for r in p.get("data") or [] if isinstance(r, list)]
-        head = "".join(f"<th>{_e(c)}</th>" for c in rows[0]) if rows else ""
-        body_rows = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-        body = f"<table><tr>{head}</tr>{body_rows}</table>"
+        body = _table(p.get("data", []))
     elif element.kind == "chart":
-        labels = p.get("labels") or []
-        series = [s for s in p.get("series") or [] if isinstance(s, dict)]
-        values = [float(v) for s in series for v in s.get("values") or [] if isinstance(v, int | float)]
-        peak = max((abs(v) for v in values), default=1.0) or 1.0
-        rows = []
-        for i, label in enumerate(labels):
-            for s in series:
-                vals = s.get("values") or []
-                if i < len(vals) and isinstance(vals[i], int | float):
-                    width = abs(vals[i]) / peak * 12
-                    rows.append(f"<div>{_e(label)} <span class='bar' style='width:{width:.2f}rem'></span> "
-                                f"{_e(vals[i])}</div>")
-        body = f"<strong>{_e(p.get('title') or 'chart')}</strong>" + "".join(rows)
+        body = _chart(p)
     elif element.kind == "code":
         lines = "\n".join(f"{_e(line.id):>4}  {_e(line.text)}" for line in element.lines)
         body = f"<pre>{lines}</pre>"
@@ -70,8 +82,8 @@ def _element(element: WhiteboardElement) -> str:
         body = _e(f"{p.get('shape', 'shape')}: {p.get('label', '')}")
     else:
         arrow = "→" if p.get("arrow") else "—"
-        body = _e(f"({p.get('startX')},{p.get('startY')}) {arrow} ({p.get('endX')},{p.get('endY')}) "
-                  f"{p.get('label', '')}")
+        body = _e(f"({p.get('startX', '?')},{p.get('startY', '?')}) {arrow} "
+                  f"({p.get('endX', '?')},{p.get('endY', '?')}) {p.get('label', '')}")
     return f"<div class='el'><span class='id'>{_e(element.id)}</span>{body}</div>"
 
 
