@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .action_params import accept_action_params  # noqa: F401 - re-exported for the turn loop
+from .action_params import accept_action_params as accept_action_params  # re-exported for the turn loop
 from .models import AgentConfig, SceneType
 
 

@@ -62,9 +62,10 @@ def clean_object(value: Any, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
     if not isinstance(value, dict):
         return {}
     try:
-        return clean_tree(value, max_depth)
+        cleaned: dict[str, Any] = clean_tree(value, max_depth)
     except TooDeep:
         return {}
+    return cleaned
 
 
 def json_extent(text: str, start: int) -> tuple[int, int]:

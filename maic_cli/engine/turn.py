@@ -42,6 +42,7 @@ from .models import (
 )
 from .outcomes import DirectorOutcome
 from .parser import StructuredStreamParser
+from .parser_items import Item, TextItem
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
@@ -192,10 +193,10 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     counts = {"actions": 0, "dropped": 0, "text_index": -1}
     error: LLMError | None = None
 
-    def events_for(items: list) -> list[Event]:
+    def events_for(items: list[Item]) -> list[Event]:
         out: list[Event] = []
         for item in items:
-            if item.type == "text":
+            if isinstance(item, TextItem):
                 content = item.content
                 if item.index != counts["text_index"]:
                     if speech and not speech[-1][-1:].isspace():

@@ -70,7 +70,8 @@ class LocalLlamaClient:
     # -- set-up ---------------------------------------------------------------------------
     def _load(self) -> Any:
         if self._llama is None:
-            from llama_cpp import Llama, LlamaRAMCache
+            from llama_cpp import Llama
+            from llama_cpp.llama_cache import LlamaRAMCache
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
             llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.threads,
@@ -98,7 +99,7 @@ class LocalLlamaClient:
             return None
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
-            from llama_cpp import LlamaGrammar
+            from llama_cpp.llama_grammar import LlamaGrammar
             from llama_cpp.llama_grammar import json_schema_to_gbnf
 
             # "type" first: the model must know it is writing speech before it writes it.
@@ -111,7 +112,7 @@ class LocalLlamaClient:
         from llama_cpp import Llama
 
         llama = self._llama
-        best = Llama.longest_token_prefix(llama._input_ids.tolist(), tokens)
+        best: int = Llama.longest_token_prefix(llama._input_ids.tolist(), tokens)
         cache = getattr(llama, "cache", None)
         for key in getattr(cache, "cache_state", {}) or {}:
             best = max(best, Llama.longest_token_prefix(key, tokens))

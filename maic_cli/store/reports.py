@@ -217,7 +217,7 @@ def safe_strings(data: Any) -> Any:
 
 
 def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
-    report = safe_strings(build_report(results, meta))
+    report: dict[str, Any] = safe_strings(build_report(results, meta))
     write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     write_atomic(out / "report.md", report_markdown(report))
     return report
