@@ -1,0 +1,112 @@
+"""``ClassRunner``: one class, played one learner turn at a time.
+
+Chat, batch runs and ``replay --check`` all play a class the same way: a learner
+message arrives (an ``@id`` mention picks who answers first), it is recorded,
+a round runs, the round is finished and everything is saved.  The runner owns
+that sequence; what differs between them — where the class is recorded, saved
+and shown — plugs in as :class:`RunnerHooks`.
+
+It lives in the engine because it is pure orchestration: hooks are callbacks,
+so the runner itself never touches a file or a terminal.  A hook's
+``round_finished`` is called even when the round raises, so a view can always
+restore the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from ..llm.port import LLMClient
+from .classroom import Classroom
+from .events import Event
+from .models import AgentConfig, ModelSettings, TurnConfig, UserProfile
+from .round import RoundResult, run_round
+
+MENTION = re.compile(r"^@([A-Za-z0-9_-]+)\b")
+
+
+def mentioned(text: str) -> str | None:
+    """The agent id a message starts with (``@teacher why?``), whether or not it is in the class."""
+    match = MENTION.match(text.strip())
+    return match.group(1) if match else None
+
+
+class RunnerHooks:
+    """What a class is recorded, saved and shown with; override what you need."""
+
+    def learner(self, text: str) -> None:
+        """A learner message was added to the class."""
+
+    def round_started(self, trigger: str | None) -> None:
+        """A round begins (``trigger``: the agent asked to answer first)."""
+
+    def event(self, event: Event) -> None:
+        """An engine event, after the classroom has folded it in."""
+
+    def round_finished(self, result: RoundResult) -> None:
+        """The round ended; also called when it raised (then ``result.reason`` is ``error``)."""
+
+    def save(self) -> None:
+        """A good moment to save: after a learner message, every agent turn and every round."""
+
+
+class ClassRunner:
+    def __init__(self, classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
+                 agents: Mapping[str, AgentConfig], profile: UserProfile | None = None,
+                 model: ModelSettings | None = None, hooks: Sequence[RunnerHooks] = ()) -> None:
+        self.classroom = classroom
+        self.config = config
+        self.llm = llm
+        self.agents = dict(agents)
+        self.profile = profile or UserProfile()
+        self.model = model
+        self.hooks = list(hooks)
+
+    # -- the learner's turn ---------------------------------------------------------------
+    def trigger_for(self, text: str) -> str | None:
+        """Who answers ``text`` first: the agent it mentions, if that agent is in the class."""
+        agent_id = mentioned(text)
+        return agent_id if agent_id in self.agents else None
+
+    def add_learner_message(self, text: str) -> None:
+        self.classroom.add_learner_message(text)
+        for hook in self.hooks:
+            hook.learner(text)
+        self._save()
+
+    async def play(self, text: str) -> RoundResult:
+        """The learner says ``text``; the class answers (one round)."""
+        self.add_learner_message(text)
+        return await self.play_round(self.trigger_for(text))
+
+    async def open_discussion(self) -> RoundResult | None:
+        """In discussion mode, before anyone has spoken, the initiator opens the discussion."""
+        if self.config.discussion_topic and self.config.initiator_id and not self.classroom.messages:
+            return await self.play_round(self.config.initiator_id)
+        return None
+
+    async def play_round(self, trigger: str | None = None) -> RoundResult:
+        config = self.config if trigger is None else self.config.model_copy(update={"trigger_agent_id": trigger})
+        for hook in self.hooks:
+            hook.round_started(trigger)
+        result = RoundResult(reason="error", error="the round stopped unexpectedly")
+        try:
+            result = await run_round(self.classroom, config, self.llm, registry=self.agents,
+                                     profile=self.profile, model=self.model, on_event=self._on_event)
+        finally:
+            for hook in self.hooks:
+                hook.round_finished(result)
+            self._save()
+        return result
+
+    # -- plumbing -------------------------------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        for hook in self.hooks:
+            hook.event(event)
+        if event.type == "done":
+            self._save()
+
+    def _save(self) -> None:
+        for hook in self.hooks:
+            hook.save()

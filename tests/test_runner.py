@@ -1,0 +1,95 @@
+"""ClassRunner: the one way a learner turn is played (chat, batch, replay --check)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from maic_cli.engine.classroom import Classroom
+from maic_cli.engine.events import Event
+from maic_cli.engine.models import TurnConfig
+from maic_cli.engine.round import RoundResult
+from maic_cli.engine.runner import ClassRunner, RunnerHooks, mentioned
+from maic_cli.llm.scripted import ScriptedLLM
+from tests.helpers import agent, decision, reply
+
+CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T"), agent("mia", "student", "Mia"))}
+
+
+class Log(RunnerHooks):
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def learner(self, text: str) -> None:
+        self.calls.append(f"learner:{text}")
+
+    def round_started(self, trigger: str | None) -> None:
+        self.calls.append(f"start:{trigger}")
+
+    def event(self, event: Event) -> None:
+        if event.type in ("agent_start", "done"):
+            self.calls.append(event.type)
+
+    def round_finished(self, result: RoundResult) -> None:
+        self.calls.append(f"finished:{result.reason}")
+
+    def save(self) -> None:
+        self.calls.append("save")
+
+
+def runner(llm: ScriptedLLM, hooks: list[RunnerHooks], **config: object) -> ClassRunner:
+    return ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), **config), llm,  # type: ignore[arg-type]
+                       agents=CLASS, hooks=hooks)
+
+
+def test_play_records_the_learner_runs_a_round_and_saves_after_each_step() -> None:
+    log = Log()
+    run = runner(ScriptedLLM([decision("teacher"), reply("Light scatters."), decision("END")]), [log])
+    result = asyncio.run(run.play("Why is the sky blue?"))
+    assert result.reason == "end" and result.speakers == ["teacher"]
+    # The order that matters: learner recorded and saved before the round; every turn saved; finished last.
+    assert log.calls[:3] == ["learner:Why is the sky blue?", "save", "start:None"]
+    assert log.calls[-2:] == ["finished:end", "save"]
+    dones = [i for i, c in enumerate(log.calls) if c == "done"]
+    assert dones and all(log.calls[i + 1] == "save" for i in dones)
+    assert [m.role for m in run.classroom.messages] == ["user", "agent"]
+
+
+def test_a_mention_of_an_agent_in_the_class_answers_first_without_the_director() -> None:
+    llm = ScriptedLLM([reply("Me first!"), decision("END")])
+    log = Log()
+    result = asyncio.run(runner(llm, [log]).play("@mia what do you think?"))
+    assert result.speakers == ["mia"]
+    assert "start:mia" in log.calls
+    assert llm.calls[0].purpose == "agent"  # no director call before Mia
+
+
+def test_a_mention_of_someone_not_in_the_class_is_not_a_trigger() -> None:
+    run = runner(ScriptedLLM([]), [])
+    assert mentioned("@nobody hi") == "nobody"
+    assert run.trigger_for("@nobody hi") is None
+    assert run.trigger_for("  @teacher hi") == "teacher"
+    assert run.trigger_for("no mention") is None
+
+
+def test_a_discussion_opens_with_its_initiator_once() -> None:
+    llm = ScriptedLLM([reply("Let us discuss."), decision("END")])
+    run = runner(llm, [], discussion_topic="Is math invented?", initiator_id="mia")
+    opened = asyncio.run(run.open_discussion())
+    assert opened is not None and opened.speakers == ["mia"]
+    assert asyncio.run(run.open_discussion()) is None  # the class has spoken: nothing to open
+
+
+def test_round_finished_is_called_even_when_a_hook_raises_mid_round() -> None:
+    class FailingSave(Log):
+        def save(self) -> None:
+            super().save()
+            if "agent_start" in self.calls:
+                raise OSError("disk full")
+
+    hooks = FailingSave()
+    run = runner(ScriptedLLM([decision("teacher"), reply("Light scatters."), decision("END")]), [hooks])
+    with pytest.raises(OSError):
+        asyncio.run(run.play("Why?"))
+    assert any(c.startswith("finished:") for c in hooks.calls)
