@@ -110,11 +110,6 @@ class DoneEvent(BaseModel):
             data.setdefault("outcome", legacy)
         return data
 
-    @property
-    def decision(self) -> str | None:
-        """Deprecated: the outcome's old string form; read :attr:`outcome` instead."""
-        return self.outcome.label if self.outcome is not None else None
-
 
 Event = Annotated[
     ThinkingEvent | AgentStartEvent | TextDeltaEvent | ActionEvent | AgentEndEvent
