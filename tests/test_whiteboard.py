@@ -125,6 +125,6 @@ def test_ledger_summary_counts_and_warns_when_crowded() -> None:
     ledger = [record("wb_draw_text", "teacher") for _ in range(4)] + [record("wb_draw_shape", "mia")] * 2
     text = ledger_summary(ledger, True)
     assert "about 6 elements" in text and "Mia, Teacher" in text and "crowded" in text
-    cleared = ledger + [record("wb_clear", "teacher"), record("wb_draw_text", "teacher")]
+    cleared = [*ledger, record("wb_clear", "teacher"), record("wb_draw_text", "teacher")]
     assert "about 1 elements" in ledger_summary(cleared, True)
     assert "crowded" not in ledger_summary(cleared, True)

@@ -54,7 +54,7 @@ class AgentConfig(BaseModel):
     @field_validator("allowed_actions")
     @classmethod
     def _known_actions(cls, value: list[str] | None) -> list[str] | None:
-        from .actions import CATALOGUE  # noqa: PLC0415 - actions imports this module
+        from .actions import CATALOGUE
 
         unknown = [name for name in value or [] if name not in CATALOGUE]
         if unknown:

@@ -50,7 +50,7 @@ class DirectClient:
         self._session_loop: Any = None
 
     def _get_session(self) -> Any:
-        import aiohttp  # noqa: PLC0415 - only batches against local servers need it
+        import aiohttp
 
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._session_loop is not loop:
@@ -95,12 +95,12 @@ class DirectClient:
             yield StreamPiece(usage=_usage(usage))
         except LLMError:
             raise
-        except Exception as exc:  # noqa: BLE001 - every failure becomes an LLMError
+        except Exception as exc:
             raise to_llm_error(exc, self.model, started) from exc
 
     async def _chunks(self, body: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
         """(text, usage or None) for each ``data:`` event of the stream."""
-        import aiohttp  # noqa: PLC0415 - only batches against local servers need it
+        import aiohttp
 
         try:
             async with self._get_session().post(f"{self.api_base}/chat/completions", json=body,

@@ -22,7 +22,7 @@ __all__ = ["STRUCTURED_MODES", "LitellmClient", "classify", "import_litellm", "r
 def import_litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOG", "ERROR")
-    import litellm  # noqa: PLC0415 - deliberately lazy: 4-6 s and ~200 MB
+    import litellm
 
     litellm.suppress_debug_info = True
     litellm.telemetry = False
@@ -90,7 +90,7 @@ class LitellmClient:
             yield StreamPiece(usage=self._usage(usage))
         except LLMError:
             raise
-        except Exception as exc:  # noqa: BLE001 - every provider failure becomes an LLMError
+        except Exception as exc:
             raise to_llm_error(exc, self.model, started) from exc
 
     async def _chunks(self, kwargs: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:

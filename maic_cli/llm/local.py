@@ -99,8 +99,7 @@ class LocalLlamaClient:
             return None
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
-            from llama_cpp.llama_grammar import LlamaGrammar
-            from llama_cpp.llama_grammar import json_schema_to_gbnf
+            from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 
             # "type" first: the model must know it is writing speech before it writes it.
             gbnf = json_schema_to_gbnf(key, prop_order=list(PROPERTY_ORDER))

@@ -24,7 +24,7 @@ def maic_home() -> Path:
     env = os.environ.get("MAIC_HOME")
     if env:
         return Path(env).expanduser()
-    from platformdirs import user_data_dir  # noqa: PLC0415 - only needed without MAIC_HOME
+    from platformdirs import user_data_dir
 
     return Path(user_data_dir("maic", appauthor=False))
 

@@ -26,9 +26,9 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from maic_cli.cli.batch import RunContext, run_all  # noqa: E402
-from maic_cli.cli.run_cmd import expand, llm_factory  # noqa: E402
-from maic_cli.llm.litellm_client import import_litellm  # noqa: E402
+from maic_cli.cli.batch import RunContext, run_all
+from maic_cli.cli.run_cmd import expand, llm_factory
+from maic_cli.llm.litellm_client import import_litellm
 
 LATENCY = 0.2
 REPLY = json.dumps([{"type": "text", "content": "Half of a pizza is more than a third of it."}])
