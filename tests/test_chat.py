@@ -199,7 +199,7 @@ def test_markup_and_escape_sequences_from_the_model_are_shown_literally(tmp_path
 def test_provider_error_is_one_line_and_the_session_survives(tmp_path: Path) -> None:
     model = script(tmp_path, {"error": "rate_limit"})
     result, session_file = chat(tmp_path, model, "hello\n")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # plain mode: the last round failed
     assert "maic: error: scripted:" in result.stderr and "rate limited (HTTP 429)" in result.stderr
     assert load_session(session_file).classroom.messages[0].text == "hello"
 

@@ -4,7 +4,9 @@
 terminal, stdin in a pipe) and of how events are shown (live layout or plain
 lines); ``maic chat`` wires those in.  Ctrl-C during a round cancels it (the
 partial message is kept, marked interrupted, and saved); the session file is
-written atomically after every learner message and every agent turn.
+written atomically after every learner message and every agent turn.  A save
+that fails (unwritable folder, full disk) is said once; the class stays in
+memory, the next turn tries again, and the file keeps its last good version.
 """
 
 from __future__ import annotations
@@ -64,13 +66,26 @@ class ChatApp:
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
         self._on_model_change = on_model_change
+        self.save_error: str | None = None  # why the last save failed; None once a save works
+        self.last_result: RoundResult | None = None
 
     def _wrap(self, llm: LLMClient) -> LLMClient:
         return self.recorder.wrap(llm) if self.recorder is not None else llm
 
     # -- persistence ------------------------------------------------------------------
     def save(self) -> None:
-        save_session(self.session, self.path)
+        """Save the session; a failure is reported once and retried at the next save."""
+        try:
+            save_session(self.session, self.path)
+        except OSError as exc:
+            if self.save_error is None:
+                self.view.error(f"{self.path}: cannot save the session ({exc.strerror or exc}); the class "
+                                "stays in memory and saving is tried again after the next turn")
+            self.save_error = exc.strerror or str(exc)
+            return
+        if self.save_error is not None:
+            self.save_error = None
+            self.view.info(f"Session saved again to {self.path}")
 
     # -- rounds -------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
@@ -90,9 +105,13 @@ class ChatApp:
         task = asyncio.create_task(run_round(
             self.session.classroom, config, self.llm, registry=self.agents,
             profile=self.session.profile, on_event=self._on_event))
-        with on_sigint(task.cancel):  # Ctrl-C stops the round, not the program
-            result = await task
-        self.view.round_finished(result)
+        result = RoundResult(reason="aborted")  # what the view is told if the round raises
+        try:
+            with on_sigint(task.cancel):  # Ctrl-C stops the round, not the program
+                result = await task
+        finally:
+            self.view.round_finished(result)  # always: the view gives the terminal back
+        self.last_result = result
         if self.recorder is not None:
             self.recorder.round_finished(result.reason, result.error)
         self.save()
@@ -113,9 +132,10 @@ class ChatApp:
             if trigger not in self.agents:
                 self.view.error(f"no agent '{trigger}' in this class (try: {', '.join(self.agents)})")
                 return True
-        self.session.classroom.add_learner_message(line.rstrip("\n"))
+        line = line.rstrip("\r\n")
+        self.session.classroom.add_learner_message(line)
         if self.recorder is not None:
-            self.recorder.learner(line.rstrip("\n"))
+            self.recorder.learner(line)
         self.save()
         await self.play_round(trigger)
         return True
@@ -137,9 +157,7 @@ class ChatApp:
             if self._show_whiteboard is not None:
                 self._show_whiteboard()
         elif name == "/save":
-            target = Path(argument).expanduser() if argument else self.path
-            save_session(self.session, target)
-            self.view.info(f"Saved to {target}")
+            self._save_as(Path(argument).expanduser() if argument else self.path)
         elif name == "/export":
             self._export(argument)
         elif name == "/model":
@@ -147,6 +165,14 @@ class ChatApp:
         else:
             self.view.error(f"unknown command {name}; /help lists the commands")
         return True
+
+    def _save_as(self, target: Path) -> None:
+        try:
+            save_session(self.session, target)
+        except OSError as exc:
+            self.view.error(f"{target}: cannot save: {exc.strerror or exc}")
+            return
+        self.view.info(f"Saved to {target}")
 
     def _export(self, argument: str) -> None:
         if not argument:
