@@ -354,3 +354,29 @@ def test_class_options_on_a_resumed_session_are_named_as_ignored(tmp_path: Path)
     notes = [line for line in result.stderr.splitlines() if "ignored" in line]
     assert notes == ["maic: note: --agents, --topic ignored: a resumed session keeps its class and settings"]
     assert load_session(session_file).config.discussion_topic is None
+
+
+def test_a_transcript_that_cannot_be_written_stops_recording_not_the_class(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from maic_cli.store.transcript import TranscriptWriter
+
+    real_write = TranscriptWriter._write
+
+    def disk_full(self: TranscriptWriter, entry: dict[str, Any], stamp: bool = True) -> None:
+        if stamp:  # the header (at creation) still goes in; everything after fails
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(self, entry, stamp)
+
+    def event_disk_full(self: TranscriptWriter, event: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(TranscriptWriter, "_write", disk_full)
+    monkeypatch.setattr(TranscriptWriter, "event", event_disk_full)
+    model = script(tmp_path, reply("Hi!"), reply("Again!"))
+    session_file = tmp_path / "class.json"
+    result = runner.invoke(app, ["chat", "--model", model, "--agents", "teacher", "--session", str(session_file)],
+                           input="@teacher hi\n@teacher again\n")
+    assert result.exit_code == 0 and "Traceback" not in result.stderr
+    assert result.stdout.splitlines() == ["Ms. Rivera: Hi!", "Ms. Rivera: Again!"]
+    assert "cannot write the transcript (No space left on device)" in one_error_line(result.stderr)
+    assert [m.text for m in load_session(session_file).classroom.messages][-1] == "Again!"

@@ -7,6 +7,8 @@ partial message is kept, marked interrupted, and saved); the session file is
 written atomically after every learner message and every agent turn.  A save
 that fails (unwritable folder, full disk) is said once; the class stays in
 memory, the next turn tries again, and the file keeps its last good version.
+A transcript that cannot be written is said once and recording stops; the
+class goes on.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..engine.models import AgentConfig
 from ..engine.round import RoundResult, run_round
 from ..errors import MaicError
 from ..llm import LLMClient, is_small_model
+from ..llm.recording import CallRecord, RecordingLLM
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
@@ -45,7 +48,37 @@ class Recorder(Protocol):
     def round_started(self, trigger: str | None) -> None: ...
     def event(self, event: Event) -> None: ...
     def round_finished(self, reason: str, error: str | None = None) -> None: ...
-    def wrap(self, llm: LLMClient) -> LLMClient: ...
+    def call(self, record: CallRecord) -> None: ...
+
+
+class GuardedRecorder:
+    """A recorder whose first write failure (a full disk) is reported and ends the recording."""
+
+    def __init__(self, inner: Recorder, report: Callable[[str], None]) -> None:
+        self.inner = inner
+        self.report = report
+        self.stopped = False
+        self.learner = self._guard(inner.learner)
+        self.round_started = self._guard(inner.round_started)
+        self.event = self._guard(inner.event)
+        self.round_finished = self._guard(inner.round_finished)
+        self.call = self._guard(inner.call)
+
+    def _guard(self, write: Callable[..., None]) -> Callable[..., None]:
+        def guarded(*args: object) -> None:
+            if self.stopped:
+                return
+            try:
+                write(*args)
+            except OSError as exc:
+                self.stopped = True
+                self.report(f"cannot write the transcript ({exc.strerror or exc}); recording stopped, "
+                            "the class goes on")
+        return guarded
+
+    def wrap(self, llm: LLMClient) -> LLMClient:
+        """``llm``, recording each of its calls."""
+        return RecordingLLM(llm, self.call)
 
 
 class ChatApp:
@@ -58,10 +91,10 @@ class ChatApp:
         switch keeps the chat's --api-base, --temperature and --structured)."""
         self.session = session
         self.path = path
-        self.recorder = recorder
+        self.view = view
+        self.recorder = GuardedRecorder(recorder, view.error) if recorder is not None else None
         self._make_client = make_client
         self.llm = self._wrap(llm)
-        self.view = view
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class

@@ -7,6 +7,7 @@ is replaced by the default with a note.  ``--transcript`` typed by the user goes
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from pathlib import Path
@@ -66,7 +67,8 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
         app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output)
     finally:
-        recorder.close()
+        with contextlib.suppress(OSError):  # a full disk was already reported when a line failed
+            recorder.close()
     if app.save_error is not None:
         raise SessionError(f"{path}: the session could not be saved ({app.save_error}); "
                            "the file holds its last good version")
