@@ -68,7 +68,7 @@ def confirm_session_choices(path: Path, choices: dict[str, str], ask: Callable[[
     if ask is None:
         raise InputError(f"{said}; to use them, pass them again: {flags}")
     if not ask(f"{said}. Your API key may be sent there. Use them?"):
-        raise InputError(f"{said}; not used. Pass --model (and --api-base) to choose")
+        raise InputError(f"{path}: the session's {flags} not used; pass --model (and --api-base) to choose")
 
 
 def ignored_on_resume(given: dict[str, object]) -> str | None:
