@@ -380,3 +380,22 @@ def test_a_transcript_that_cannot_be_written_stops_recording_not_the_class(
     assert result.stdout.splitlines() == ["Ms. Rivera: Hi!", "Ms. Rivera: Again!"]
     assert "cannot write the transcript (No space left on device)" in one_error_line(result.stderr)
     assert [m.text for m in load_session(session_file).classroom.messages][-1] == "Again!"
+
+
+def test_lines_that_arrive_after_the_transcript_is_closed_are_dropped(tmp_path: Path) -> None:
+    from maic_cli.cli.chat_loop import GuardedRecorder
+    from maic_cli.llm.recording import CallRecord
+    from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter
+
+    session = new_session(Settings(agents=["teacher"]), None, None)
+    path = tmp_path / "t.jsonl"
+    writer = TranscriptWriter(path, TranscriptHeader(model="demo", produced_by="demo", agents=session.agents,
+                                                     config=session.config))
+    reported: list[str] = []
+    recorder = GuardedRecorder(writer)
+    recorder.report = reported.append
+    recorder.learner("hello")
+    recorder.close()
+    recorder.call(CallRecord(purpose="agent", agent_id="teacher", messages=[]))  # e.g. a stream finalized at exit
+    assert reported == [] and [json.loads(line)["kind"] for line in path.read_text().splitlines()] == [
+        "header", "learner"]

@@ -14,6 +14,7 @@ class goes on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -49,14 +50,18 @@ class Recorder(Protocol):
     def event(self, event: Event) -> None: ...
     def round_finished(self, reason: str, error: str | None = None) -> None: ...
     def call(self, record: CallRecord) -> None: ...
+    def close(self) -> None: ...
 
 
 class GuardedRecorder:
-    """A recorder whose first write failure (a full disk) is reported and ends the recording."""
+    """A recorder whose first write failure (a full disk) is reported and ends the recording.
 
-    def __init__(self, inner: Recorder, report: Callable[[str], None]) -> None:
+    After :meth:`close`, late lines (a reply stream finalized as the program leaves) are dropped.
+    """
+
+    def __init__(self, inner: Recorder) -> None:
         self.inner = inner
-        self.report = report
+        self.report: Callable[[str], None] = lambda text: None  # ChatApp points it at its view
         self.stopped = False
         self.learner = self._guard(inner.learner)
         self.round_started = self._guard(inner.round_started)
@@ -80,11 +85,16 @@ class GuardedRecorder:
         """``llm``, recording each of its calls."""
         return RecordingLLM(llm, self.call)
 
+    def close(self) -> None:
+        self.stopped = True
+        with contextlib.suppress(OSError):  # a full disk was already reported when a line failed
+            self.inner.close()
+
 
 class ChatApp:
     def __init__(self, *, session: Session, path: Path, llm: LLMClient, make_client: Callable[[str], LLMClient],
                  view: View,
-                 recorder: Recorder | None = None, show_whiteboard: Callable[[], None] | None = None,
+                 recorder: GuardedRecorder | None = None, show_whiteboard: Callable[[], None] | None = None,
                  show_class: Callable[[], None] | None = None,
                  on_model_change: Callable[[str], None] | None = None) -> None:
         """``llm`` serves the session's model; ``make_client`` builds another after ``/model`` (so a
@@ -92,7 +102,9 @@ class ChatApp:
         self.session = session
         self.path = path
         self.view = view
-        self.recorder = GuardedRecorder(recorder, view.error) if recorder is not None else None
+        self.recorder = recorder
+        if recorder is not None:
+            recorder.report = view.error
         self._make_client = make_client
         self.llm = self._wrap(llm)
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}

@@ -7,7 +7,6 @@ is replaced by the default with a note.  ``--transcript`` typed by the user goes
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import sys
 from pathlib import Path
@@ -27,7 +26,7 @@ from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from .chat_cmd import model_notice
-from .chat_loop import ChatApp
+from .chat_loop import ChatApp, GuardedRecorder
 from .line_input import LineReader
 
 EXIT_ROUND_FAILED = 1  # plain mode: the last round ended in a provider error
@@ -67,8 +66,7 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
         app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output)
     finally:
-        with contextlib.suppress(OSError):  # a full disk was already reported when a line failed
-            recorder.close()
+        recorder.close()
     if app.save_error is not None:
         raise SessionError(f"{path}: the session could not be saved ({app.save_error}); "
                            "the file holds its last good version")
@@ -92,13 +90,13 @@ def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
     return default
 
 
-def open_transcript(session: Session, path: Path, *, typed: bool) -> TranscriptWriter:
+def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedRecorder:
     target = Path(session.transcript or "")
     header = TranscriptHeader(model=session.model, produced_by=produced_by(session.model), agents=session.agents,
                               config=session.config, profile=session.profile, store=session.classroom.store,
                               session=str(path))
     try:
-        return TranscriptWriter(target, header)
+        return GuardedRecorder(TranscriptWriter(target, header))
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a maic transcript"
         error = InputError if typed else MaicError
@@ -106,7 +104,7 @@ def open_transcript(session: Session, path: Path, *, typed: bool) -> TranscriptW
                     f"{reason}") from None
 
 
-async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: TranscriptWriter, *,
+async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
                prompt_output: Any) -> ChatApp:
     if interactive:
