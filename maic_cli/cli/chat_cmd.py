@@ -1,11 +1,19 @@
-"""``maic chat``: options, settings, the session file, and which view and input to use."""
+"""``maic chat``: options, settings, the session file, and which view and input to use.
+
+A session file is shareable data, not configuration: the model and ``api_base`` it names
+decide where the user's API key goes (and ``scripted:``/``replay:`` name files to read), so
+when a resumed session's would be used without the user's flags, ``MAIC_*`` variables or
+config.yaml naming them, maic asks on a terminal and refuses in a pipe.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import shlex
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -17,19 +25,58 @@ from ..store.config import Settings, load_settings, provider_default_model
 from ..store.paths import maic_home
 from ..store.personas import DEFAULT_CLASS, load_registry
 from ..store.session import Session, SessionLock, latest_session, load_session, sessions_dir
+from ..ui.text import clean
 from .errors import friendly
+
+SAFE_MODELS = (*OFFLINE_MODELS, "demo")  # send no key anywhere and read no file
+
+
+def default_model() -> str:
+    """A provider key's default, then the built-in offline model, then the canned demo."""
+    from ..llm.local import offline_available
+
+    return provider_default_model() or ("local" if offline_available() else "demo")
 
 
 def resolve_model(settings: Settings, resumed: Session | None) -> str:
-    """Flag/env/config first, then the resumed session's, then a provider key's default, then
-    the built-in offline model, and the canned demo if the offline extra is not installed."""
+    """Flag/env/config first, then the resumed session's, then :func:`default_model`."""
     if settings.model:
         return settings.model
     if resumed is not None and resumed.model:
         return resumed.model
-    from ..llm.local import offline_available
+    return default_model()
 
-    return provider_default_model() or ("local" if offline_available() else "demo")
+
+def session_choices(settings: Settings, resumed: Session) -> dict[str, str]:
+    """The flags a resumed session would set on its own: its model and api_base where the user's
+    settings name none and they differ from what the settings give (a safe model needs no one's word)."""
+    choices = {}
+    model = resumed.model
+    if not settings.model and model and model not in SAFE_MODELS and model != default_model():
+        choices["--model"] = model
+    if not settings.api_base and resumed.api_base:
+        choices["--api-base"] = resumed.api_base
+    return choices
+
+
+def confirm_session_choices(path: Path, choices: dict[str, str], ask: Callable[[str], bool] | None) -> None:
+    """Use what the session chose only if the user says so: ``ask`` on a terminal, else refuse."""
+    if not choices:
+        return
+    flags = " ".join(f"{flag} {shlex.quote(clean(value))}" for flag, value in choices.items())
+    said = f"{path}: this session chooses {flags}, which your flags, MAIC_* variables and config.yaml do not"
+    if ask is None:
+        raise InputError(f"{said}; to use them, pass them again: {flags}")
+    if not ask(f"{said}. Your API key may be sent there. Use them?"):
+        raise InputError(f"{path}: the session's {flags} not used; pass --model (and --api-base) to choose")
+
+
+def ignored_on_resume(given: dict[str, object]) -> str | None:
+    """A note naming the options that only shape a new class, when a session is resumed."""
+    flags = [flag for flag, value in given.items() if value]
+    if not flags:
+        return None
+    return f"{', '.join(flags)} ignored: a resumed session keeps its class and settings"
 
 
 REAL_MODEL_HINT = "for a real class: --model openai/gpt-4o-mini, MAIC_MODEL or OPENAI_API_KEY"
@@ -63,15 +110,26 @@ def new_session(settings: Settings, topic: str | None, initiator: str | None) ->
 
 
 def session_path_for(session_file: Path | None, resume_latest: bool) -> Path:
+    """The real file (a symlink resolved once, so the lock and the writes are on its target)."""
     if session_file is not None:
-        return session_file.expanduser()
+        return session_file.expanduser().resolve()
     if resume_latest:
         latest = latest_session(maic_home())
         if latest is None:
             raise InputError(f"no session to continue in {sessions_dir(maic_home())}")
-        return latest
+        return latest.resolve()
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return sessions_dir(maic_home()) / f"{stamp}-{new_id('s')[2:8]}.json"
+    return (sessions_dir(maic_home()) / f"{stamp}-{new_id('s')[2:8]}.json").resolve()
+
+
+def check_resumed(path: Path, settings: Settings, resumed: Session, new_class_options: dict[str, object]) -> None:
+    """Before a resumed session is used: confirm what it chose on its own, name the options it ignores."""
+    terminal = sys.stdin is not None and sys.stdin.isatty()
+    ask = (lambda question: typer.confirm(question, default=False, err=True)) if terminal else None
+    confirm_session_choices(path, session_choices(settings, resumed), ask)
+    note = ignored_on_resume(new_class_options)
+    if note:
+        typer.echo(f"maic: note: {note}", err=True)
 
 
 def _warm_up_litellm(model: str) -> None:
@@ -115,6 +173,8 @@ def chat(
                                     "(default: $MAIC_HOME/transcripts/<session>.jsonl)."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
+    if initiator is not None and not topic:
+        raise InputError("--initiator opens a discussion: use it with --topic")
     settings = load_settings({
         "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
         "agents": [a.strip() for a in agents.split(",") if a.strip()] if agents else None,
@@ -122,8 +182,12 @@ def chat(
         "structured": structured,
     })
     path = session_path_for(session_file, resume_latest)
+    new_class_options = {"--agents": agents, "--agents-dir": agents_dir, "--topic": topic, "--initiator": initiator,
+                         "--name": name, "--bio": bio, "--language": language}
     with SessionLock(path):
         resumed = load_session(path) if path.exists() else None
+        if resumed is not None:
+            check_resumed(path, settings, resumed, new_class_options)
         session = resumed or new_session(settings, topic, initiator)
         session.model = resolve_model(settings, resumed)
         if settings.api_base:
@@ -133,7 +197,9 @@ def chat(
         _warm_up_litellm(session.model)
         from .chat_run import run_chat
 
-        interactive = sys.stdin.isatty() and sys.stdout.isatty() and not plain
-        asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
-                             notice=model_notice(session.model), resumed=resumed is not None,
-                             structured=settings.structured or "auto", transcript=transcript))
+        interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty() and not plain
+        code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
+                                    notice=model_notice(session.model), resumed=resumed is not None,
+                                    structured=settings.structured or "auto", transcript=transcript))
+    if code:
+        raise typer.Exit(code)

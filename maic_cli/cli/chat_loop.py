@@ -4,12 +4,17 @@
 terminal, stdin in a pipe) and of how events are shown (live layout or plain
 lines); ``maic chat`` wires those in.  Ctrl-C during a round cancels it (the
 partial message is kept, marked interrupted, and saved); the session file is
-written atomically after every learner message and every agent turn.
+written atomically after every learner message and every agent turn.  A save
+that fails (unwritable folder, full disk) is said once; the class stays in
+memory, the next turn tries again, and the file keeps its last good version.
+A transcript that cannot be written is said once and recording stops; the
+class goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,6 +25,7 @@ from ..engine.models import AgentConfig
 from ..engine.round import RoundResult, run_round
 from ..errors import MaicError
 from ..llm import LLMClient, is_small_model
+from ..llm.recording import CallRecord, RecordingLLM
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
@@ -43,34 +49,88 @@ class Recorder(Protocol):
     def round_started(self, trigger: str | None) -> None: ...
     def event(self, event: Event) -> None: ...
     def round_finished(self, reason: str, error: str | None = None) -> None: ...
-    def wrap(self, llm: LLMClient) -> LLMClient: ...
+    def call(self, record: CallRecord) -> None: ...
+    def close(self) -> None: ...
+
+
+class GuardedRecorder:
+    """A recorder whose first write failure (a full disk) is reported and ends the recording.
+
+    After :meth:`close`, late lines (a reply stream finalized as the program leaves) are dropped.
+    """
+
+    def __init__(self, inner: Recorder) -> None:
+        self.inner = inner
+        self.report: Callable[[str], None] = lambda text: None  # ChatApp points it at its view
+        self.stopped = False
+        self.learner = self._guard(inner.learner)
+        self.round_started = self._guard(inner.round_started)
+        self.event = self._guard(inner.event)
+        self.round_finished = self._guard(inner.round_finished)
+        self.call = self._guard(inner.call)
+
+    def _guard(self, write: Callable[..., None]) -> Callable[..., None]:
+        def guarded(*args: object) -> None:
+            if self.stopped:
+                return
+            try:
+                write(*args)
+            except OSError as exc:
+                self.stopped = True
+                self.report(f"cannot write the transcript ({exc.strerror or exc}); recording stopped, "
+                            "the class goes on")
+        return guarded
+
+    def wrap(self, llm: LLMClient) -> LLMClient:
+        """``llm``, recording each of its calls."""
+        return RecordingLLM(llm, self.call)
+
+    def close(self) -> None:
+        self.stopped = True
+        with contextlib.suppress(OSError):  # a full disk was already reported when a line failed
+            self.inner.close()
 
 
 class ChatApp:
     def __init__(self, *, session: Session, path: Path, llm: LLMClient, make_client: Callable[[str], LLMClient],
                  view: View,
-                 recorder: Recorder | None = None, show_whiteboard: Callable[[], None] | None = None,
+                 recorder: GuardedRecorder | None = None, show_whiteboard: Callable[[], None] | None = None,
                  show_class: Callable[[], None] | None = None,
                  on_model_change: Callable[[str], None] | None = None) -> None:
         """``llm`` serves the session's model; ``make_client`` builds another after ``/model`` (so a
         switch keeps the chat's --api-base, --temperature and --structured)."""
         self.session = session
         self.path = path
+        self.view = view
         self.recorder = recorder
+        if recorder is not None:
+            recorder.report = view.error
         self._make_client = make_client
         self.llm = self._wrap(llm)
-        self.view = view
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
         self._on_model_change = on_model_change
+        self.save_error: str | None = None  # why the last save failed; None once a save works
+        self.last_result: RoundResult | None = None
 
     def _wrap(self, llm: LLMClient) -> LLMClient:
         return self.recorder.wrap(llm) if self.recorder is not None else llm
 
     # -- persistence ------------------------------------------------------------------
     def save(self) -> None:
-        save_session(self.session, self.path)
+        """Save the session; a failure is reported once and retried at the next save."""
+        try:
+            save_session(self.session, self.path)
+        except OSError as exc:
+            if self.save_error is None:
+                self.view.error(f"{self.path}: cannot save the session ({exc.strerror or exc}); the class "
+                                "stays in memory and saving is tried again after the next turn")
+            self.save_error = exc.strerror or str(exc)
+            return
+        if self.save_error is not None:
+            self.save_error = None
+            self.view.info(f"Session saved again to {self.path}")
 
     # -- rounds -------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
@@ -90,9 +150,13 @@ class ChatApp:
         task = asyncio.create_task(run_round(
             self.session.classroom, config, self.llm, registry=self.agents,
             profile=self.session.profile, on_event=self._on_event))
-        with on_sigint(task.cancel):  # Ctrl-C stops the round, not the program
-            result = await task
-        self.view.round_finished(result)
+        result = RoundResult(reason="aborted")  # what the view is told if the round raises
+        try:
+            with on_sigint(task.cancel):  # Ctrl-C stops the round, not the program
+                result = await task
+        finally:
+            self.view.round_finished(result)  # always: the view gives the terminal back
+        self.last_result = result
         if self.recorder is not None:
             self.recorder.round_finished(result.reason, result.error)
         self.save()
@@ -113,9 +177,10 @@ class ChatApp:
             if trigger not in self.agents:
                 self.view.error(f"no agent '{trigger}' in this class (try: {', '.join(self.agents)})")
                 return True
-        self.session.classroom.add_learner_message(line.rstrip("\n"))
+        line = line.rstrip("\r\n")
+        self.session.classroom.add_learner_message(line)
         if self.recorder is not None:
-            self.recorder.learner(line.rstrip("\n"))
+            self.recorder.learner(line)
         self.save()
         await self.play_round(trigger)
         return True
@@ -137,9 +202,7 @@ class ChatApp:
             if self._show_whiteboard is not None:
                 self._show_whiteboard()
         elif name == "/save":
-            target = Path(argument).expanduser() if argument else self.path
-            save_session(self.session, target)
-            self.view.info(f"Saved to {target}")
+            self._save_as(Path(argument).expanduser() if argument else self.path)
         elif name == "/export":
             self._export(argument)
         elif name == "/model":
@@ -147,6 +210,14 @@ class ChatApp:
         else:
             self.view.error(f"unknown command {name}; /help lists the commands")
         return True
+
+    def _save_as(self, target: Path) -> None:
+        try:
+            save_session(self.session, target)
+        except OSError as exc:
+            self.view.error(f"{target}: cannot save: {exc.strerror or exc}")
+            return
+        self.view.info(f"Saved to {target}")
 
     def _export(self, argument: str) -> None:
         if not argument:

@@ -1,8 +1,12 @@
-"""Wiring for one ``maic chat`` run: the model, the view, the input, the loop."""
+"""Wiring for one ``maic chat`` run: the model, the transcript, the view, the input, the loop.
+
+A transcript path read from a session file is used only inside maic's folders (beside the
+session, or under ``$MAIC_HOME/transcripts``) and only for a ``.jsonl`` file; anything else
+is replaced by the default with a note.  ``--transcript`` typed by the user goes anywhere.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import sys
 from pathlib import Path
@@ -12,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..errors import InputError, MaicError, SessionError
 from ..llm import is_small_model, make_llm
 from ..store.paths import maic_home
 from ..store.session import Session, save_session
@@ -21,7 +26,10 @@ from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from .chat_cmd import model_notice
-from .chat_loop import ChatApp
+from .chat_loop import ChatApp, GuardedRecorder
+from .line_input import LineReader
+
+EXIT_ROUND_FAILED = 1  # plain mode: the last round ended in a provider error
 
 
 def class_table(session: Session) -> Table:
@@ -42,29 +50,63 @@ def mode_label(session: Session) -> str:
 async def run_chat(session: Session, path: Path, *, interactive: bool, temperature: float | None = None,
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
                    prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
-                   transcript: Path | None = None) -> None:
+                   transcript: Path | None = None) -> int:
+    """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0)."""
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
     llm = make_client(session.model)  # a bad model fails here, before any file is written
     session.config.compact_prompts = is_small_model(session.model)
-    if transcript is not None:
-        session.transcript = str(transcript)
-    elif session.transcript is None:
-        session.transcript = str(maic_home() / "transcripts" / f"{path.stem}.jsonl")
-    recorder = TranscriptWriter(Path(session.transcript), TranscriptHeader(
-        model=session.model, produced_by=produced_by(session.model), agents=session.agents,
-        config=session.config, profile=session.profile, store=session.classroom.store, session=str(path)))
-    save_session(session, path)  # the file exists (and is valid) from the first moment
+    session.transcript = str(transcript_path(session, path, transcript))
+    recorder = open_transcript(session, path, typed=transcript is not None)
     try:
-        await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice, resumed=resumed,
-                   console=console, prompt_input=prompt_input, prompt_output=prompt_output)
+        try:
+            save_session(session, path)  # the file exists (and is valid) from the first moment
+        except OSError as exc:
+            raise SessionError(f"{path}: cannot save the session: {exc.strerror or exc}") from None
+        app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
+                         resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output)
     finally:
         recorder.close()
+    if app.save_error is not None:
+        raise SessionError(f"{path}: the session could not be saved ({app.save_error}); "
+                           "the file holds its last good version")
+    failed = app.last_result is not None and app.last_result.reason == "error"
+    return EXIT_ROUND_FAILED if failed and not interactive else 0
 
 
-async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: TranscriptWriter, *,
+def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
+    """Where to record: the user's ``--transcript``, else the session's own (if confined), else the default."""
+    if typed is not None:
+        return typed.expanduser()
+    default = maic_home() / "transcripts" / f"{path.stem}.jsonl"
+    if session.transcript is None:
+        return default
+    stored = Path(session.transcript).expanduser().resolve()
+    transcripts = (maic_home() / "transcripts").resolve()
+    if stored.suffix == ".jsonl" and (stored.parent == path.resolve().parent or stored.is_relative_to(transcripts)):
+        return stored
+    sys.stderr.write(f"maic: note: the session names a transcript outside maic's folders "
+                     f"({clean(session.transcript)[:200]}); recording to {default} instead\n")
+    return default
+
+
+def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedRecorder:
+    target = Path(session.transcript or "")
+    header = TranscriptHeader(model=session.model, produced_by=produced_by(session.model), agents=session.agents,
+                              config=session.config, profile=session.profile, store=session.classroom.store,
+                              session=str(path))
+    try:
+        return GuardedRecorder(TranscriptWriter(target, header))
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a maic transcript"
+        error = InputError if typed else MaicError
+        raise error(f"{'--transcript ' if typed else ''}{target}: cannot record the transcript there: "
+                    f"{reason}") from None
+
+
+async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
-               prompt_output: Any) -> None:
+               prompt_output: Any) -> ChatApp:
     if interactive:
         from ..ui.input import make_prompt_session
         from ..ui.live import LiveView
@@ -111,13 +153,13 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
                       show_whiteboard=show_whiteboard_plain)
 
-        async def read_line() -> str | None:
-            line = await asyncio.to_thread(sys.stdin.readline)
-            return line or None
+        read_line = LineReader(sys.stdin).next_line
 
     await app.run(read_line)
-    message = f"Session saved: {path}"
-    if interactive and console is not None:
-        console.print(Text(message, style="dim"))
-    else:
-        sys.stderr.write(message + "\n")
+    if app.save_error is None:
+        message = f"Session saved: {path}"
+        if interactive and console is not None:
+            console.print(Text(message, style="dim"))
+        else:
+            sys.stderr.write(message + "\n")
+    return app

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..errors import InputError
 from ..yamlfile import load_model
@@ -45,6 +45,10 @@ class Settings(BaseModel):
     structured: Literal["auto", "off", "json_schema", "json_object"] | None = None
 
 
+# An empty config.yaml (or one holding only comments) is a YAML null: no settings, not an error.
+CONFIG_FILE = TypeAdapter(Settings | None)
+
+
 def config_path() -> Path:
     return maic_home() / "config.yaml"
 
@@ -53,8 +57,9 @@ def load_settings(overrides: dict[str, Any] | None = None) -> Settings:
     """Merge config.yaml, environment and the given (flag) overrides; ``None`` flags are unset."""
     path = config_path()
     merged: dict[str, Any] = {}
-    if path.is_file():
-        merged.update(load_model(path, Settings).model_dump(exclude_none=True))
+    from_file = load_model(path, CONFIG_FILE) if path.is_file() else None
+    if from_file is not None:
+        merged.update(from_file.model_dump(exclude_none=True))
     origin = dict.fromkeys(merged, str(path))
     for field, var in ENV_VARS.items():
         if os.environ.get(var):

@@ -1,10 +1,11 @@
 """The session file (DESIGN §6): everything needed to resume a class.
 
 Written atomically (temp file in the same folder, fsync, rename) after every
-turn; never holds API keys.  A corrupt or newer-version file is reported and
-left untouched.  One process at a time: :class:`SessionLock` holds an OS lock
-on ``FILE.lock`` (filelock) and a second ``maic chat`` on the same file is
-refused with a clear message.
+turn; never holds API keys.  A corrupt, non-UTF-8 or newer-version file is
+reported and left untouched.  One process at a time: :class:`SessionLock` holds
+an OS lock on ``FILE.lock`` (filelock) and a second ``maic chat`` on the same
+file is refused with a clear message.  Callers pass the resolved path (a
+symlinked session file is locked and written through to the real file).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def load_session(path: Path) -> Session:
         raw = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SessionError(f"{path}: cannot read session: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise SessionError(f"{path}: not a valid session file (not UTF-8 text); it was left untouched") from None
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -54,8 +57,12 @@ def load_session(path: Path) -> Session:
                            "it was left untouched") from None
     if not isinstance(data, dict) or "version" not in data:
         raise SessionError(f"{path}: not a maic session file; it was left untouched")
-    if not isinstance(data["version"], int) or data["version"] > SESSION_VERSION:
-        raise SessionError(f"{path}: session version {data['version']} is newer than this maic "
+    version = data["version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SessionError(f"{path}: not a valid session file (version {json.dumps(version)[:40]} is not a "
+                           "version number); it was left untouched")
+    if version > SESSION_VERSION:
+        raise SessionError(f"{path}: session version {version} is newer than this maic "
                            f"understands ({SESSION_VERSION}); upgrade maic. The file was left untouched")
     try:
         return Session.model_validate(data)
@@ -80,12 +87,17 @@ class SessionLock:
         self._lock = FileLock(str(path) + ".lock", timeout=0)
 
     def __enter__(self) -> SessionLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
+        lock_file = Path(self._lock.lock_file)
+        try:  # create it first, so that a lock that cannot exist is not taken for one held elsewhere
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            lock_file.open("a").close()
             self._lock.acquire()
         except Timeout:
             raise SessionError(f"{self.path}: this session is open in another maic process; "
                                "close it there, or use another --session file") from None
+        except OSError as exc:
+            raise SessionError(f"{lock_file}: cannot create the session's lock file: "
+                               f"{exc.strerror or exc}") from None
         return self
 
     def __exit__(self, *exc: object) -> None:
