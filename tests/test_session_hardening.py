@@ -22,7 +22,7 @@ from maic_cli.cli.chat_cmd import confirm_session_choices, new_session, session_
 from maic_cli.cli.chat_loop import ChatApp
 from maic_cli.cli.line_input import LineReader
 from maic_cli.engine.round import RoundResult
-from maic_cli.errors import InputError
+from maic_cli.errors import InputError, SessionError
 from maic_cli.llm import make_llm
 from maic_cli.store.config import Settings, load_settings
 from maic_cli.store.session import Session, SessionLock, load_session, save_session
@@ -399,3 +399,27 @@ def test_lines_that_arrive_after_the_transcript_is_closed_are_dropped(tmp_path: 
     recorder.call(CallRecord(purpose="agent", agent_id="teacher", messages=[]))  # e.g. a stream finalized at exit
     assert reported == [] and [json.loads(line)["kind"] for line in path.read_text().splitlines()] == [
         "header", "learner"]
+
+
+def test_a_session_nested_too_deeply_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    text = '{"version": 1, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SessionError) as caught:
+        load_session(path)
+    assert "nested too deeply" in str(caught.value) and "untouched" in str(caught.value)
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_transcript_with_foreign_bytes_is_appended_to_without_a_crash(tmp_path: Path) -> None:
+    from maic_cli.engine.models import TurnConfig
+    from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"kind": "learner", "t": 2.5, "text": "caf\xe9"}\n{"t": ' + b"[" * 50_000 + b"\n")
+    writer = TranscriptWriter(path, TranscriptHeader(model="demo", produced_by="demo", agents=[],
+                                                     config=TurnConfig(agent_ids=[])))
+    writer.learner("next")
+    writer.close()
+    last = json.loads(path.read_bytes().splitlines()[-1])
+    assert last["text"] == "next" and last["t"] >= 2.5  # the clock continued from the old lines

@@ -55,6 +55,8 @@ def load_session(path: Path) -> Session:
     except json.JSONDecodeError as exc:
         raise SessionError(f"{path}:{exc.lineno}: not a valid session file ({exc.msg}); "
                            "it was left untouched") from None
+    except RecursionError:
+        raise SessionError(f"{path}: not a valid session file (nested too deeply); it was left untouched") from None
     if not isinstance(data, dict) or "version" not in data:
         raise SessionError(f"{path}: not a maic session file; it was left untouched")
     version = data["version"]
@@ -66,6 +68,8 @@ def load_session(path: Path) -> Session:
                            f"understands ({SESSION_VERSION}); upgrade maic. The file was left untouched")
     try:
         return Session.model_validate(data)
+    except RecursionError:
+        raise SessionError(f"{path}: damaged session file (nested too deeply); it was left untouched") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"])

@@ -135,11 +135,11 @@ class TranscriptWriter:
 def _last_offset(path: Path) -> float:
     """Where the clock stood at the end of an existing transcript (to keep ``t`` growing)."""
     last = 0.0
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
             try:
                 last = float(json.loads(line).get("t", last))
-            except (ValueError, AttributeError):
+            except (ValueError, TypeError, AttributeError, RecursionError):
                 continue
     return last
 
