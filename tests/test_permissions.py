@@ -149,3 +149,23 @@ def test_a_provider_echoing_the_key_leaves_no_key_in_transcript_event_or_report(
             assert KEY not in path.read_text(encoding="utf-8"), path
     assert "<U+202E>evil" in markdown
     assert KEY not in result.output and "\x1b" not in result.output
+
+
+def test_a_chat_creates_only_private_files_and_folders(maic_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        permissive_umask: None) -> None:
+    home = maic_home / "fresh"  # maic creates it
+    monkeypatch.setenv("MAIC_HOME", str(home))
+    result = runner.invoke(app, ["chat", "--model", "demo", "--plain"],
+                           input=f"Why is the sky blue?\n/export {home / 'class.md'}\n")
+    assert result.exit_code == 0, result.output
+    created = [home, *home.rglob("*")]
+    assert {p.suffix for p in created} >= {".json", ".jsonl", ".lock", ".md"}
+    for path in created:
+        assert mode(path) == (0o700 if path.is_dir() else 0o600), path
+
+
+def test_an_explicit_api_key_is_redacted_like_an_environment_one() -> None:
+    from maic_cli.llm import make_llm
+
+    make_llm("openai/x", api_key="explicit-key-1234567890", api_base="http://127.0.0.1:9")
+    assert "explicit-key" not in str(LLMError("auth", "openai", "bad key explicit-key-1234567890"))

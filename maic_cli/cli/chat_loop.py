@@ -26,6 +26,7 @@ from ..engine.round import RoundResult, run_round
 from ..errors import MaicError
 from ..llm import LLMClient, is_small_model
 from ..llm.recording import CallRecord, RecordingLLM
+from ..store.paths import open_private
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
@@ -228,7 +229,8 @@ class ChatApp:
                                          learner=self.session.profile.nickname,
                                          meta={"model": self.session.model, "session": str(self.path)})
         try:
-            target.write_text(markdown, encoding="utf-8")
+            with open_private(target, "w") as handle:
+                handle.write(markdown)
         except OSError as exc:
             self.view.error(f"{target}: cannot write: {exc.strerror or exc}")
             return

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..untrusted import register_secret
 from .port import ClosableLLM, LLMClient, LLMError, LLMRequest, StreamPiece, TurnFacts, Usage, close_llm
 
 __all__ = ["ClosableLLM", "LLMClient", "LLMError", "LLMRequest", "StreamPiece", "TurnFacts", "Usage",
@@ -57,6 +58,7 @@ def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = N
     from .retrying import RetryingClient
 
     inner: LLMClient
+    register_secret(api_key)  # an explicit key is redacted from provider error text like an env one
     if client == "direct":
         from .direct import DirectClient
 

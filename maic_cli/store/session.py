@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, TurnConfig, UserProfile, new_id
 from ..errors import SessionError
-from .paths import write_atomic
+from .paths import open_private, write_atomic
 
 SESSION_VERSION = 1
 
@@ -88,13 +88,12 @@ class SessionLock:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._lock = FileLock(str(path) + ".lock", timeout=0)
+        self._lock = FileLock(str(path) + ".lock", timeout=0, mode=0o600)
 
     def __enter__(self) -> SessionLock:
         lock_file = Path(self._lock.lock_file)
         try:  # create it first, so that a lock that cannot exist is not taken for one held elsewhere
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            lock_file.open("a").close()
+            open_private(lock_file).close()  # its folder too: created 0700
             self._lock.acquire()
         except Timeout:
             raise SessionError(f"{self.path}: this session is open in another maic process; "
