@@ -59,7 +59,7 @@ def test_piped_multi_agent_round(tmp_path: Path) -> None:
 
 def test_at_mention_makes_that_agent_speak_first(tmp_path: Path) -> None:
     model = script(tmp_path, reply("Knock knock."), decision("END"))
-    result, session_file = chat(tmp_path, model, "@class_clown tell us a joke\n")
+    result, _ = chat(tmp_path, model, "@class_clown tell us a joke\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("Leo: Knock knock.")
 
@@ -84,7 +84,7 @@ def test_slash_commands(tmp_path: Path) -> None:
     export = tmp_path / "class.md"
     copy = tmp_path / "copy.json"
     stdin = f"@teacher hi\n/class\n/whiteboard\n/export {export}\n/save {copy}\n/model\n/bogus\n/help\n/quit\n"
-    result, session_file = chat(tmp_path, model, stdin, "--agents", "teacher,note_taker")
+    result, _ = chat(tmp_path, model, stdin, "--agents", "teacher,note_taker")
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "teacher" in out and "note_taker" in out  # /class
