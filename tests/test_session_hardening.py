@@ -241,10 +241,10 @@ def test_the_view_is_always_told_the_round_finished(tmp_path: Path, monkeypatch:
     async def broken_round(*args: object, **kwargs: object) -> RoundResult:
         raise RuntimeError("a bug in the engine")
 
-    monkeypatch.setattr(chat_loop, "run_round", broken_round)
+    monkeypatch.setattr("maic_cli.engine.runner.run_round", broken_round)
     with pytest.raises(RuntimeError):
         asyncio.run(app_.handle_line("hello"))
-    assert view.named("round_finished") == ["aborted"]
+    assert view.named("round_finished") == ["error"]
 
 
 def test_a_chat_whose_saves_fail_says_so_once_and_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

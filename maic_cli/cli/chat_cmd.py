@@ -13,7 +13,7 @@ import shlex
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import typer
@@ -122,7 +122,7 @@ def session_path_for(session_file: Path | None, resume_latest: bool) -> Path:
     return (sessions_dir(maic_home()) / f"{stamp}-{new_id('s')[2:8]}.json").resolve()
 
 
-def check_resumed(path: Path, settings: Settings, resumed: Session, new_class_options: dict[str, object]) -> None:
+def check_resumed(path: Path, settings: Settings, resumed: Session, new_class_options: Mapping[str, object]) -> None:
     """Before a resumed session is used: confirm what it chose on its own, name the options it ignores."""
     terminal = sys.stdin is not None and sys.stdin.isatty()
     ask = (lambda question: typer.confirm(question, default=False, err=True)) if terminal else None

@@ -15,24 +15,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
 
 from ..engine.events import Event
 from ..engine.models import AgentConfig
-from ..engine.round import RoundResult, run_round
+from ..engine.round import RoundResult
+from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa: F401 - MENTION: batch.py until it uses the runner
 from ..errors import MaicError
-from ..llm import LLMClient, is_small_model
+from ..llm import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
 from ..store.paths import open_private
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
 from .signals import on_sigint
-
-MENTION = re.compile(r"^@([A-Za-z0-9_-]+)\b")
 
 
 class View(Protocol):
@@ -107,8 +105,9 @@ class ChatApp:
         if recorder is not None:
             recorder.report = view.error
         self._make_client = make_client
-        self.llm = self._wrap(llm)
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
+        self.runner = ClassRunner(session.classroom, session.config, self._wrap(llm), agents=self.agents,
+                                  profile=session.profile, hooks=[_ChatHooks(self)])
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
         self._on_model_change = on_model_change
@@ -134,34 +133,14 @@ class ChatApp:
             self.view.info(f"Session saved again to {self.path}")
 
     # -- rounds -------------------------------------------------------------------------
-    def _on_event(self, event: Event) -> None:
-        self.view.on_event(event)
-        if self.recorder is not None:
-            self.recorder.event(event)
-        if event.type == "done":
-            self.save()
+    async def _interruptible(self, play: Awaitable[RoundResult]) -> RoundResult:
+        task = asyncio.ensure_future(play)
+        with on_sigint(task.cancel):  # Ctrl-C stops the round, not the program
+            self.last_result = await task
+        return self.last_result
 
     async def play_round(self, trigger: str | None = None) -> RoundResult:
-        config = self.session.config
-        if trigger is not None:
-            config = config.model_copy(update={"trigger_agent_id": trigger})
-        self.view.round_started()
-        if self.recorder is not None:
-            self.recorder.round_started(trigger)
-        task = asyncio.create_task(run_round(
-            self.session.classroom, config, self.llm, registry=self.agents,
-            profile=self.session.profile, on_event=self._on_event))
-        result = RoundResult(reason="aborted")  # what the view is told if the round raises
-        try:
-            with on_sigint(task.cancel):  # Ctrl-C stops the round, not the program
-                result = await task
-        finally:
-            self.view.round_finished(result)  # always: the view gives the terminal back
-        self.last_result = result
-        if self.recorder is not None:
-            self.recorder.round_finished(result.reason, result.error)
-        self.save()
-        return result
+        return await self._interruptible(self.runner.play_round(trigger))
 
     # -- input ----------------------------------------------------------------------------
     async def handle_line(self, line: str) -> bool:
@@ -171,19 +150,11 @@ class ChatApp:
             return True
         if text.startswith("/"):
             return self.command(text)
-        trigger = None
-        mention = MENTION.match(text)
-        if mention:
-            trigger = mention.group(1)
-            if trigger not in self.agents:
-                self.view.error(f"no agent '{trigger}' in this class (try: {', '.join(self.agents)})")
-                return True
-        line = line.rstrip("\r\n")
-        self.session.classroom.add_learner_message(line)
-        if self.recorder is not None:
-            self.recorder.learner(line)
-        self.save()
-        await self.play_round(trigger)
+        mention = mentioned(text)
+        if mention is not None and mention not in self.agents:
+            self.view.error(f"no agent '{mention}' in this class (try: {', '.join(self.agents)})")
+            return True
+        await self._interruptible(self.runner.play(line.rstrip("\r\n")))
         return True
 
     def command(self, text: str) -> bool:
@@ -241,12 +212,11 @@ class ChatApp:
             self.view.info(f"Model: {self.session.model}")
             return
         try:
-            self.llm = self._wrap(self._make_client(argument))
+            self.runner.set_llm(self._wrap(self._make_client(argument)))
         except MaicError as exc:
             self.view.error(str(exc))
             return
         self.session.model = argument
-        self.session.config.compact_prompts = is_small_model(argument)
         self.save()
         if self._on_model_change is not None:
             self._on_model_change(argument)
@@ -254,9 +224,8 @@ class ChatApp:
 
     async def run(self, read_line: Callable[[], Awaitable[str | None]]) -> None:
         """The main loop; returns when input ends or the learner quits."""
-        config = self.session.config
-        if config.discussion_topic and config.initiator_id and not self.session.classroom.messages:
-            await self.play_round(config.initiator_id)  # the initiator opens the discussion
+        if self.runner.opens_discussion:
+            await self.play_round(self.session.config.initiator_id)  # the initiator opens the discussion
         while True:
             try:
                 line = await read_line()
@@ -265,3 +234,32 @@ class ChatApp:
             if line is None or not await self.handle_line(line):
                 break
         self.save()
+
+
+class _ChatHooks(RunnerHooks):
+    """The chat's view, transcript and session file, as the runner's hooks."""
+
+    def __init__(self, app: ChatApp) -> None:
+        self.app = app
+
+    def learner(self, text: str) -> None:
+        if self.app.recorder is not None:
+            self.app.recorder.learner(text)
+
+    def round_started(self, trigger: str | None) -> None:
+        self.app.view.round_started()
+        if self.app.recorder is not None:
+            self.app.recorder.round_started(trigger)
+
+    def event(self, event: Event) -> None:
+        self.app.view.on_event(event)
+        if self.app.recorder is not None:
+            self.app.recorder.event(event)
+
+    def round_finished(self, result: RoundResult) -> None:
+        self.app.view.round_finished(result)  # always, also when the round raised: the terminal comes back
+        if self.app.recorder is not None:
+            self.app.recorder.round_finished(result.reason, result.error)
+
+    def save(self) -> None:
+        self.app.save()

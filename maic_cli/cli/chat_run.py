@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import InputError, MaicError, SessionError
-from ..llm import is_small_model, make_llm
+from ..llm import make_llm
 from ..store.paths import maic_home
 from ..store.session import Session, save_session
 from ..store.transcript import TranscriptHeader, TranscriptWriter, produced_by
@@ -55,7 +55,6 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
     llm = make_client(session.model)  # a bad model fails here, before any file is written
-    session.config.compact_prompts = is_small_model(session.model)
     session.transcript = str(transcript_path(session, path, transcript))
     recorder = open_transcript(session, path, typed=transcript is not None)
     try:

@@ -252,7 +252,8 @@ class TurnConfig(BaseModel):
     agent_configs: dict[str, AgentConfig] = Field(default_factory=dict)
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1)
     language: str | None = None
-    compact_prompts: bool = False
+    # Request-scoped, never stored: the runner sets it from the model at request time.
+    compact_prompts: bool = Field(default=False, exclude=True)
 
 
 class ModelSettings(BaseModel):

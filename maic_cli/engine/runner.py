@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from ..llm.port import LLMClient
+from ..llm.spec import ModelSpec
 from .classroom import Classroom
 from .events import Event
 from .models import AgentConfig, ModelSettings, TurnConfig, UserProfile
@@ -52,16 +53,25 @@ class RunnerHooks:
 
 
 class ClassRunner:
+    """``spec`` is the model behind ``llm`` (default: parsed from ``llm.model``); the prompt variant
+    (compact for small models) follows it at request time, whatever a session or scenario stored."""
+
     def __init__(self, classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                  agents: Mapping[str, AgentConfig], profile: UserProfile | None = None,
-                 model: ModelSettings | None = None, hooks: Sequence[RunnerHooks] = ()) -> None:
+                 model: ModelSettings | None = None, spec: ModelSpec | None = None,
+                 hooks: Sequence[RunnerHooks] = ()) -> None:
         self.classroom = classroom
         self.config = config
-        self.llm = llm
         self.agents = dict(agents)
         self.profile = profile or UserProfile()
         self.model = model
         self.hooks = list(hooks)
+        self.llm = llm
+        self.spec = spec or ModelSpec.parse(llm.model)
+
+    def set_llm(self, llm: LLMClient, spec: ModelSpec | None = None) -> None:
+        """Serve the next rounds with another model (``/model``)."""
+        self.llm, self.spec = llm, spec or ModelSpec.parse(llm.model)
 
     # -- the learner's turn ---------------------------------------------------------------
     def trigger_for(self, text: str) -> str | None:
@@ -80,14 +90,18 @@ class ClassRunner:
         self.add_learner_message(text)
         return await self.play_round(self.trigger_for(text))
 
+    @property
+    def opens_discussion(self) -> bool:
+        """Discussion mode, and nobody has spoken yet: the initiator opens it."""
+        return bool(self.config.discussion_topic and self.config.initiator_id and not self.classroom.messages)
+
     async def open_discussion(self) -> RoundResult | None:
         """In discussion mode, before anyone has spoken, the initiator opens the discussion."""
-        if self.config.discussion_topic and self.config.initiator_id and not self.classroom.messages:
-            return await self.play_round(self.config.initiator_id)
-        return None
+        return await self.play_round(self.config.initiator_id) if self.opens_discussion else None
 
     async def play_round(self, trigger: str | None = None) -> RoundResult:
-        config = self.config if trigger is None else self.config.model_copy(update={"trigger_agent_id": trigger})
+        config = self.config.model_copy(update={"trigger_agent_id": trigger,
+                                                "compact_prompts": self.spec.compact_prompts})
         for hook in self.hooks:
             hook.round_started(trigger)
         result = RoundResult(reason="error", error="the round stopped unexpectedly")

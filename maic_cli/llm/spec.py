@@ -36,7 +36,7 @@ class ModelSpec:
         """Read a model string; ``client``/``router`` are how a litellm string is served."""
         prefix, colon, rest = model.partition(":")
         if colon and prefix in _FILE_KINDS:
-            return cls(model, prefix, rest)  # type: ignore[arg-type]  # prefix is one of _FILE_KINDS
+            return cls(model, "scripted" if prefix == "scripted" else "replay", rest)
         if model in OFFLINE_MODELS:
             return cls(model, "local", model)
         if model == "demo":
