@@ -107,6 +107,8 @@ class TranscriptWriter:
             self._file.flush()
 
     def call(self, record: CallRecord) -> None:
+        if self._file.closed:  # a stream closed after the class ended (e.g. its output pipe broke)
+            return
         self._write({"kind": "llm_call", **record.to_json()})
 
     def round_finished(self, reason: str, error: str | None = None) -> None:
