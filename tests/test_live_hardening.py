@@ -65,6 +65,14 @@ def test_a_megabyte_reply_is_cut_to_its_visible_tail(monkeypatch: pytest.MonkeyP
     assert sum(cleaned) <= 30 * 100  # the characters the conversation column can hold, not a megabyte
 
 
+def test_a_cut_message_says_so_and_keeps_its_tail() -> None:
+    message = long_message("a" * 1_000 + " the tail", actions=3)
+    text = render_message(message, AGENTS, "Ana", budget=60)
+    assert "Ms. T\n… a" in text.plain and text.plain.endswith("⟨erased el_2⟩")
+    assert " the tail ⟨erased el_0⟩ ⟨erased el_1⟩" in text.plain and len(text.plain) < 90
+    assert render_message(message, AGENTS, "Ana").plain.count("a") >= 1_000  # no budget: all of it
+
+
 def test_thousands_of_badges_build_only_what_fits(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     real_badge = views.action_badge
@@ -239,6 +247,12 @@ def test_deeply_nested_huge_and_non_finite_params_render() -> None:
         element = WhiteboardElement.model_construct(id="x", kind=kind, params=params, agent_id=None, lines=[],
                                                     next_line=1)
         render(render_element(element), width=80, height=100)
+    for junk in ([1, 2], None, "text"):  # not even a mapping
+        for kind in ("code", "chart"):
+            element = WhiteboardElement.model_construct(id="y", kind=kind, params=junk, agent_id=None, lines=[],
+                                                        next_line=1)
+            assert "y" in render(render_element(element), width=80, height=100)
+        assert action_badge("wb_delete", junk) == "erased"
     assert action_badge("wb_delete", params) == "erased …"
     message = render_message(long_message(actions=0), AGENTS, "Ana")
     assert "Ms. T" in render(message)

@@ -6,6 +6,7 @@ a fixed-size ``Console(file=StringIO(), width=…)`` and read the text.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,22 +71,22 @@ class ScreenState:
 
 def _visible_parts(message: Message, budget: int | None) -> tuple[list[tuple[str, str]], bool]:
     """The message's last parts, about ``budget`` characters of them, as (kind, cleaned text),
-    and whether earlier ones were left out: a long reply costs what the screen can show."""
+    and whether anything before them was left out: a long reply costs what the screen shows."""
     picked: list[tuple[str, str]] = []
-    left = budget if budget is not None else -1
+    left = math.inf if budget is None else budget
     for part in reversed(message.parts):
-        if left == 0:
+        if left <= 0:
             return picked[::-1], True
         if part.kind == "text":
-            text = part.text[-left:] if 0 < left < len(part.text) else part.text
-            picked.append(("text", clean(text)))
-            if len(text) < len(part.text):
+            if len(part.text) > left:
+                picked.append(("text", clean(part.text[-int(left):])))
                 return picked[::-1], True
-            left = max(0, left - len(text)) if left > 0 else left
+            picked.append(("text", clean(part.text)))
+            left -= len(part.text)
         elif part.action is not None:
             badge = f"⟨{action_badge(part.action.name, part.action.params)}⟩"
             picked.append(("badge", badge))
-            left = max(0, left - len(badge)) if left > 0 else left
+            left -= len(badge)
     return picked[::-1], False
 
 
@@ -101,7 +102,9 @@ def render_message(message: Message, agents: dict[str, AgentConfig], learner: st
         head = Text.assemble((f"{avatar} {as_text(message.agent_name or message.agent_id or '?')}",
                               f"bold {color}"))
     parts, cut = _visible_parts(message, budget)
-    body = Text("… " if cut else "", style="dim")
+    body = Text()
+    if cut:
+        body.append("… ", style="dim")
     last, after_badge = "", False
     for kind, text in parts:
         if kind == "text":

@@ -126,8 +126,8 @@ def _table(params: dict[str, Any], rows_shown: int) -> RenderableType:
     return table
 
 
-def _code(element: WhiteboardElement, rows: int) -> RenderableType:
-    language = as_text(element.params.get("language") or "text", 20)
+def _code(element: WhiteboardElement, params: dict[str, Any], rows: int) -> RenderableType:
+    language = as_text(params.get("language") or "text", 20)
     lines = element.lines[:rows]
     ids = Text("\n".join(line.id[:8] for line in lines), style="dim")
     code = Syntax("\n".join(clean(line.text[:MAX_LINE]) for line in lines), language,
@@ -137,7 +137,7 @@ def _code(element: WhiteboardElement, rows: int) -> RenderableType:
     grid.add_column()
     grid.add_row(ids, code)
     more = Text(f"… {len(element.lines) - rows} more lines", style="dim") if len(element.lines) > rows else ""
-    name = element.params.get("fileName")
+    name = params.get("fileName")
     return Group(Text(as_text(name) if name else language, style="bold"), grid, more)
 
 
@@ -171,7 +171,7 @@ def render_element(element: WhiteboardElement, rows: int = MAX_ROWS) -> Renderab
     elif element.kind == "table":
         body = _table(p, rows)
     elif element.kind == "code":
-        body = _code(element, rows)
+        body = _code(element, p, rows)
     elif element.kind == "shape":
         body = _shape(p)
     else:
@@ -182,10 +182,9 @@ def render_element(element: WhiteboardElement, rows: int = MAX_ROWS) -> Renderab
 
 
 def _version(element: WhiteboardElement) -> tuple[Any, ...]:
-    """Changes whenever the reducer changes the element (a code edit always moves
-    ``next_line`` or the line count; every other action makes a new element)."""
-    return (element.id, element.kind, id(element.params), len(element.params), len(element.lines),
-            element.next_line)
+    """Changes whenever the reducer changes the element: a code edit always moves
+    ``next_line`` or the line count; every other action makes a new element."""
+    return (element.id, element.kind, id(element.params), len(element.lines), element.next_line)
 
 
 class _RenderedElements:
