@@ -71,6 +71,7 @@ class Timings:
     def __init__(self) -> None:
         self.total = self.frame_time = self.other_view = self.slowest = 0.0
         self.frames = 0
+        self.slowest_part = ""
 
 
 def drive(events: list[Event]) -> Timings:
@@ -97,7 +98,10 @@ def drive(events: list[Event]) -> Timings:
             timings.frame_time += after - between
         else:
             timings.other_view += after - between
-        timings.slowest = max(timings.slowest, after - before)
+        if after - before > timings.slowest:
+            timings.slowest = after - before
+            part = "apply" if between - before > after - between else "view"
+            timings.slowest_part = f"{event.type}, mostly {part}"
     view.round_finished(RoundResult(reason="end"))
     timings.total = time.perf_counter() - start
     return timings
@@ -124,7 +128,7 @@ def series(title: str, sizes: list[int], make) -> tuple[bool, str]:  # type: ign
             frame_costs.append(frame_ms)
         print(f"  {size:>9,}  total {t.total * 1000:8.1f} ms  {t.total / len(events) * 1e6:7.1f} us/event  "
               f"{t.frames:4} frames at {frame_ms:5.1f} ms  between frames {t.other_view / len(events) * 1e6:5.1f} "
-              f"us/event  slowest event {t.slowest * 1000:6.1f} ms")
+              f"us/event  slowest event {t.slowest * 1000:6.1f} ms ({t.slowest_part})")
     between_exponent = exponent(between)
     spread = max(frame_costs) / min(frame_costs) if len(frame_costs) > 1 else 1.0
     print(f"  growth exponent: total {exponent(totals):.2f}, view between frames {between_exponent:.2f}; "
