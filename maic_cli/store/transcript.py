@@ -112,6 +112,8 @@ class TranscriptWriter:
             self._file.flush()
 
     def call(self, record: CallRecord) -> None:
+        if self._file.closed:  # a stream closed after the class ended (e.g. its output pipe broke)
+            return
         entry = record.to_json()
         if entry.get("error"):
             entry["error"] = redact(entry["error"])

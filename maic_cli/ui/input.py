@@ -1,7 +1,15 @@
-"""Learner input: prompt-toolkit on a terminal (history, multi-line, slash completion)."""
+"""Learner input: prompt-toolkit on a terminal (history, multi-line, slash completion).
+
+The history file is kept in ``$MAIC_HOME/history``; if it cannot be used (a
+directory, unreadable, not a regular file) the session keeps its history in
+memory and says so in one line.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +17,8 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import Completer, Completion, WordCompleter
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
+
+from .text import clean
 
 SLASH_COMMANDS = {
     "/help": "show the commands",
@@ -48,12 +58,45 @@ def _bindings() -> KeyBindings:
     return bindings
 
 
+class _TolerantFileHistory(FileHistory):
+    """A file history that loses a line rather than the prompt when the file fails later."""
+
+    def load_history_strings(self) -> Iterable[str]:
+        try:
+            return list(super().load_history_strings())
+        except OSError:
+            return []
+
+    def store_string(self, string: str) -> None:
+        with contextlib.suppress(OSError):
+            super().store_string(string)
+
+
+def _note(text: str) -> None:
+    sys.stderr.write(f"maic: note: {text}\n")
+
+
+def open_history(path: Path | None, note: Callable[[str], None] = _note) -> Any:
+    """A file history at ``path`` if it is (or can be made) a readable, writable regular file."""
+    if path is None:
+        return InMemoryHistory()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and not path.is_file():
+            raise OSError(0, "a directory" if path.is_dir() else "not a regular file")
+        with path.open("ab"), path.open("rb"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        note(f"history file {clean(str(path))} cannot be used ({reason}); history is kept for this session only")
+        return InMemoryHistory()
+    return _TolerantFileHistory(str(path))
+
+
 def make_prompt_session(history_file: Path | None, agent_ids: list[str], *,
-                        input: Any = None, output: Any = None) -> PromptSession[str]:
-    history: Any = InMemoryHistory()
-    if history_file is not None:
-        history_file.parent.mkdir(parents=True, exist_ok=True)
-        history = FileHistory(str(history_file))
+                        input: Any = None, output: Any = None,
+                        note: Callable[[str], None] = _note) -> PromptSession[str]:
+    history = open_history(history_file, note)
     return PromptSession(history=history, completer=ClassCompleter(agent_ids), key_bindings=_bindings(),
                          complete_while_typing=True, input=input, output=output,
                          reserve_space_for_menu=3,

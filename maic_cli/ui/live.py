@@ -1,8 +1,15 @@
 """The live layout: redrawn from the classroom state as events arrive.
 
 Refreshes happen on the event loop's thread (``auto_refresh=False``), at most
-``fps`` times a second, plus a slow tick for the clock — so the state is never
-read by another thread while the engine writes it.
+``fps`` times a second, plus a ticker that draws what a burst left unshown and
+keeps the clock moving — so the state is never read by another thread while
+the engine writes it.  A refresh renders only what fits on the screen (see
+``views``), so its cost does not grow with the reply, and an event costs O(1)
+between refreshes.
+
+``with view.round(): …`` guarantees the terminal is left sane (Live stopped,
+cursor shown, output no longer redirected, ticker cancelled) whatever happens
+inside; ``round_finished`` may be called any number of times.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Iterator
 
 from rich.console import Console
 from rich.live import Live
@@ -20,6 +28,15 @@ from .text import clean
 from .views import ScreenState, render_screen
 
 STAGES = {"director": "the director is choosing", "agent_loading": "{name} is thinking"}
+CLOCK_SECONDS = 0.5
+REASON_CHARS = 200
+
+
+def one_line(text: str, limit: int = REASON_CHARS) -> str:
+    """The first line of an error, cleaned and cut: what fits on a status line."""
+    first = clean(text[: limit * 4]).strip().splitlines()
+    line = first[0] if first else "unknown error"
+    return line[:limit] + ("…" if len(line) > limit else "")
 
 
 class LiveView:
@@ -29,7 +46,9 @@ class LiveView:
         self.interval = 1.0 / fps
         self._live: Live | None = None
         self._last = 0.0
+        self._dirty = False
         self._ticker: asyncio.Task[None] | None = None
+        self._error: str | None = None
 
     # Lines left below the layout for the prompt, its toolbar and a short completion menu.
     PROMPT_ROOM = 5
@@ -37,26 +56,41 @@ class LiveView:
     def _render(self):  # type: ignore[no-untyped-def]
         return render_screen(self.state, max(10, self.console.size.height - self.PROMPT_ROOM))
 
+    @contextlib.contextmanager
+    def round(self) -> Iterator[None]:
+        """One round on screen; the display is stopped cleanly even if the body raises."""
+        self.round_started()
+        try:
+            yield
+        finally:
+            self.round_finished()
+
     def round_started(self) -> None:
+        self.round_finished()  # a round left open by an earlier failure is closed first
         self.state.status.stage = "listening"
+        self._error = None
         if self.console.is_terminal:
             self.console.clear()  # each round's frame starts at the top, with room for the prompt below
         self._live = Live(self._render(), console=self.console, auto_refresh=False, transient=False,
                           vertical_overflow="crop")
         self._live.start()
+        self._last = time.monotonic()
         with contextlib.suppress(RuntimeError):
             self._ticker = asyncio.get_running_loop().create_task(self._tick())
 
     async def _tick(self) -> None:
         while True:
-            await asyncio.sleep(0.5)
-            self.refresh(force=True)
+            await asyncio.sleep(self.interval)
+            if self._dirty or time.monotonic() - self._last >= CLOCK_SECONDS:
+                self.refresh(force=True)
 
     def refresh(self, force: bool = False) -> None:
         now = time.monotonic()
         if self._live is not None and (force or now - self._last >= self.interval):
-            self._last = now
+            self._last, self._dirty = now, False
             self._live.update(self._render(), refresh=True)
+        else:
+            self._dirty = True  # the ticker draws it once the interval has passed
 
     def on_event(self, event: Event) -> None:
         status = self.state.status
@@ -67,23 +101,36 @@ class LiveView:
             status.stage = f"{event.agent_name} is speaking"
         elif event.type == "cue_user":
             status.stage = "your turn"
+        elif event.type == "error":
+            self._error = one_line(event.message)
+            status.stage = f"error: {self._error}"
         elif event.type == "done":
             usage = event.usage.agent if event.usage.agent.calls else event.usage.director
             if usage.calls:
                 status.last_ttft = usage.ttft
                 status.last_prompt_tokens = usage.prompt_tokens
-        self.refresh(force=event.type in ("agent_start", "agent_end", "action", "done"))
+        self.refresh()
 
-    def round_finished(self, result: RoundResult) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
-        self.state.status.stage = {"aborted": "interrupted", "error": "stopped by an error"}.get(
-            result.reason, "your turn")
-        if self._live is not None:
-            self._live.update(self._render(), refresh=True)
-            self._live.stop()
-            self._live = None
+    def round_finished(self, result: RoundResult | None = None) -> None:
+        """Stop the display (safe to call twice, or without a result after a failure)."""
+        ticker, self._ticker = self._ticker, None
+        if ticker is not None:
+            ticker.cancel()
+        live, self._live = self._live, None
+        if live is None:
+            return
+        reason = self._error or (one_line(result.error) if result is not None and result.error else None)
+        try:
+            if result is not None:
+                self.state.status.stage = {"aborted": "interrupted", "error": "stopped by an error"}.get(
+                    result.reason, "your turn")
+                if result.reason == "error" and reason:
+                    self.state.status.stage = f"stopped by an error: {reason}"
+                live.update(self._render(), refresh=True)
+        finally:
+            live.stop()
+        if result is not None and result.reason == "error" and reason:
+            self.error(reason)
 
     def info(self, text: str) -> None:  # may quote persona or provider text: cleaned like model text
         self.console.print(clean(text), markup=False, highlight=False)

@@ -1,7 +1,13 @@
-"""Plain, line-oriented output for pipes and scripts: ``Name: speech [action]``."""
+"""Plain, line-oriented output for pipes and scripts: ``Name: speech [action]``.
+
+``with view.round(): …`` ends an open line whatever happens inside;
+``round_finished`` may be called any number of times.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TextIO
 
 from ..engine.events import Event
@@ -29,6 +35,15 @@ class PlainView:
             self.out.write(text)
             self._last = text[-1]
 
+    @contextlib.contextmanager
+    def round(self) -> Iterator[None]:
+        """One round; an open line is ended even if the body raises."""
+        self.round_started()
+        try:
+            yield
+        finally:
+            self.round_finished()
+
     def round_started(self) -> None:
         return None
 
@@ -51,9 +66,10 @@ class PlainView:
             self.error(event.message)
         self.out.flush()
 
-    def round_finished(self, result: RoundResult) -> None:
+    def round_finished(self, result: RoundResult | None = None) -> None:
         if self._open:
-            self._write(" [interrupted]\n" if result.reason == "aborted" else "\n")
+            self._write(self._cleaner.flush())
+            self._write(" [interrupted]\n" if result is not None and result.reason == "aborted" else "\n")
             self._open = False
         self.out.flush()
 

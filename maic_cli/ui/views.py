@@ -6,6 +6,7 @@ a fixed-size ``Console(file=StringIO(), width=…)`` and read the text.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,20 +19,24 @@ from rich.text import Text
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, Message
 from .text import clean, color_or_default
-from .whiteboard_view import render_slide, render_whiteboard
+from .whiteboard_view import as_text, render_slide, render_whiteboard
 
 LEARNER_AVATAR = "🧑"
 
 
-def action_badge(name: str, params: dict[str, Any]) -> str:
-    """A short, readable note for an action ("drew formula", "spotlight on eq_1")."""
-    target = clean(str(params.get("elementId", "")))
+def action_badge(name: str, params: Any) -> str:
+    """A short, readable note for an action ("drew formula", "spotlight on eq_1").
+
+    ``params`` may come from a stored, edited file: any shape is shown, none raises."""
+    params = params if isinstance(params, dict) else {}
+    name = as_text(name, 40)
+    target = as_text(params.get("elementId", ""), 40)
     if name in ("spotlight", "laser"):
         return f"{name} on {target}"
     if name == "wb_draw_shape":
-        return f"drew a {clean(str(params.get('shape', 'shape')))}"
+        return f"drew a {as_text(params.get('shape', 'shape'), 20)}"
     if name == "wb_draw_line":
-        return "drew an arrow" if params.get("arrow") else "drew a line"
+        return "drew an arrow" if params.get("arrow") is True else "drew a line"
     if name in ("wb_edit_code", "wb_delete", "play_video"):
         verb = {"wb_edit_code": "edited code", "wb_delete": "erased", "play_video": "played video"}[name]
         return f"{verb} {target}".strip()
@@ -64,47 +69,77 @@ class ScreenState:
     status: Status = field(default_factory=Status)
 
 
-def render_message(message: Message, agents: dict[str, AgentConfig], learner: str) -> Text:
+def _visible_parts(message: Message, budget: int | None) -> tuple[list[tuple[str, str]], bool]:
+    """The message's last parts, about ``budget`` characters of them, as (kind, cleaned text),
+    and whether anything before them was left out: a long reply costs what the screen shows."""
+    picked: list[tuple[str, str]] = []
+    left = math.inf if budget is None else budget
+    for part in reversed(message.parts):
+        if left <= 0:
+            return picked[::-1], True
+        if part.kind == "text":
+            if len(part.text) > left:
+                picked.append(("text", clean(part.text[-int(left):])))
+                return picked[::-1], True
+            picked.append(("text", clean(part.text)))
+            left -= len(part.text)
+        elif part.action is not None:
+            badge = f"⟨{action_badge(part.action.name, part.action.params)}⟩"
+            picked.append(("badge", badge))
+            left -= len(badge)
+    return picked[::-1], False
+
+
+def render_message(message: Message, agents: dict[str, AgentConfig], learner: str,
+                   budget: int | None = None) -> Text:
+    """A message as Text; with ``budget`` (characters), only its tail that fits, after a "…"."""
     if message.role == "user":
-        head = Text.assemble((f"{LEARNER_AVATAR} {clean(learner)}", "bold"))
+        head = Text.assemble((f"{LEARNER_AVATAR} {as_text(learner)}", "bold"))
     else:
         agent = agents.get(message.agent_id or "")
-        avatar = clean(agent.avatar) if agent else "🤖"
+        avatar = as_text(agent.avatar, 16) if agent else "🤖"
         color = color_or_default(agent.color) if agent else "white"
-        head = Text.assemble((f"{avatar} {clean(message.agent_name or message.agent_id or '?')}",
+        head = Text.assemble((f"{avatar} {as_text(message.agent_name or message.agent_id or '?')}",
                               f"bold {color}"))
+    parts, cut = _visible_parts(message, budget)
     body = Text()
-    after_badge = False
-    for part in message.parts:
-        if part.kind == "text":
-            text = clean(part.text)
+    if cut:
+        body.append("… ", style="dim")
+    last, after_badge = "", False
+    for kind, text in parts:
+        if kind == "text":
             if after_badge and text and not text[0].isspace():
                 body.append(" ")
             body.append(text)
             after_badge = False
-        elif part.action is not None:
-            if body.plain and not body.plain[-1].isspace():
+        else:
+            if last and not last.isspace():
                 body.append(" ")
-            body.append(f"⟨{action_badge(part.action.name, part.action.params)}⟩", style="dim cyan")
+            body.append(text, style="dim cyan")
             after_badge = True
+        last = text[-1] if text else last
     if message.interrupted:
         body.append(" ⏹ interrupted", style="dim italic")
-    return Text.assemble(head, "\n", body) if body.plain else head
+    return Text.assemble(head, "\n", body) if body else head
 
 
-class BottomAligned:
-    """Render renderables top to bottom, keeping only the last ``height`` lines."""
+class Conversation:
+    """The newest messages that fit in ``height`` lines, bottom-aligned above the status line.
 
-    def __init__(self, renderables: list[RenderableType], height: int) -> None:
-        self.renderables = renderables
+    Messages are rendered newest first until the height is filled; older ones
+    are never built, and each is cut to the characters its lines can hold."""
+
+    def __init__(self, state: ScreenState, height: int) -> None:
+        self.state = state
         self.height = height
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         height = options.height or self.height
         lines: list[list[Segment]] = []
-        for renderable in reversed(self.renderables):
-            rendered = console.render_lines(renderable, options.update(height=None), pad=False)
-            lines[:0] = rendered + [[]]
+        for message in reversed(self.state.classroom.messages):
+            budget = (height - len(lines)) * max(1, options.max_width)
+            text = render_message(message, self.state.agents, self.state.learner, budget=budget)
+            lines[:0] = console.render_lines(text, options.update(height=None), pad=False) + [[]]
             if len(lines) >= height:
                 break
         lines = lines[-height:]
@@ -116,11 +151,9 @@ class BottomAligned:
 
 
 def render_conversation(state: ScreenState, height: int) -> RenderableType:
-    messages = state.classroom.messages
-    if not messages:
+    if not state.classroom.messages:
         return Text("Ask the class anything to begin. Type /help for commands.", style="dim")
-    return BottomAligned([render_message(m, state.agents, state.learner) for m in messages[-30:]],
-                         height)
+    return Conversation(state, height)
 
 
 def render_header(state: ScreenState) -> RenderableType:
@@ -176,13 +209,14 @@ def render_screen(state: ScreenState, height: int) -> FixedHeight:
         Layout(name="body", size=body_height),
         Layout(render_status(state), name="status", size=1),
     )
-    side: list[RenderableType] = []
-    slide = render_slide(state.classroom.store)
-    if slide is not None:
-        side.append(slide)
-    side.append(render_whiteboard(state.classroom.store))
-    layout["body"].split_row(
-        Layout(render_conversation(state, body_height), name="conversation", ratio=3),
-        Layout(Group(*side), name="side", ratio=2),
-    )
+    store = state.classroom.store
+    side = Layout(name="side", ratio=2)
+    board = render_whiteboard(store)
+    slide = render_slide(store, limit=body_height)
+    if slide is None:
+        side.update(board)
+    else:  # each panel would otherwise take the whole height and hide the other
+        slide_height = min(len(store.slide.elements) + 2, max(3, body_height // 2)) if store.slide else 3
+        side.split_column(Layout(slide, size=slide_height), Layout(board))
+    layout["body"].split_row(Layout(render_conversation(state, body_height), name="conversation", ratio=3), side)
     return FixedHeight(layout, height)
