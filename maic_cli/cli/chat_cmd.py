@@ -71,7 +71,7 @@ def confirm_session_choices(path: Path, choices: dict[str, str], ask: Callable[[
         raise InputError(f"{path}: the session's {flags} not used; pass --model (and --api-base) to choose")
 
 
-def ignored_on_resume(given: dict[str, object]) -> str | None:
+def ignored_on_resume(given: Mapping[str, object]) -> str | None:
     """A note naming the options that only shape a new class, when a session is resumed."""
     flags = [flag for flag, value in given.items() if value]
     if not flags:
