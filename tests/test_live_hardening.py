@@ -109,7 +109,8 @@ def test_board_renders_only_visible_elements_once_until_they_change(monkeypatch:
 def test_a_huge_element_is_cut_to_what_a_panel_shows() -> None:
     rows = [["n", "sq"]] + [[i, i * i] for i in range(100_000)]
     table = WhiteboardElement(id="t", kind="table", params={"data": rows})
-    code = WhiteboardElement(id="c", kind="code", lines=[CodeLine(id=f"L{i}", text="y" * 10_000) for i in range(9_000)])
+    lines = [CodeLine(id=f"L{i}", text="y" * 10_000) for i in range(9_000)]
+    code = WhiteboardElement(id="c", kind="code", params={"code": "y"}, lines=lines)
     for element in (table, code):
         out = render(render_element(element, 20), width=80, height=200)
         assert len(out.splitlines()) <= 26

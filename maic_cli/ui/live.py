@@ -19,7 +19,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.live import Live
 
 from ..engine.events import Event
@@ -53,7 +53,7 @@ class LiveView:
     # Lines left below the layout for the prompt, its toolbar and a short completion menu.
     PROMPT_ROOM = 5
 
-    def _render(self):  # type: ignore[no-untyped-def]
+    def _render(self) -> RenderableType:
         return render_screen(self.state, max(10, self.console.size.height - self.PROMPT_ROOM))
 
     @contextlib.contextmanager

@@ -139,7 +139,7 @@ class Conversation:
         for message in reversed(self.state.classroom.messages):
             budget = (height - len(lines)) * max(1, options.max_width)
             text = render_message(message, self.state.agents, self.state.learner, budget=budget)
-            lines[:0] = console.render_lines(text, options.update(height=None), pad=False) + [[]]
+            lines[:0] = [*console.render_lines(text, options.update(height=None), pad=False), []]
             if len(lines) >= height:
                 break
         lines = lines[-height:]
