@@ -30,15 +30,8 @@ from ..store.paths import open_private
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
+from ..ui.view import View
 from .signals import on_sigint
-
-
-class View(Protocol):
-    def round_started(self) -> None: ...
-    def on_event(self, event: Event) -> None: ...
-    def round_finished(self, result: RoundResult) -> None: ...
-    def info(self, text: str) -> None: ...
-    def error(self, text: str) -> None: ...
 
 
 class Recorder(Protocol):

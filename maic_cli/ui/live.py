@@ -25,6 +25,7 @@ from rich.live import Live
 from ..engine.events import Event
 from ..engine.round import RoundResult
 from .text import clean
+from .view import View
 from .views import ScreenState, render_screen
 
 STAGES = {"director": "the director is choosing", "agent_loading": "{name} is thinking"}
@@ -39,7 +40,7 @@ def one_line(text: str, limit: int = REASON_CHARS) -> str:
     return line[:limit] + ("…" if len(line) > limit else "")
 
 
-class LiveView:
+class LiveView(View):
     def __init__(self, console: Console, state: ScreenState, fps: float = 12.0) -> None:
         self.console = console
         self.state = state

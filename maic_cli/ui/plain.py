@@ -14,10 +14,11 @@ from ..engine.events import Event
 from ..engine.models import AgentConfig
 from ..engine.round import RoundResult
 from .text import StreamCleaner, clean
+from .view import View
 from .views import action_badge
 
 
-class PlainView:
+class PlainView(View):
     def __init__(self, out: TextIO, err: TextIO, agents: dict[str, AgentConfig]) -> None:
         self.out = out
         self.err = err

@@ -1,0 +1,24 @@
+"""The view seam: what the live layout and the plain output both do with a class.
+
+A view is told when a round starts and ends and sees every engine event in
+between; ``info`` and ``error`` print one cleaned line.  ``round()`` is the
+exception-safe way to run a round: whatever happens inside, the view gives the
+terminal back (Live stopped, cursor shown, output no longer redirected).
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from ..engine.events import Event
+from ..engine.round import RoundResult
+
+
+class View(Protocol):
+    def round(self) -> AbstractContextManager[None]: ...
+    def round_started(self) -> None: ...
+    def on_event(self, event: Event) -> None: ...
+    def round_finished(self, result: RoundResult | None = None) -> None: ...
+    def info(self, text: str) -> None: ...
+    def error(self, text: str) -> None: ...
