@@ -123,5 +123,5 @@ def test_rounds_on_the_builtin_offline_model(tmp_path: Path) -> None:
     assert "small offline model" in result.stderr and "--model" in result.stderr
     assert_well_formed(session, transcript, 2)
     calls = read_transcript(transcript).calls()
-    agent_calls = [c for c in calls if c["purpose"] == "agent"]
-    assert all(c["usage"]["prompt_tokens"] > 0 and c["ttft"] is not None for c in agent_calls)
+    agent_calls = [c for c in calls if c.purpose == "agent"]
+    assert all(c.usage.prompt_tokens > 0 and c.ttft is not None for c in agent_calls)
