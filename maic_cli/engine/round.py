@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -60,17 +61,18 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                                   user_profile=profile or UserProfile(),
                                   model=model or ModelSettings(model=llm.model))
             decision, had_content, error = None, False, None
-            async for event in generate_turn(request, llm, registry):
-                if event.type == "agent_start":
-                    open_message = event.message_id
-                    result.speakers.append(event.agent_id)
-                elif event.type == "agent_end":
-                    open_message = None
-                elif event.type == "error":
-                    error = event.message
-                elif event.type == "done":
-                    decision, had_content = event.decision, event.agent_had_content
-                await emit(event)
+            async with aclosing(generate_turn(request, llm, registry)) as events:  # closed even if emit raises
+                async for event in events:
+                    if event.type == "agent_start":
+                        open_message = event.message_id
+                        result.speakers.append(event.agent_id)
+                    elif event.type == "agent_end":
+                        open_message = None
+                    elif event.type == "error":
+                        error = event.message
+                    elif event.type == "done":
+                        decision, had_content = event.decision, event.agent_had_content
+                    await emit(event)
             if error is not None:
                 result.reason, result.error = "error", error
                 return result
