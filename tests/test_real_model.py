@@ -101,9 +101,9 @@ def assert_well_formed(session_file: Path, transcript_file: Path, learner_messag
             decisions.append(event.decision)
     assert decisions and all(d in VALID for d in decisions), decisions
     for call in transcript.calls():
-        assert call["error_kind"] is None, call["error"]
-        if call["purpose"] == "director":
-            assert json.loads(call["reply"])["next_agent"] in VALID  # constrained: always valid JSON
+        assert call.error_kind is None, call.error
+        if call.purpose == "director":
+            assert json.loads(call.reply)["next_agent"] in VALID  # constrained: always valid JSON
     assert any(m.role == "agent" for m in session.classroom.messages)
 
 
