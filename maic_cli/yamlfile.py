@@ -2,6 +2,12 @@
 
 A bad file is reported as ``path:line: field: what is wrong`` — the line of the
 field at fault, found by walking the YAML node tree along the error's location.
+The one loader for personas, scenarios, config, router and scripted files, all
+of which may come from someone else, so what is read is bounded: regular files
+only, at most :data:`MAX_YAML_BYTES`, nesting the parser allows (libyaml: 1,000
+levels; the pure-Python one: until Python's recursion limit), and aliases that
+expand to at most :data:`MAX_YAML_VALUES` values (a "billion laughs" file is
+refused before anything walks the expanded tree).
 """
 
 from __future__ import annotations
@@ -13,8 +19,13 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .errors import InputError
+from .files import read_bounded
 
 T = TypeVar("T")
+MAX_YAML_BYTES = 2**20  # personas, scenarios, config and router files are a few KB
+MAX_YAML_VALUES = 1_000_000  # more than a 1 MB file can hold without aliases
+# libyaml's loader (when PyYAML has it) is about 9x faster and caps nesting at 1,000 levels.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def yaml_files(folder: Path) -> list[Path]:
@@ -22,17 +33,18 @@ def yaml_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
-def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
+def read_yaml(path: Path, max_bytes: int = MAX_YAML_BYTES) -> tuple[Any, yaml.Node | None]:
     """The file's data and its node tree (for line numbers)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read: {exc}") from None
-    loader = yaml.SafeLoader(text)
+        text = read_bounded(path, max_bytes, "YAML file").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: cannot read: not UTF-8 text (byte {exc.start})") from None
+    loader = SAFE_LOADER(text)
     try:
         node = loader.get_single_node()
+        if node is not None and expanded_size(node) > MAX_YAML_VALUES:
+            raise InputError(f"{path}: aliases expand to more than {MAX_YAML_VALUES:,} values "
+                             "(a YAML alias bomb?)")
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -40,9 +52,40 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         raise InputError(f"{path}:{line}: YAML syntax: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
         raise InputError(f"{path}:1: YAML: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply") from None
     finally:
         loader.dispose()
     return data, node
+
+
+def expanded_size(root: yaml.Node) -> int:
+    """How many values the document holds once its aliases are expanded (capped just above
+    the limit; a recursive alias counts as too many).  Linear in the distinct nodes."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_counted = stack.pop()
+        key = id(node)
+        if children_counted:
+            sizes[key] = min(MAX_YAML_VALUES + 1, 1 + sum(sizes[id(child)] for child in _children(node)))
+            on_path.discard(key)
+        elif key in on_path:
+            return MAX_YAML_VALUES + 1  # an alias inside its own anchor
+        elif key not in sizes:
+            on_path.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node))
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int:
@@ -94,9 +137,10 @@ def format_validation_error(path: Path, node: yaml.Node | None, error: Validatio
     return f"{path}:{line_of(node, loc)}: {field}: {message}{extra}"
 
 
-def load_model(path: Path, model: type[T] | TypeAdapter[T], **context: Any) -> T:
+def load_model(path: Path, model: type[T] | TypeAdapter[T], *, max_bytes: int = MAX_YAML_BYTES,
+               **context: Any) -> T:
     """Read ``path`` and validate it as ``model`` (a BaseModel class or a TypeAdapter)."""
-    data, node = read_yaml(path)
+    data, node = read_yaml(path, max_bytes)
     try:
         if isinstance(model, TypeAdapter):
             return model.validate_python(data, context=context or None)

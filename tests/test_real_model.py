@@ -102,9 +102,9 @@ def assert_well_formed(session_file: Path, transcript_file: Path, learner_messag
             decisions.append(event.outcome)
     assert decisions and all(d.kind in ("user", "end") or d.agent_id in VALID for d in decisions), decisions
     for call in transcript.calls():
-        assert call["error_kind"] is None, call["error"]
-        if call["purpose"] == "director":
-            assert json.loads(call["reply"])["next_agent"] in VALID  # constrained: always valid JSON
+        assert call.error_kind is None, call.error
+        if call.purpose == "director":
+            assert json.loads(call.reply)["next_agent"] in VALID  # constrained: always valid JSON
     assert any(m.role == "agent" for m in session.classroom.messages)
 
 
@@ -124,5 +124,5 @@ def test_rounds_on_the_builtin_offline_model(tmp_path: Path) -> None:
     assert "small offline model" in result.stderr and "--model" in result.stderr
     assert_well_formed(session, transcript, 2)
     calls = read_transcript(transcript).calls()
-    agent_calls = [c for c in calls if c["purpose"] == "agent"]
-    assert all(c["usage"]["prompt_tokens"] > 0 and c["ttft"] is not None for c in agent_calls)
+    agent_calls = [c for c in calls if c.purpose == "agent"]
+    assert all(c.usage.prompt_tokens > 0 and c.ttft is not None for c in agent_calls)

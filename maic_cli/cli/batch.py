@@ -82,6 +82,7 @@ class RunContext:
 
 
 async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
+    client = context.make_llm(spec.model)  # a bad model file fails the run before its transcript is opened
     started = time.time()
     clock = time.monotonic()
     progress = Progress(spec.run_id, rounds=len(spec.rounds()))
@@ -103,7 +104,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
                                      **{k: record.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens",
                                                                            "cached_tokens", "cost")}))
 
-    llm = RecordingLLM(context.make_llm(spec.model), on_call)
+    llm = RecordingLLM(client, on_call)
     classroom = Classroom(store=initial_store(spec.scenario))
     agents = {a.id: a for a in spec.agents}
     try:

@@ -18,7 +18,7 @@ from ..engine.classroom import Classroom
 from ..engine.events import Event
 from ..engine.round import run_round
 from ..llm.replay import ReplayLLM
-from ..store.transcript import Transcript
+from ..store.transcript import LearnerLine, RoundLine, Transcript
 
 IGNORED = {"message_id", "action_id", "usage"}
 
@@ -51,12 +51,12 @@ async def rerun(transcript: Transcript) -> list[Event]:
     agents = {a.id: a for a in header.agents}
     produced: list[Event] = []
     for entry in transcript.entries:
-        if entry["kind"] == "learner":
-            classroom.add_learner_message(entry["text"])
-        elif entry["kind"] == "round":
+        if isinstance(entry, LearnerLine):
+            classroom.add_learner_message(entry.text)
+        elif isinstance(entry, RoundLine):
             config = header.config
-            if entry.get("trigger") is not None:
-                config = config.model_copy(update={"trigger_agent_id": entry["trigger"]})
+            if entry.trigger is not None:
+                config = config.model_copy(update={"trigger_agent_id": entry.trigger})
             await run_round(classroom, config, llm, registry=agents, profile=header.profile,
                             on_event=produced.append)
     return produced

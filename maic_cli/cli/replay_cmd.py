@@ -6,32 +6,39 @@ Never imports litellm: a transcript replays from its own events.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+
+try:
+    import termios
+    import tty
+except ImportError:  # Windows: Enter advances a step
+    termios = None  # type: ignore[assignment]
 
 import typer
 from rich.console import Console
 
 from ..engine.classroom import Classroom
 from ..engine.round import RoundResult
-from ..store.transcript import Transcript, read_transcript
+from ..store.transcript import Entry, EventLine, LearnerLine, RoundEndLine, Transcript, read_transcript
 from ..ui.export import classroom_to_markdown
 from ..ui.export_html import classroom_to_html
 from ..ui.plain import PlainView
+from ..ui.text import clean
 from ..ui.views import ScreenState, render_screen
 from .errors import fail, friendly
 
 MAX_GAP = 2.0  # seconds: longer pauses (a learner thinking) are shortened to this
 
 
-def apply_entry(classroom: Classroom, entry: dict[str, Any]) -> None:
+def apply_entry(classroom: Classroom, entry: Entry) -> None:
     """What one transcript line does to the class (learner lines and events; the rest is bookkeeping)."""
-    if entry["kind"] == "learner":
-        classroom.add_learner_message(entry["text"])
-    elif entry["kind"] == "event":
-        classroom.apply(entry["parsed"])
+    if isinstance(entry, LearnerLine):
+        classroom.add_learner_message(entry.text)
+    elif isinstance(entry, EventLine):
+        classroom.apply(entry.event)
 
 
 def rebuild(transcript: Transcript) -> Classroom:
@@ -42,6 +49,8 @@ def rebuild(transcript: Transcript) -> Classroom:
 
 
 def export(transcript: Transcript, target: Path) -> None:
+    if target.exists() and target.samefile(transcript.path):
+        raise fail(f"{target}: that is the transcript itself; export to another file", 2)
     header = transcript.header
     classroom = rebuild(transcript)
     agents = {a.id: a for a in header.agents}
@@ -94,14 +103,14 @@ class Player:
         view = PlainView(sys.stdout, sys.stderr, self.agents)
         previous = 0.0
         for entry in self.transcript.entries:
-            await self._pause(previous, entry["t"])
-            previous = entry["t"]
-            if entry["kind"] == "learner":
-                view.info(f"{self.transcript.header.profile.nickname} (learner): {entry['text']}")
-            elif entry["kind"] == "event":
-                view.on_event(entry["parsed"])
-            elif entry["kind"] == "round_end":
-                view.round_finished(RoundResult(reason=entry.get("reason", "end")))
+            await self._pause(previous, entry.t)
+            previous = entry.t
+            if isinstance(entry, LearnerLine):
+                view.info(f"{self.transcript.header.profile.nickname} (learner): {entry.text}")
+            elif isinstance(entry, EventLine):
+                view.on_event(entry.event)
+            elif isinstance(entry, RoundEndLine):
+                view.round_finished(RoundResult(reason=entry.reason))
 
     async def _play_live(self) -> None:
         from ..ui.live import LiveView
@@ -112,13 +121,13 @@ class Player:
         previous = 0.0
         try:
             for entry in self.transcript.entries:
-                await self._pause(previous, entry["t"])
-                previous = entry["t"]
+                await self._pause(previous, entry.t)
+                previous = entry.t
                 apply_entry(self.classroom, entry)
-                if entry["kind"] == "learner":
+                if isinstance(entry, LearnerLine):
                     view.refresh(force=True)
-                elif entry["kind"] == "event":
-                    view.on_event(entry["parsed"])
+                elif isinstance(entry, EventLine):
+                    view.on_event(entry.event)
         finally:
             view.round_finished(RoundResult(reason="end"))
 
@@ -127,16 +136,29 @@ class Player:
         height = max(10, self.console.size.height - 2)
         for entry in self.transcript.entries:
             apply_entry(self.classroom, entry)
-            if entry["kind"] == "learner" or (entry["kind"] == "event" and entry["parsed"].type == "agent_end"):
+            if isinstance(entry, LearnerLine) or (isinstance(entry, EventLine) and entry.event.type == "agent_end"):
                 self.console.clear()
                 self.console.print(render_screen(self.state, height))
-                if not _wait_for_enter():
+                if not _wait_for_key():
                     return
 
 
-def _wait_for_enter() -> bool:
+STOP_KEYS = (b"", b"q", b"Q", b"\x04")  # end of input, q, Ctrl-D
+
+
+def _wait_for_key() -> bool:
+    """Wait for one key press (a whole line if stdin is not a terminal); False to stop."""
     try:
-        return sys.stdin.readline() != ""
+        if termios is None or not sys.stdin.isatty():
+            return sys.stdin.readline() not in ("", "q\n", "Q\n")
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        try:
+            tty.setcbreak(fd, termios.TCSANOW)  # keys one by one, no Enter, no echo; keeps keys typed ahead
+            key = os.read(fd, 32)  # one press, even one that sends several bytes (an arrow key)
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        return key not in STOP_KEYS
     except KeyboardInterrupt:
         return False
 
@@ -146,7 +168,7 @@ def replay(
     file: Path = typer.Argument(..., help="A transcript (.jsonl) written by maic chat or maic run."),
     speed: float = typer.Option(1.0, "--speed", min=0.01, help="Playback speed: 2 is twice as fast."),
     instant: bool = typer.Option(False, "--instant", help="No pauses: show the whole class at once."),
-    step: bool = typer.Option(False, "--step", help="One message per press of Enter."),
+    step: bool = typer.Option(False, "--step", help="One message per key press (q to stop)."),
     export_to: Path = typer.Option(None, "--export", help="Write the class to FILE.md or FILE.html instead."),
     check: bool = typer.Option(False, "--check", help="Re-run the orchestration on the recorded replies and "
                                "report the first event that differs (exit 1)."),
@@ -155,7 +177,7 @@ def replay(
     """Replay a recorded class in the chat layout, export it, or check it."""
     transcript = read_transcript(file)
     for warning in transcript.warnings:
-        typer.echo(f"maic: warning: {warning}", err=True)
+        typer.echo(f"maic: warning: {clean(warning)}", err=True)
     if check:
         from .replay_check import check_transcript
 

@@ -18,15 +18,15 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import __version__
-from ..errors import InputError
+from ..errors import InputError, MaicError
 from ..llm import LLMClient, make_llm
 from ..llm.litellm_client import STRUCTURED_MODES
+from ..store.batch_folder import check_resumable, claim
 from ..store.config import load_settings
 from ..store.personas import load_registry
 from ..store.reports import RunResult, load_runs, write_reports
 from ..store.scenarios import load_scenario, resolve_class, scenario_files, turn_config
 from ..ui.text import clean
-from ..yamlfile import read_yaml
 from .batch import RunContext, RunSpec, run_all
 from .chat_cmd import resolve_model
 from .errors import EXIT_INTERRUPTED, check_choice, friendly
@@ -62,6 +62,48 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     return sorted(specs, key=lambda s: (s.scenario.id or "", s.model, s.repeat))  # r2 before r10
 
 
+def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
+    """Part I of N of the batch; a part with no runs is refused (an empty report would look like success)."""
+    shard_spec = parse_shard(shard)
+    if shard_spec is None:
+        return specs
+    index, total = shard_spec
+    part = [spec for i, spec in enumerate(specs) if i % total == index - 1]
+    if not part:
+        raise InputError(f"--shard {shard}: the batch has {len(specs)} runs, so part {index} has none; "
+                         f"use at most {len(specs)} parts")
+    return part
+
+
+def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
+    """The runs of ``folders``, each folder and each run counted once, for a report in ``out``."""
+    seen: dict[Path, Path] = {}
+    for folder in folders:
+        real = folder.resolve()
+        if real in seen:
+            raise InputError(f"--merge {folder}: the same folder as --merge {seen[real]}; name each folder once")
+        seen[real] = folder
+    if out.resolve() in seen:
+        raise InputError(f"--out {out}: one of the --merge folders; the merged report goes to its own folder")
+    origin: dict[str, Path] = {}
+    results = []
+    for folder in folders:
+        for result in load_runs(folder):
+            if result.run_id in origin:
+                raise InputError(f"run {clean(result.run_id)} is in both {origin[result.run_id]} and {folder}; "
+                                 "merge each run once")
+            origin[result.run_id] = folder
+            results.append(result)
+    return results
+
+
+def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return write_reports(folder, results, meta)
+    except OSError as exc:
+        raise MaicError(f"{folder}: cannot write the report: {exc.strerror or exc}") from None
+
+
 def llm_factory(*, api_base: str | None, router_file: Path | None, seed: int | None,
                 structured: str, temperature: float | None, client: str = "litellm"):  # type: ignore[no-untyped-def]
     """Per-run clients for stateful fakes (scripted, replay); shared clients otherwise."""
@@ -69,12 +111,9 @@ def llm_factory(*, api_base: str | None, router_file: Path | None, seed: int | N
     router: Any = None
     names: set[str] = set()
     if router_file is not None:
-        from ..llm.router import build_router
+        from ..llm.router import load_router
 
-        data, _ = read_yaml(router_file)
-        if not isinstance(data, dict):
-            raise InputError(f"{router_file}: a router config is a mapping with model_list")
-        router, names = build_router(data, str(router_file))
+        router, names = load_router(router_file)
     extra = {"seed": seed} if seed is not None else None
 
     def make(model: str) -> LLMClient:
@@ -130,9 +169,10 @@ async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurre
             finished += 1
             mark = "ok  " if result.passed else result.status if result.status != "complete" else "FAIL"
             rounds = f"{len(result.rounds)} round{'' if len(result.rounds) == 1 else 's'}"
-            sys.stderr.write(f"[{finished}/{total}] {mark:<9} {result.run_id} — {rounds}"
-                             + (f": {result.failures[0]}" if result.failures else "")
-                             + (f": {result.error}" if result.error else "") + "\n")
+            line = (f"[{finished}/{total}] {mark:<9} {result.run_id} — {rounds}"
+                    + (f": {result.failures[0]}" if result.failures else "")
+                    + (f": {result.error}" if result.error else ""))
+            sys.stderr.write(clean(" ".join(line.split())) + "\n")  # provider text: one clean line
             sys.stderr.flush()
 
         return await run_all(specs, context, concurrency, on_done)
@@ -158,14 +198,17 @@ def run(
                                     "(repeatable; default: the scenario's, then your default)."),
     repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per scenario and model."),
     concurrency: int = typer.Option(4, "--concurrency", "-j", min=1, max=512, help="Classes at once."),
-    out: Path = typer.Option(None, "--out", "-o", help="Output folder (default: runs/<timestamp>)."),
+    out: Path = typer.Option(None, "--out", "-o", help="Output folder (default: runs/<timestamp>): new, empty "
+                             "or an earlier maic batch; a folder holding other files is refused."),
     seed: int = typer.Option(None, "--seed", help="Sampling seed passed to the model where supported."),
     max_turns: int = typer.Option(None, "--max-turns", min=1, max=50),
-    resume: Path = typer.Option(None, "--resume", help="Continue the batch in this output folder, "
-                                "skipping runs that already finished."),
-    shard: str = typer.Option(None, "--shard", help="Run only part I of N of the batch (I/N)."),
+    resume: Path = typer.Option(None, "--resume", help="Continue the batch in this output folder (it must "
+                                "hold one), skipping runs that already finished."),
+    shard: str = typer.Option(None, "--shard", help="Run only part I of N of the batch (I/N); a part "
+                              "with no runs is refused (exit 2)."),
     merge: list[Path] = typer.Option(None, "--merge", help="Combine the reports of these output folders "
-                                     "(repeatable) into --out instead of running."),
+                                     "(repeatable, each folder and run once) into --out, a folder of its "
+                                     "own (required), instead of running."),
     router: Path = typer.Option(None, "--router", help="A litellm Router config (YAML/JSON) to spread calls "
                                 "over several deployments."),
     api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
@@ -180,27 +223,30 @@ def run(
     console = Console(stderr=True) if sys.stderr.isatty() and not plain else None
     stdout = Console() if sys.stdout.isatty() else Console(width=160)
     if merge:
-        target = out or merge[0]
-        results = [result for folder in merge for result in load_runs(folder)]
-        report = write_reports(target, results, {"merged": ", ".join(map(str, merge)), "maic": __version__})
+        if out is None:
+            raise InputError("--merge needs --out: the merged report goes to its own folder, "
+                             "so each merged folder keeps its own report")
+        results = merge_results(merge, out)
+        merged = {"merged": ", ".join(map(str, merge)), "maic": __version__}
+        claim(out, "--out", merged)
+        report = save_reports(out, results, merged)
         print_summary(report, stdout)
-        typer.echo(f"Merged {len(results)} runs into {target / 'report.json'}")
+        typer.echo(f"Merged {len(results)} runs into {out / 'report.json'}")
         raise typer.Exit(0 if all(r.passed for r in results) else 1)
     if not paths:
         raise InputError("name at least one scenario file or folder (or use --merge)")
     check_choice("--client", client, ("litellm", "direct"))
     check_choice("--structured", structured, STRUCTURED_MODES)
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
-    specs = expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []))
-    shard_spec = parse_shard(shard)
-    if shard_spec is not None:
-        index, total = shard_spec
-        specs = [spec for i, spec in enumerate(specs) if i % total == index - 1]
+    if resume:
+        check_resumable(resume)
+    specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or [])), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
     context = RunContext(out=folder, make_llm=llm_factory(api_base=api_base, router_file=router, seed=seed,
                                                           structured=structured, temperature=temperature,
                                                           client=client))
+    claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:
         typer.echo(f"Resuming {folder}: {len(specs) - len(todo)} runs already done, {len(todo)} to go", err=True)
@@ -210,7 +256,7 @@ def run(
     kept.update({r.run_id: r for r in results})
     meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
             "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted}
-    report = write_reports(folder, list(kept.values()), meta)
+    report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
     typer.echo(f"Report: {folder / 'report.md'} and {folder / 'report.json'}", err=True)
     if interrupted:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from ..llm.port import LLMClient
@@ -61,18 +62,19 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                                   user_profile=profile or UserProfile(),
                                   model=model or ModelSettings(model=llm.model))
             outcome, had_content, error = None, False, None
-            async for event in generate_turn(request, llm, registry):
-                if event.type == "agent_start":
-                    open_message = event.message_id
-                    result.speakers.append(event.agent_id)
-                elif event.type == "agent_end":
-                    open_message = None
-                elif event.type == "error":
-                    error = event.message
-                elif event.type == "done":
-                    outcome, had_content = event.outcome, event.agent_had_content
-                    result.outcome = outcome
-                await emit(event)
+            async with aclosing(generate_turn(request, llm, registry)) as events:  # closed even if emit raises
+                async for event in events:
+                    if event.type == "agent_start":
+                        open_message = event.message_id
+                        result.speakers.append(event.agent_id)
+                    elif event.type == "agent_end":
+                        open_message = None
+                    elif event.type == "error":
+                        error = event.message
+                    elif event.type == "done":
+                        outcome, had_content = event.outcome, event.agent_had_content
+                        result.outcome = outcome
+                    await emit(event)
             if error is not None:
                 result.reason, result.error = "error", error
                 return result

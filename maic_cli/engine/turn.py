@@ -10,7 +10,8 @@ between calls and ends with a ``done`` event carrying the new
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from typing import Any
 
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
@@ -68,12 +69,13 @@ async def _collect(llm: LLMClient, request: LLMRequest, usage: CallUsage) -> str
     return "".join(parts)
 
 
-async def _timed_stream(llm: LLMClient, request: LLMRequest, usage: CallUsage) -> AsyncIterator[str]:
+async def _timed_stream(llm: LLMClient, request: LLMRequest, usage: CallUsage) -> AsyncGenerator[str, None]:
     start = time.monotonic()
     usage.calls += 1
     usage.ttft = None
+    stream = llm.stream(request)
     try:
-        async for piece in llm.stream(request):
+        async for piece in stream:
             if piece.text:
                 if usage.ttft is None:
                     usage.ttft = time.monotonic() - start
@@ -85,6 +87,7 @@ async def _timed_stream(llm: LLMClient, request: LLMRequest, usage: CallUsage) -
                 usage.cost += piece.usage.cost
     finally:
         usage.duration = time.monotonic() - start
+        await stream.aclose()  # type: ignore[attr-defined]  # closed now, not by a finalizer task later
 
 
 def _opener(request: TurnRequest, agents: dict[str, AgentConfig]) -> list[str] | None:
@@ -124,7 +127,7 @@ def _director_facts(request: TurnRequest, state: DirectorState, schema: dict[str
 
 
 async def generate_turn(request: TurnRequest, llm: LLMClient,
-                        registry: Mapping[str, AgentConfig] | None = None) -> AsyncIterator[Event]:
+                        registry: Mapping[str, AgentConfig] | None = None) -> AsyncGenerator[Event, None]:
     state = (request.director_state or DirectorState()).model_copy(deep=True)
     agents = resolve_agents(request, registry)
     usage = TurnUsage()
@@ -161,12 +164,13 @@ async def generate_turn(request: TurnRequest, llm: LLMClient,
         yield _done(state, usage, outcome)
         return
 
-    async for event in _run_agent(request, llm, agent, state, usage):
-        yield event
+    async with aclosing(_run_agent(request, llm, agent, state, usage)) as events:
+        async for event in events:
+            yield event
 
 
 async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
-                     state: DirectorState, usage: TurnUsage) -> AsyncIterator[Event]:
+                     state: DirectorState, usage: TurnUsage) -> AsyncGenerator[Event, None]:
     store = request.store_state
     allowed = allowed_actions(agent, store.scene_type)
     if request.config.compact_prompts:  # small models get the simple actions only
@@ -216,13 +220,16 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
                         params=item.params))
         return out
 
+    texts = _timed_stream(llm, call, usage.agent)
     try:
-        async for text in _timed_stream(llm, call, usage.agent):
+        async for text in texts:
             raw.append(text)
             for event in events_for(parser.feed(text)):
                 yield event
     except LLMError as exc:
         error = exc
+    finally:
+        await texts.aclose()  # an abandoned turn ends its call here (its record is written now)
     for event in events_for(parser.finish()):
         yield event
     yield AgentEndEvent(message_id=message_id, agent_id=agent.id,

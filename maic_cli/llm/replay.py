@@ -4,34 +4,70 @@ With the same inputs, the same replies give the same events, so a recorded
 class can be re-run exactly (``maic replay --check`` uses this to find the first
 event that a prompt or director change altered).  A recorded failure is served
 again as the same kind of :class:`LLMError`; a call that the learner
-interrupted serves its partial text and is then cancelled again.
+interrupted serves its partial text and is then cancelled again.  Each recorded
+call is validated (:class:`RecordedCall`): a wrong-typed one is refused with its
+line, never served.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from ..errors import InputError
 from ..jsonl import read_json_lines
-from .port import LLMError, LLMRequest, StreamPiece
-from .recording import usage_from
+from .port import LLMError, LLMRequest, StreamPiece, Usage
 
 CHUNK = 8
 
 
-def read_call_records(path: Path) -> list[dict[str, Any]]:
+class RecordedCall(BaseModel):
+    """One ``llm_call`` line as a replay reads it (other keys are ignored)."""
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+
+    purpose: str = "agent"
+    agent_id: str | None = None
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    reply: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    ttft: float | None = None
+    duration: float = 0.0
+    error_kind: str | None = None  # an LLMError kind, or "cancelled"
+    error: str | None = None
+
+
+def validation_problem(error: ValidationError, skip: int = 0) -> str:
+    """``field: what is wrong`` for the first problem (its location without the first ``skip``
+    steps, e.g. a union's tag).  No input values, and field names from the file are shown
+    escaped (``ascii()``) unless plainly printable: the file may be hostile."""
+    first = error.errors()[0]
+    steps = [str(step) if str(step).isprintable() and len(str(step)) <= 40 else ascii(str(step)[:40])
+             for step in first["loc"][skip:]]
+    return f"{'.'.join(steps) or '(top level)'}: {first['msg']}"
+
+
+def read_call_records(path: Path) -> list[RecordedCall]:
     """The ``llm_call`` lines of a transcript (a cut-off last line is ignored)."""
     lines, _ = read_json_lines(path, "transcript")
     if not lines or not isinstance(lines[0][1], dict) or lines[0][1].get("kind") != "header":
         raise InputError(f"{path}: not a maic transcript (no header line)")
-    return [entry for _, entry in lines if isinstance(entry, dict) and entry.get("kind") == "llm_call"]
+    records = []
+    for number, entry in lines:
+        if isinstance(entry, dict) and entry.get("kind") == "llm_call":
+            try:
+                records.append(RecordedCall.model_validate(entry))
+            except ValidationError as exc:
+                raise InputError(f"{path}:{number}: llm_call: {validation_problem(exc)}") from None
+    return records
 
 
 class ReplayLLM:
-    def __init__(self, records: list[dict[str, Any]], *, name: str = "replay") -> None:
+    def __init__(self, records: Sequence[RecordedCall], *, name: str = "replay") -> None:
         self.records = records
         self.model = name
         self.position = 0
@@ -48,12 +84,12 @@ class ReplayLLM:
                            f"(call {len(self.calls)}, a {request.purpose} call)")
         record = self.records[self.position]
         self.position += 1
-        reply = record.get("reply", "")
+        reply = record.reply
         for start in range(0, len(reply), CHUNK):
             yield StreamPiece(text=reply[start:start + CHUNK])
-        kind = record.get("error_kind")
+        kind = record.error_kind
         if kind == "cancelled":  # the learner interrupted here: interrupt the replay the same way
             raise asyncio.CancelledError
         if kind:
-            raise LLMError(kind, self.model, record.get("error") or kind)
-        yield StreamPiece(usage=usage_from(record.get("usage") or {}))
+            raise LLMError(kind, self.model, record.error or kind)  # type: ignore[arg-type]
+        yield StreamPiece(usage=record.usage)

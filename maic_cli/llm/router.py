@@ -10,25 +10,48 @@ Models are then named by their group: ``maic run --router r.yaml --model my-grou
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from ..errors import InputError
+from ..yamlfile import load_model
 from .litellm_client import LitellmClient, import_litellm
 
 
-def build_router(config: dict[str, Any], source: str) -> tuple[Any, set[str]]:
+class LitellmParams(BaseModel):
+    model_config = ConfigDict(extra="allow")  # api_base, api_key, rpm … are litellm's to check
+
+    model: str = Field(min_length=1)
+
+
+class Deployment(BaseModel):
+    model_config = ConfigDict(extra="allow")  # model_info, … as litellm reads them
+
+    model_name: str = Field(min_length=1)
+    litellm_params: LitellmParams
+
+
+class RouterConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model_list: list[Deployment] = Field(min_length=1)
+    router_settings: dict[str, Any] = Field(default_factory=dict)
+
+
+def load_router(path: Path) -> tuple[Any, set[str]]:
+    """The Router a ``--router`` file describes (``path:line: field: problem`` if it is wrong)."""
+    return build_router(load_model(path, RouterConfig), str(path))
+
+
+def build_router(config: RouterConfig, source: str) -> tuple[Any, set[str]]:
     """The Router, and the model group names it serves."""
-    model_list = config.get("model_list")
-    if not isinstance(model_list, list) or not model_list:
-        raise InputError(f"{source}: model_list: a list of deployments is required")
-    for index, entry in enumerate(model_list):
-        if not isinstance(entry, dict) or "model_name" not in entry or "litellm_params" not in entry:
-            raise InputError(f"{source}: model_list.{index}: each deployment needs model_name and litellm_params")
+    model_list = [deployment.model_dump() for deployment in config.model_list]
     litellm = import_litellm()
-    settings = dict(config.get("router_settings") or {})
-    settings.setdefault("num_retries", 3)
+    settings = {"num_retries": 3, **config.router_settings}
     try:
-        return litellm.Router(model_list=model_list, **settings), {m["model_name"] for m in model_list}
+        return litellm.Router(model_list=model_list, **settings), {d.model_name for d in config.model_list}
     except Exception as exc:  # noqa: BLE001 - a bad config is the user's input
         raise InputError(f"{source}: router_settings: {exc}") from None
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.metrics import percentile
 from ..errors import InputError
+from ..files import read_bounded
 from ..untrusted import clean, one_line, redactor
 from .paths import write_atomic
 
@@ -72,7 +73,7 @@ def load_runs(folder: Path) -> list[RunResult]:
     results = []
     for path in sorted(directory.glob("*.json")):
         try:
-            results.append(RunResult.model_validate_json(path.read_text(encoding="utf-8")))
+            results.append(RunResult.model_validate_json(read_bounded(path, 2**26, "run result")))
         except (ValidationError, ValueError) as exc:
             raise InputError(f"{path}: damaged run result ({str(exc).splitlines()[0]})") from None
     return results

@@ -8,9 +8,12 @@ each with ``t`` (seconds since the transcript began): ``learner`` messages,
 ``round_end`` lines.  Each line is flushed when written, so a crash loses at
 most the line being written.  API keys are never written.
 
-Reading is forgiving: a last line cut off mid-write is dropped with a warning,
-an unknown event type (from a newer maic) is skipped with a warning, and a
-file that is not a transcript is refused with one line.
+Reading is forgiving but never trusts the file: each line after the header is
+validated as one of the entry models (a union on ``kind``).  A last line cut
+off mid-write is dropped with a warning; an unknown kind or event type (from a
+newer maic) and a line whose fields have the wrong types are skipped with a
+warning; a file that is not a transcript, or whose header is damaged, is
+refused with one line.
 """
 
 from __future__ import annotations
@@ -20,18 +23,20 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .. import __version__
-from ..engine.events import EVENT_ADAPTER, EVENT_TYPES, Event
+from ..engine.events import EVENT_TYPES, Event
 from ..engine.models import AgentConfig, StoreState, TurnConfig, UserProfile
+from ..engine.round import StopReason
 from ..errors import InputError
 from ..jsonl import read_json_lines
 from ..llm import OFFLINE_MODELS
 from ..llm.port import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
+from ..llm.replay import RecordedCall, validation_problem
 from ..untrusted import redact
 from .paths import open_private
 
@@ -44,7 +49,7 @@ class TranscriptHeader(BaseModel):
     format: str = FORMAT
     version: int = TRANSCRIPT_VERSION
     maic_version: str = __version__
-    created_at: float = Field(default_factory=time.time)
+    created_at: float = Field(default_factory=time.time, ge=0, le=253402300799)  # up to year 9999
     model: str
     produced_by: str  # e.g. "scripted model (scripts/qa.yaml)", "offline model", "litellm: openai/…"
     agents: list[AgentConfig]
@@ -146,61 +151,103 @@ def _last_offset(path: Path) -> float:
     return last
 
 
+Seconds = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    t: Seconds = 0.0
+
+
+class LearnerLine(_Line):
+    kind: Literal["learner"]
+    text: str
+
+
+class RoundLine(_Line):
+    kind: Literal["round"]
+    trigger: str | None = None
+
+
+class EventLine(_Line):
+    kind: Literal["event"]
+    event: Event
+
+
+class CallLine(RecordedCall):
+    kind: Literal["llm_call"]
+    t: Seconds = 0.0
+
+
+class RoundEndLine(_Line):
+    kind: Literal["round_end"]
+    reason: StopReason = "end"
+    error: str | None = None
+
+
+Entry = Annotated[LearnerLine | RoundLine | EventLine | CallLine | RoundEndLine, Field(discriminator="kind")]
+ENTRY_ADAPTER: TypeAdapter[Entry] = TypeAdapter(Entry)
+ENTRY_KINDS = frozenset({"learner", "round", "event", "llm_call", "round_end"})
+
+
 @dataclass
 class Transcript:
     path: Path
     header: TranscriptHeader
-    entries: list[dict[str, Any]] = field(default_factory=list)  # everything after the header
+    entries: list[Entry] = field(default_factory=list)  # everything after the header
     warnings: list[str] = field(default_factory=list)
 
     def events(self) -> list[tuple[float, Event]]:
-        return [(e["t"], e["parsed"]) for e in self.entries if e["kind"] == "event"]
+        return [(e.t, e.event) for e in self.entries if isinstance(e, EventLine)]
 
-    def calls(self) -> list[dict[str, Any]]:
-        return [e for e in self.entries if e["kind"] == "llm_call"]
+    def calls(self) -> list[CallLine]:
+        return [e for e in self.entries if isinstance(e, CallLine)]
 
 
 def read_transcript(path: Path) -> Transcript:
     lines, cut_off = read_json_lines(path, "transcript")
     if not lines:
         raise InputError(f"{path}: empty file, not a maic transcript")
-    first = lines[0][1]
-    if not isinstance(first, dict) or first.get("format") != FORMAT:
-        raise InputError(f"{path}: not a maic transcript (no maic header on line 1)")
-    if first.get("version", 0) > TRANSCRIPT_VERSION:
-        raise InputError(f"{path}: transcript version {first.get('version')} is newer than this maic reads")
-    try:
-        header = TranscriptHeader.model_validate(first)
-    except ValidationError as exc:
-        problem = exc.errors()[0]
-        raise InputError(f"{path}:1: header: {'.'.join(map(str, problem['loc']))}: {problem['msg']}") from None
-    transcript = Transcript(path=path, header=header)
+    transcript = Transcript(path=path, header=_read_header(path, lines[0][1]))
     if cut_off:
         transcript.warnings.append(f"{path}:{len(lines) + 1}: the last line was cut off (a crash?); "
                                    "replaying up to the line before")
     for number, entry in lines[1:]:
-        parsed = _parse_entry(transcript, number, entry)
-        if parsed is not None:
-            transcript.entries.append(parsed)
+        problem = _entry_problem(entry)
+        if problem is None:
+            try:
+                transcript.entries.append(ENTRY_ADAPTER.validate_python(entry))
+                continue
+            except ValidationError as exc:
+                problem = f"damaged {entry['kind']} line ({validation_problem(exc, skip=1)})"  # skip the kind
+        transcript.warnings.append(f"{path}:{number}: {problem}; skipped")
     return transcript
 
 
-def _parse_entry(transcript: Transcript, number: int, entry: Any) -> dict[str, Any] | None:
-    path = transcript.path
-    if not isinstance(entry, dict) or "kind" not in entry:
-        transcript.warnings.append(f"{path}:{number}: not a transcript entry; skipped")
-        return None
+def _read_header(path: Path, first: Any) -> TranscriptHeader:
+    if not isinstance(first, dict) or first.get("format") != FORMAT:
+        raise InputError(f"{path}: not a maic transcript (no maic header on line 1)")
+    version = first.get("version", 0)
+    if type(version) is not int:
+        raise InputError(f"{path}:1: header: version: a whole number is needed, not {type(version).__name__}")
+    if version > TRANSCRIPT_VERSION:
+        raise InputError(f"{path}: transcript version {version} is newer than this maic reads")
+    try:
+        return TranscriptHeader.model_validate(first)
+    except ValidationError as exc:
+        raise InputError(f"{path}:1: header: {validation_problem(exc)}") from None
+
+
+def _entry_problem(entry: Any) -> str | None:
+    """Why a line cannot be read as an entry at all (its fields are checked by the models)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str):
+        return "not a transcript entry"
+    if entry["kind"] not in ENTRY_KINDS:
+        return f"unknown entry kind {entry['kind']!r:.40} (from a newer maic?)"
     if entry["kind"] == "event":
-        raw = entry.get("event") or {}
-        if raw.get("type") not in EVENT_TYPES:
-            transcript.warnings.append(f"{path}:{number}: unknown event type {raw.get('type')!r} "
-                                       "(from a newer maic?); skipped")
-            return None
-        try:
-            entry["parsed"] = EVENT_ADAPTER.validate_python(raw)
-        except ValidationError as exc:
-            transcript.warnings.append(f"{path}:{number}: damaged {raw.get('type')} event "
-                                       f"({exc.errors()[0]['msg']}); skipped")
-            return None
-    entry.setdefault("t", 0.0)
-    return entry
+        event = entry.get("event")
+        kind = event.get("type") if isinstance(event, dict) else None
+        if not isinstance(kind, str) or kind not in EVENT_TYPES:
+            return f"unknown event type {kind!r:.40} (from a newer maic?)"
+    return None
