@@ -145,6 +145,6 @@ def load_model(path: Path, model: type[T] | TypeAdapter[T], *, max_bytes: int = 
         if isinstance(model, TypeAdapter):
             return model.validate_python(data, context=context or None)
         assert issubclass(model, BaseModel)
-        return model.model_validate(data, context=context or None)  # type: ignore[return-value]
+        return model.model_validate(data, context=context or None)
     except ValidationError as exc:
         raise InputError(format_validation_error(path, node, exc, data)) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +94,26 @@ def test_round_finished_is_called_even_when_a_hook_raises_mid_round() -> None:
     with pytest.raises(OSError):
         asyncio.run(run.play("Why?"))
     assert any(c.startswith("finished:") for c in hooks.calls)
+
+
+def test_maic_run_with_the_local_model_builds_compact_prompts(tmp_path: Path) -> None:
+    """The prompt variant follows the model at request time: ``maic run --model local`` gets the compact
+    prompts and the small turn cap, as ``maic chat`` does (it got the full ones before)."""
+    from maic_cli.cli.batch import RunContext, run_all
+    from maic_cli.cli.run_cmd import expand
+    from maic_cli.engine.turn import COMPACT_MAX_TOKENS
+    from maic_cli.llm.pool import ClientPool
+    from tests.test_run import QA_SCENARIO, write
+
+    served: list[ScriptedLLM] = []
+
+    def scripted(spec: object) -> ScriptedLLM:  # stands in for the offline model, which the run asked for
+        served.append(ScriptedLLM([decision("teacher"), reply("Light scatters."), decision("END")] * 3))
+        return served[-1]
+
+    specs = expand([write(tmp_path / "sky.yaml", QA_SCENARIO)], ["local", "openai/gpt-4o-mini"], 1, None, [])
+    context = RunContext(out=tmp_path / "out", clients=ClientPool(scripted))
+    asyncio.run(run_all(specs, context, 1, lambda result: None))
+    caps = {spec.model.raw: call.max_tokens for spec, llm in zip(specs, served, strict=True)
+            for call in llm.calls if call.purpose == "agent"}
+    assert caps == {"local": COMPACT_MAX_TOKENS, "openai/gpt-4o-mini": 800}

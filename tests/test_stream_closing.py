@@ -32,7 +32,9 @@ def test_a_failing_turn_closes_its_call_before_the_run_ends(tmp_path: Path) -> N
     from maic_cli.cli.run_cmd import expand
 
     specs = expand([write(tmp_path / "sky.yaml", QA_SCENARIO)], ["wrong-usage"], 1, None, [])
-    context = RunContext(out=tmp_path / "out", make_llm=lambda model: WrongUsageLLM())
+    from maic_cli.llm.pool import ClientPool
+
+    context = RunContext(out=tmp_path / "out", clients=ClientPool(lambda spec: WrongUsageLLM()))
     problems: list[dict] = []
 
     async def main():  # type: ignore[no-untyped-def]

@@ -9,7 +9,6 @@ new runs, cancels the running ones and still writes a (partial) report.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,13 +19,14 @@ from ..engine.events import Event
 from ..engine.expectations import Expectations, check_round
 from ..engine.metrics import RoundLog
 from ..engine.models import AgentConfig, TurnConfig
-from ..engine.round import run_round
-from ..llm.port import LLMClient
+from ..engine.round import RoundResult
+from ..engine.runner import ClassRunner, RunnerHooks
+from ..llm.pool import ClientPool
 from ..llm.recording import CallRecord, RecordingLLM
+from ..llm.spec import ModelSpec
 from ..store.reports import CallStat, RunResult, save_run
 from ..store.scenarios import Scenario, initial_store
-from ..store.transcript import TranscriptHeader, TranscriptWriter, produced_by
-from .chat_loop import MENTION
+from ..store.transcript import TranscriptHeader, TranscriptWriter
 from .signals import on_sigint
 
 
@@ -36,17 +36,12 @@ class RunSpec:
     path: Path
     agents: list[AgentConfig]
     config: TurnConfig
-    model: str
+    model: ModelSpec
     repeat: int
 
     @property
     def run_id(self) -> str:
-        model = self.model
-        if model.startswith(("scripted:", "replay:")):  # the file's name says enough
-            kind, _, path = model.partition(":")
-            model = f"{kind}-{Path(path).stem}"
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-")[:60]
-        return f"{self.scenario.id}__{slug}__r{self.repeat}"
+        return f"{self.scenario.id}__{self.model.slug}__r{self.repeat}"
 
     def rounds(self) -> list[tuple[str | None, Expectations]]:
         """(learner text or None for a discussion's opening round, what the round must do)."""
@@ -70,28 +65,21 @@ class Progress:
 @dataclass
 class RunContext:
     out: Path
-    make_llm: Callable[[str], LLMClient]
+    clients: ClientPool
     progress: dict[str, Progress] = field(default_factory=dict)  # the running classes; a display polls it
-
-    async def close_clients(self) -> None:
-        """Close what the shared clients hold open (the direct client's connections)."""
-        for client in getattr(self.make_llm, "shared", {}).values():
-            closer = getattr(client, "aclose", None)
-            if closer is not None:
-                await closer()
 
 
 async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
-    client = context.make_llm(spec.model)  # a bad model file fails the run before its transcript is opened
+    client = context.clients.get(spec.model)  # a bad model file fails the run before its transcript is opened
     started = time.time()
     clock = time.monotonic()
     progress = Progress(spec.run_id, rounds=len(spec.rounds()))
     context.progress[spec.run_id] = progress
     result = RunResult(run_id=spec.run_id, scenario=spec.scenario.id or spec.path.stem,
-                       scenario_path=str(spec.path), model=spec.model, repeat=spec.repeat, status="complete",
+                       scenario_path=str(spec.path), model=spec.model.raw, repeat=spec.repeat, status="complete",
                        started_at=started)
     transcript_path = context.out / "transcripts" / f"{spec.run_id}.jsonl"
-    header = TranscriptHeader(model=spec.model, produced_by=produced_by(spec.model), agents=spec.agents,
+    header = TranscriptHeader(model=spec.model.raw, produced_by=spec.model.produced_by, agents=spec.agents,
                               config=spec.config, profile=spec.scenario.learner,
                               store=initial_store(spec.scenario), scenario=result.scenario)
     writer = await asyncio.to_thread(_open_transcript, transcript_path, header)
@@ -104,13 +92,17 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
                                      **{k: record.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens",
                                                                            "cached_tokens", "cost")}))
 
-    llm = RecordingLLM(client, on_call)
-    classroom = Classroom(store=initial_store(spec.scenario))
-    agents = {a.id: a for a in spec.agents}
+    hooks = _RunHooks(writer, {a.id: a for a in spec.agents}, progress)
+    runner = ClassRunner(Classroom(store=initial_store(spec.scenario)), spec.config, RecordingLLM(client, on_call),
+                         agents=hooks.agents, profile=spec.scenario.learner, spec=spec.model, hooks=[hooks])
     try:
         for index, (text, expect) in enumerate(spec.rounds()):
             progress.round, progress.status = index + 1, "the director is choosing"
-            log = await _play_round(spec, classroom, llm, writer, agents, index, text, progress)
+            log = hooks.log = RoundLog(index, text)
+            # A discussion's opening round has no learner text: its initiator speaks first.
+            played = await (runner.play(text) if text is not None else runner.play_round(spec.config.initiator_id))
+            if played.reason == "aborted":  # the round absorbed a Ctrl-C: stop this run too
+                raise asyncio.CancelledError
             failures = check_round(expect, log)
             result.failures.extend(f"round {index + 1}: {failure}" for failure in failures)
             summary = log.summary()
@@ -136,42 +128,36 @@ def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:
     return TranscriptWriter(path, header, durable=False)
 
 
-async def _play_round(spec: RunSpec, classroom: Classroom, llm: LLMClient, writer: TranscriptWriter,
-                      agents: dict[str, AgentConfig], index: int, text: str | None,
-                      progress: Progress) -> RoundLog:
-    config = spec.config
-    trigger = config.initiator_id if text is None else None  # the initiator opens a discussion
-    if trigger is not None:
-        config = config.model_copy(update={"trigger_agent_id": trigger})
-    if text is not None:
-        classroom.add_learner_message(text)
-        writer.learner(text)
-        mention = MENTION.match(text)
-        if mention and mention.group(1) in agents:
-            trigger = mention.group(1)
-            config = config.model_copy(update={"trigger_agent_id": trigger})
-    log = RoundLog(index, text)
-    writer.round_started(trigger)
-    last = time.monotonic()
+class _RunHooks(RunnerHooks):
+    """One run's transcript, round metrics (with turn latencies) and progress line."""
 
-    def on_event(event: Event) -> None:
-        nonlocal last
-        writer.event(event)
+    def __init__(self, writer: TranscriptWriter, agents: dict[str, AgentConfig], progress: Progress) -> None:
+        self.writer = writer
+        self.agents = agents
+        self.progress = progress
+        self.log = RoundLog(0, None)
+        self._last = time.monotonic()
+
+    def learner(self, text: str) -> None:
+        self.writer.learner(text)
+
+    def round_started(self, trigger: str | None) -> None:
+        self.writer.round_started(trigger)
+        self._last = time.monotonic()
+
+    def event(self, event: Event) -> None:
+        self.writer.event(event)
         elapsed = None
         if event.type == "done":
             now = time.monotonic()
-            elapsed, last = now - last, now
-        log.observe(event, agents, elapsed)
+            elapsed, self._last = now - self._last, now
+        self.log.observe(event, self.agents, elapsed)
         if event.type == "agent_start":
-            progress.status = f"{event.agent_name} is speaking"
+            self.progress.status = f"{event.agent_name} is speaking"
 
-    outcome = await run_round(classroom, config, llm, registry=agents, profile=spec.scenario.learner,
-                              on_event=on_event)
-    log.reason, log.error = outcome.reason, outcome.error
-    writer.round_finished(outcome.reason, outcome.error)
-    if outcome.reason == "aborted":  # run_round absorbed a Ctrl-C: stop this run too
-        raise asyncio.CancelledError
-    return log
+    def round_finished(self, result: RoundResult) -> None:
+        self.log.reason, self.log.error = result.reason, result.error
+        self.writer.round_finished(result.reason, result.error)
 
 
 async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
@@ -188,7 +174,7 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
             try:
                 result = await execute_run(spec, context)
             except Exception as exc:  # noqa: BLE001 - one failing run never stops the others
-                result = RunResult(run_id=spec.run_id, scenario=spec.scenario.id or "", model=spec.model,
+                result = RunResult(run_id=spec.run_id, scenario=spec.scenario.id or "", model=spec.model.raw,
                                    scenario_path=str(spec.path), repeat=spec.repeat, status="error",
                                    error=f"{type(exc).__name__}: {exc}")
                 save_run(context.out, result)
@@ -206,5 +192,5 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
         with on_sigint(interrupt):
             await asyncio.gather(*tasks, return_exceptions=True)
     finally:
-        await context.close_clients()
+        await context.clients.aclose()
     return results, stopping.is_set()

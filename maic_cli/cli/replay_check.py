@@ -16,8 +16,9 @@ from typing import Any
 
 from ..engine.classroom import Classroom
 from ..engine.events import Event
-from ..engine.round import run_round
+from ..engine.runner import ClassRunner, RunnerHooks
 from ..llm.replay import ReplayLLM
+from ..llm.spec import ModelSpec
 from ..store.transcript import LearnerLine, RoundLine, Transcript
 
 IGNORED = {"message_id", "action_id", "usage"}
@@ -44,22 +45,29 @@ class CheckResult:
         return self.difference is None
 
 
+class _Collect(RunnerHooks):
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def event(self, event: Event) -> None:
+        self.events.append(event)
+
+
 async def rerun(transcript: Transcript) -> list[Event]:
+    """Play the recorded learner turns again, as recorded (each round with its recorded trigger)."""
     header = transcript.header
-    llm = ReplayLLM(transcript.calls(), name=f"replay:{transcript.path}")
-    classroom = Classroom(store=header.store.model_copy(deep=True))
-    agents = {a.id: a for a in header.agents}
-    produced: list[Event] = []
+    produced = _Collect()
+    runner = ClassRunner(Classroom(store=header.store.model_copy(deep=True)), header.config,
+                         ReplayLLM(transcript.calls(), name=f"replay:{transcript.path}"),
+                         agents={a.id: a for a in header.agents}, profile=header.profile,
+                         spec=ModelSpec.parse(header.model),  # the prompts the recorded model was given
+                         hooks=[produced])
     for entry in transcript.entries:
         if isinstance(entry, LearnerLine):
-            classroom.add_learner_message(entry.text)
+            runner.add_learner_message(entry.text)
         elif isinstance(entry, RoundLine):
-            config = header.config
-            if entry.trigger is not None:
-                config = config.model_copy(update={"trigger_agent_id": entry.trigger})
-            await run_round(classroom, config, llm, registry=agents, profile=header.profile,
-                            on_event=produced.append)
-    return produced
+            await runner.play_round(entry.trigger)
+    return produced.events
 
 
 def describe(event: dict[str, Any] | None) -> str:

@@ -21,6 +21,8 @@ from .. import __version__
 from ..errors import InputError, MaicError
 from ..llm import LLMClient, make_llm
 from ..llm.litellm_client import STRUCTURED_MODES
+from ..llm.pool import ClientPool
+from ..llm.spec import ModelSpec
 from ..store.batch_folder import check_resumable, claim
 from ..store.config import load_settings
 from ..store.personas import load_registry
@@ -45,7 +47,7 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
-           agents_dirs: list[Path]) -> list[RunSpec]:
+           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False) -> list[RunSpec]:
     registry = load_registry(agents_dirs)
     settings = load_settings()
     specs = []
@@ -54,12 +56,13 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         agents = resolve_class(scenario, registry, path)
         config = turn_config(scenario, agents, max_turns)
         for model in models or [scenario.model or resolve_model(settings, None)]:
+            model_spec = ModelSpec.parse(model, client=client, router=router)
             for k in range(1, repeat + 1):
-                specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model, k))
+                specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k))
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
-    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model, s.repeat))  # r2 before r10
+    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.repeat))  # r2 before r10
 
 
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
@@ -104,10 +107,9 @@ def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -
         raise MaicError(f"{folder}: cannot write the report: {exc.strerror or exc}") from None
 
 
-def llm_factory(*, api_base: str | None, router_file: Path | None, seed: int | None,
-                structured: str, temperature: float | None, client: str = "litellm"):  # type: ignore[no-untyped-def]
-    """Per-run clients for stateful fakes (scripted, replay); shared clients otherwise."""
-    shared: dict[str, LLMClient] = {}
+def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | None,
+                structured: str, temperature: float | None, client: str = "litellm") -> ClientPool:
+    """The batch's clients: a fresh one per run for stateful fakes, one shared per provider model."""
     router: Any = None
     names: set[str] = set()
     if router_file is not None:
@@ -116,23 +118,17 @@ def llm_factory(*, api_base: str | None, router_file: Path | None, seed: int | N
         router, names = load_router(router_file)
     extra = {"seed": seed} if seed is not None else None
 
-    def make(model: str) -> LLMClient:
-        if model.startswith(("scripted:", "replay:")) or model == "demo":
-            return make_llm(model)
-        if model not in shared:
-            if router is not None:
-                from ..llm.router import RouterClient
+    def build(spec: ModelSpec) -> LLMClient:
+        if spec.kind == "router":
+            from ..llm.router import RouterClient
 
-                shared[model] = RouterClient(router, names, model, extra=extra, structured=structured,
-                                             temperature=temperature)
-            else:
-                shared[model] = make_llm(model, api_base=api_base, extra=extra, structured=structured,
-                                         temperature=temperature, client=client,
-                                         rate_limit_retries=10)  # rate limits slow a batch down, not fail it
-        return shared[model]
+            return RouterClient(router, names, spec.raw, extra=extra, structured=structured, temperature=temperature)
+        if not spec.is_real:
+            return make_llm(spec.raw)
+        return make_llm(spec.raw, api_base=api_base, extra=extra, structured=structured, temperature=temperature,
+                        client=client, rate_limit_retries=10)  # rate limits slow a batch down, not fail it
 
-    make.shared = shared  # type: ignore[attr-defined] - so the batch can close them at the end
-    return make
+    return ClientPool(build)
 
 
 def summary_table(report: dict[str, Any]) -> Table:
@@ -240,12 +236,13 @@ def run(
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)
-    specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or [])), shard)
+    specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
+                              client=client, router=router is not None), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
-    context = RunContext(out=folder, make_llm=llm_factory(api_base=api_base, router_file=router, seed=seed,
-                                                          structured=structured, temperature=temperature,
-                                                          client=client))
+    context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
+                                                         structured=structured, temperature=temperature,
+                                                         client=client))
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:

@@ -61,6 +61,11 @@ class ModelSpec:
         return self.is_real
 
     @property
+    def per_class(self) -> bool:
+        """A client holds one class's state (a script's position, a replay's cursor): never shared."""
+        return self.kind in ("scripted", "replay", "demo")
+
+    @property
     def file(self) -> Path | None:
         return Path(self.target) if self.kind in _FILE_KINDS else None
 

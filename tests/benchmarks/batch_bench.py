@@ -27,7 +27,7 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from maic_cli.cli.batch import RunContext, run_all
-from maic_cli.cli.run_cmd import expand, llm_factory
+from maic_cli.cli.run_cmd import client_pool, expand
 from maic_cli.llm.litellm_client import import_litellm
 
 LATENCY = 0.2
@@ -57,10 +57,10 @@ def write_scenario(folder: Path) -> Path:
 
 
 async def batch(base_url: str, folder: Path, runs: int, concurrency: int, client: str) -> tuple[float, int]:
-    specs = expand([folder / "bench.yaml"], ["openai/loopback"], runs, None, [])
-    context = RunContext(out=folder / "out", make_llm=llm_factory(api_base=base_url, router_file=None, seed=None,
-                                                                  structured="json_schema", temperature=None,
-                                                                  client=client))
+    specs = expand([folder / "bench.yaml"], ["openai/loopback"], runs, None, [], client=client)
+    context = RunContext(out=folder / "out", clients=client_pool(api_base=base_url, router_file=None, seed=None,
+                                                                 structured="json_schema", temperature=None,
+                                                                 client=client))
     start = time.perf_counter()
     results, _ = await run_all(specs, context, concurrency, lambda result: None)
     elapsed = time.perf_counter() - start
