@@ -40,7 +40,8 @@ def chat(tmp_path: Path, model: str, stdin: str, *args: str):
     return result, session
 
 
-def test_piped_multi_agent_round(tmp_path: Path) -> None:
+def test_piped_multi_agent_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-that-must-never-be-stored")
     model = script(tmp_path, decision("teacher"),
                    reply("Sunlight scatters.", action("wb_draw_latex", latex="\\lambda^{-4}")),
                    decision("curious_student"), reply("Why blue and not violet?"), decision("USER"))
@@ -54,7 +55,10 @@ def test_piped_multi_agent_round(tmp_path: Path) -> None:
     session = load_session(session_file)
     assert [m.role for m in session.classroom.messages] == ["user", "agent", "agent"]
     assert session.classroom.store.whiteboard[0].params["latex"] == "\\lambda^{-4}"
-    assert "sk-" not in session_file.read_text()
+    transcript = Path(session.transcript or "")
+    assert transcript.is_file()
+    for written in (session_file, transcript):
+        assert "sk-test-key" not in written.read_text(encoding="utf-8")
 
 
 def test_at_mention_makes_that_agent_speak_first(tmp_path: Path) -> None:

@@ -204,7 +204,6 @@ def test_missing_scenario_path_is_input_error(tmp_path: Path) -> None:
 
 
 def test_router_spreads_calls_over_two_loopback_servers(tmp_path: Path) -> None:
-    replies = (decision("END"),) * 40
     with LoopbackOpenAIServer(default=decision("END")) as one, LoopbackOpenAIServer(default=decision("END")) as two:
         router = write(tmp_path / "router.yaml", f"""model_list:
   - model_name: classroom
@@ -221,7 +220,6 @@ router_settings:
         assert result.exit_code == 0, result.output
         assert len(one.requests) + len(two.requests) == 20
         assert one.requests and two.requests  # both deployments served part of the batch
-    assert len(replies) == 40
 
 
 def test_rate_limits_slow_the_batch_down_instead_of_failing_it(tmp_path: Path) -> None:
@@ -254,12 +252,16 @@ def test_ctrl_c_writes_a_partial_report_and_resume_finishes(tmp_path: Path) -> N
                              "--repeat", "4", "--concurrency", "2", "--out", str(out), "--plain"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    deadline = time.monotonic() + 20
-    while not list((out / "transcripts").glob("*.jsonl")) and time.monotonic() < deadline:
+    def speaking() -> bool:  # the condition: an agent is mid-reply in some run's transcript
+        return any('"text_delta"' in path.read_text(encoding="utf-8", errors="replace")
+                   for path in (out / "transcripts").glob("*.jsonl"))
+
+    deadline = time.monotonic() + 30
+    while not speaking():
+        assert time.monotonic() < deadline and proc.poll() is None, "no run started speaking"
         time.sleep(0.05)
-    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=30)
+    _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
     assert "partial report written" in stderr
     report = json.loads((out / "report.json").read_text())

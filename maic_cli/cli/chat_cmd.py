@@ -20,7 +20,7 @@ import typer
 
 from ..engine.models import DEFAULT_MAX_TURNS, TurnConfig, UserProfile, default_initiator, new_id
 from ..errors import InputError
-from ..llm import OFFLINE_MODELS, uses_litellm
+from ..llm.spec import ModelSpec
 from ..store.config import Settings, load_settings, provider_default_model
 from ..store.paths import maic_home
 from ..store.personas import DEFAULT_CLASS, load_registry
@@ -28,7 +28,10 @@ from ..store.session import Session, SessionLock, latest_session, load_session, 
 from ..ui.text import clean
 from .errors import friendly
 
-SAFE_MODELS = (*OFFLINE_MODELS, "demo")  # send no key anywhere and read no file
+
+def _sends_or_reads(model: str) -> bool:
+    """A model that sends a key somewhere or reads a file (the offline model and the demo do neither)."""
+    return ModelSpec.parse(model).kind not in ("local", "demo")
 
 
 def default_model() -> str:
@@ -52,7 +55,7 @@ def session_choices(settings: Settings, resumed: Session) -> dict[str, str]:
     settings name none and they differ from what the settings give (a safe model needs no one's word)."""
     choices = {}
     model = resumed.model
-    if not settings.model and model and model not in SAFE_MODELS and model != default_model():
+    if not settings.model and model and _sends_or_reads(model) and model != default_model():
         choices["--model"] = model
     if not settings.api_base and resumed.api_base:
         choices["--api-base"] = resumed.api_base
@@ -84,9 +87,10 @@ REAL_MODEL_HINT = "for a real class: --model openai/gpt-4o-mini, MAIC_MODEL or O
 
 def model_notice(model: str) -> str | None:
     """One line for the header when the class runs on something other than a real model."""
-    if model in OFFLINE_MODELS:
+    kind = ModelSpec.parse(model).kind
+    if kind == "local":
         return f"small offline model (SmolLM2-135M, CPU); {REAL_MODEL_HINT}"
-    if model == "demo":
+    if kind == "demo":
         from ..llm.local import INSTALL_HINT, offline_available
 
         if offline_available():
@@ -134,7 +138,7 @@ def check_resumed(path: Path, settings: Settings, resumed: Session, new_class_op
 
 def _warm_up_litellm(model: str) -> None:
     """Import litellm in the background so the prompt is ready before it is."""
-    if not uses_litellm(model):
+    if not ModelSpec.parse(model).uses_litellm:
         return
 
     def warm() -> None:

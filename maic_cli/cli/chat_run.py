@@ -17,10 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import InputError, MaicError, SessionError
-from ..llm import make_llm
+from ..llm import ModelSpec, make_llm
 from ..store.paths import maic_home
 from ..store.session import Session, save_session
-from ..store.transcript import TranscriptHeader, TranscriptWriter, produced_by
+from ..store.transcript import TranscriptHeader, TranscriptWriter
 from ..ui.plain import PlainView
 from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState, render_header
@@ -91,7 +91,8 @@ def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
 
 def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedRecorder:
     target = Path(session.transcript or "")
-    header = TranscriptHeader(model=session.model, produced_by=produced_by(session.model), agents=session.agents,
+    spec = ModelSpec.parse(session.model)
+    header = TranscriptHeader(model=session.model, produced_by=spec.produced_by, agents=session.agents,
                               config=session.config, profile=session.profile, store=session.classroom.store,
                               session=str(path))
     try:

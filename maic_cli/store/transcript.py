@@ -33,7 +33,6 @@ from ..engine.models import AgentConfig, StoreState, TurnConfig, UserProfile
 from ..engine.round import StopReason
 from ..errors import InputError
 from ..jsonl import read_json_lines
-from ..llm import OFFLINE_MODELS
 from ..llm.port import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.replay import RecordedCall, validation_problem
@@ -58,18 +57,6 @@ class TranscriptHeader(BaseModel):
     store: StoreState = Field(default_factory=StoreState)
     scenario: str | None = None
     session: str | None = None
-
-
-def produced_by(model: str) -> str:
-    if model.startswith("scripted:"):
-        return f"scripted model ({model.removeprefix('scripted:')}): canned replies, not a language model"
-    if model.startswith("replay:"):
-        return f"replayed replies ({model.removeprefix('replay:')})"
-    if model == "demo":
-        return "demo model: canned replies, not a language model"
-    if model in OFFLINE_MODELS:
-        return "offline model: SmolLM2-135M-Instruct (llama.cpp, CPU)"
-    return f"litellm model {model}"
 
 
 class TranscriptWriter:
