@@ -182,3 +182,10 @@ def test_records_keep_the_action_but_not_unusable_params() -> None:
     ledger = WhiteboardActionRecord(action_name="wb_draw_text", agent_id="t", agent_name="T",
                                     params={"content": 5, "x": "3"})
     assert ledger.params == {"content": "5", "x": 3}
+
+
+def test_every_catalogue_action_has_a_params_model_and_no_other() -> None:
+    from maic_cli.engine.action_params import PARAM_MODELS
+    from maic_cli.engine.actions import CATALOGUE
+
+    assert set(CATALOGUE) == set(PARAM_MODELS)

@@ -27,6 +27,7 @@ from ..store.personas import DEFAULT_CLASS, load_registry
 from ..store.session import Session, SessionLock, latest_session, load_session, sessions_dir
 from ..ui.text import clean
 from .errors import friendly
+from .notices import model_notice
 
 
 def _sends_or_reads(model: str) -> bool:
@@ -80,23 +81,6 @@ def ignored_on_resume(given: Mapping[str, object]) -> str | None:
     if not flags:
         return None
     return f"{', '.join(flags)} ignored: a resumed session keeps its class and settings"
-
-
-REAL_MODEL_HINT = "for a real class: --model openai/gpt-4o-mini, MAIC_MODEL or OPENAI_API_KEY"
-
-
-def model_notice(model: str) -> str | None:
-    """One line for the header when the class runs on something other than a real model."""
-    kind = ModelSpec.parse(model).kind
-    if kind == "local":
-        return f"small offline model (SmolLM2-135M, CPU); {REAL_MODEL_HINT}"
-    if kind == "demo":
-        from ..llm.local import INSTALL_HINT, offline_available
-
-        if offline_available():
-            return f"demo model: canned replies, no AI; {REAL_MODEL_HINT}"
-        return f"demo model: canned replies, no AI. Offline model: {INSTALL_HINT.split('  (')[0]}; {REAL_MODEL_HINT}"
-    return None
 
 
 def new_session(settings: Settings, topic: str | None, initiator: str | None) -> Session:

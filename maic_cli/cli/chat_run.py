@@ -25,9 +25,9 @@ from ..ui.plain import PlainView
 from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
-from .chat_cmd import model_notice
 from .chat_loop import ChatApp, GuardedRecorder
 from .line_input import LineReader
+from .notices import model_notice
 
 EXIT_ROUND_FAILED = 1  # plain mode: the last round ended in a provider error
 

@@ -54,11 +54,9 @@ class AgentConfig(BaseModel):
     @field_validator("allowed_actions")
     @classmethod
     def _known_actions(cls, value: list[str] | None) -> list[str] | None:
-        from .actions import CATALOGUE
-
-        unknown = [name for name in value or [] if name not in CATALOGUE]
+        unknown = [name for name in value or [] if name not in PARAM_MODELS]
         if unknown:
-            raise ValueError(f"unknown action(s) {', '.join(unknown)}; known: {', '.join(CATALOGUE)}")
+            raise ValueError(f"unknown action(s) {', '.join(unknown)}; known: {', '.join(PARAM_MODELS)}")
         return value
 
 

@@ -1,0 +1,75 @@
+"""The architecture, checked: no import cycles, dependency arrows one way, litellm in one module."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "maic_cli"
+LAYERS = ("engine", "llm", "store", "ui", "cli")
+# Which layers each layer may import (cli → ui/store/engine → llm port).
+MAY_IMPORT = {"engine": {"engine", "llm"}, "llm": {"llm"}, "store": {"store", "engine", "llm"},
+              "ui": {"ui", "engine", "llm"}, "cli": set(LAYERS)}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports() -> dict[str, set[str]]:
+    """Each module's imports of other maic_cli modules (and of any outside module, by top name)."""
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    target = ".".join([*base, *([node.module] if node.module else [])])
+                else:
+                    target = node.module or ""
+                found.add(target)
+                found.update(f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in paths)
+        graph[name] = {t for t in found if t != name}
+    return graph
+
+
+def test_no_import_cycles() -> None:
+    graph = {m: {t for t in deps if t.startswith("maic_cli")} for m, deps in imports().items()}
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for nxt in graph.get(start, ()):
+            if nxt == goal or (nxt not in seen and (seen.add(nxt) or reaches(nxt, goal, seen))):
+                return True
+        return False
+
+    cycles = sorted(m for m in graph if reaches(m, m, set()))
+    assert cycles == []
+
+
+def test_dependency_arrows_point_one_way() -> None:
+    wrong = []
+    for module, deps in imports().items():
+        layer = module.split(".")[1] if module.count(".") else ""
+        if layer not in MAY_IMPORT:
+            continue
+        for dep in deps:
+            parts = dep.split(".")
+            if parts[0] == "maic_cli" and len(parts) > 1 and parts[1] in LAYERS and parts[1] not in MAY_IMPORT[layer]:
+                wrong.append(f"{module} imports {dep}")
+    assert wrong == []
+
+
+def test_the_engine_never_imports_rich_and_only_one_module_imports_litellm() -> None:
+    graph = imports()
+    engine_rich = [m for m, deps in graph.items() if m.startswith("maic_cli.engine") and
+                   any(d == "rich" or d.startswith("rich.") for d in deps)]
+    litellm_users = sorted(m for m, deps in graph.items() if any(d == "litellm" or d.startswith("litellm.")
+                                                                 for d in deps))
+    assert engine_rich == []
+    assert litellm_users == ["maic_cli.llm.litellm_client"]
