@@ -53,7 +53,7 @@ def test_round_log_counts_agent_turns_and_invalid_picks_from_the_outcome() -> No
                   done(DirectorOutcome.end())):
         log.observe(event, {})
     assert (log.agent_turns, log.empty_turns, log.invalid_picks) == (2, 1, 1)
-    assert log.summary()["invalid_picks"] == 1
+    assert log.summary().invalid_picks == 1
 
 
 def test_there_is_one_stop_reason() -> None:

@@ -105,9 +105,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
                 raise asyncio.CancelledError
             failures = check_round(expect, log)
             result.failures.extend(f"round {index + 1}: {failure}" for failure in failures)
-            summary = log.summary()
-            summary["failures"] = failures
-            result.rounds.append(summary)
+            result.rounds.append(log.summary(failures))
             if log.reason == "error":
                 result.status, result.error = "error", log.error
                 break

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from .events import Event
 from .models import AgentConfig
 from .outcomes import StopReason
@@ -82,16 +84,40 @@ class RoundLog:
     def second_greetings(self) -> int:
         return max(0, self.greetings - 1)
 
-    def summary(self) -> dict[str, object]:
-        return {
-            "index": self.index, "learner": self.learner, "speakers": self.speakers, "roles": self.roles,
-            "reason": self.reason, "error": self.error, "agent_turns": self.agent_turns,
-            "empty_turns": self.empty_turns, "invalid_picks": self.invalid_picks, "actions": self.actions,
-            "dropped_actions": self.dropped_actions,
-            "parse_recoveries": self.parse_recoveries, "repeated_speakers": self.repeated_speakers,
-            "same_role_in_a_row": self.same_role_in_a_row, "second_greetings": self.second_greetings,
-            "cue_user": self.cue_user, "turn_latencies": [round(x, 4) for x in self.turn_latencies],
-        }
+    def summary(self, failures: list[str] | None = None) -> RoundSummary:
+        return RoundSummary(
+            index=self.index, learner=self.learner, speakers=self.speakers, roles=self.roles,
+            reason=self.reason, error=self.error, agent_turns=self.agent_turns,
+            empty_turns=self.empty_turns, invalid_picks=self.invalid_picks, actions=self.actions,
+            dropped_actions=self.dropped_actions, parse_recoveries=self.parse_recoveries,
+            repeated_speakers=self.repeated_speakers, same_role_in_a_row=self.same_role_in_a_row,
+            second_greetings=self.second_greetings, cue_user=self.cue_user,
+            turn_latencies=[round(x, 4) for x in self.turn_latencies], failures=failures or [])
+
+
+class RoundSummary(BaseModel):
+    """One round of a batch run, as reports read it (and as ``runs/*.json`` store it)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    index: int
+    learner: str | None = None
+    speakers: list[str] = Field(default_factory=list)
+    roles: list[str] = Field(default_factory=list)
+    reason: StopReason = "end"
+    error: str | None = None
+    agent_turns: int = 0
+    empty_turns: int = 0
+    invalid_picks: int = 0
+    actions: int = 0
+    dropped_actions: int = 0
+    parse_recoveries: int = 0
+    repeated_speakers: int = 0
+    same_role_in_a_row: int = 0
+    second_greetings: int = 0
+    cue_user: bool = False
+    turn_latencies: list[float] = Field(default_factory=list)
+    failures: list[str] = Field(default_factory=list)  # the expectations this round missed
 
 
 def percentile(values: Iterable[float], q: float) -> float | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ..engine.metrics import percentile
+from ..engine.metrics import RoundSummary, percentile
 from ..errors import InputError
 from ..files import read_bounded
 from ..untrusted import clean, one_line, redactor
@@ -44,7 +44,7 @@ class RunResult(BaseModel):
     model: str
     repeat: int
     status: str  # complete | error | cancelled
-    rounds: list[dict[str, Any]] = Field(default_factory=list)
+    rounds: list[RoundSummary] = Field(default_factory=list)
     calls: list[CallStat] = Field(default_factory=list)
     failures: list[str] = Field(default_factory=list)
     error: str | None = None
@@ -87,7 +87,7 @@ def aggregate(results: list[RunResult]) -> dict[str, Any]:
     """The numbers a researcher would otherwise compute by hand from logs."""
     rounds = [r for result in results for r in result.rounds]
     calls = [c for result in results for c in result.calls]
-    reasons = Counter(r["reason"] for r in rounds)
+    reasons = Counter(r.reason for r in rounds)
     tokens: dict[str, dict[str, float]] = defaultdict(lambda: {"prompt": 0, "completion": 0, "cached": 0,
                                                                "cost": 0.0, "calls": 0})
     for call in calls:
@@ -99,7 +99,7 @@ def aggregate(results: list[RunResult]) -> dict[str, Any]:
         entry["cost"] = round(entry["cost"] + call.cost, 6)
         entry["calls"] += 1
     ttfts = [c.ttft for c in calls if c.ttft is not None]
-    latencies = [x for r in rounds for x in r.get("turn_latencies", [])]
+    latencies = [x for r in rounds for x in r.turn_latencies]
     return {
         "runs": len(results),
         "complete": sum(1 for r in results if r.status == "complete"),
@@ -107,15 +107,16 @@ def aggregate(results: list[RunResult]) -> dict[str, Any]:
         "errors": sum(1 for r in results if r.status == "error"),
         "cancelled": sum(1 for r in results if r.status == "cancelled"),
         "rounds": len(rounds),
-        "agent_turns": sum(r["agent_turns"] for r in rounds),
+        "agent_turns": sum(r.agent_turns for r in rounds),
         "end_reasons": dict(reasons),
         "cue_user_rate": _round(reasons.get("cue_user", 0) / len(rounds)) if rounds else None,
-        "rounds_with_repeated_speaker": sum(1 for r in rounds if r["repeated_speakers"]),
-        "same_role_in_a_row": sum(r["same_role_in_a_row"] for r in rounds),
-        "second_greetings": sum(r["second_greetings"] for r in rounds),
-        "empty_turns": sum(r["empty_turns"] for r in rounds),
-        "parse_recoveries": sum(r["parse_recoveries"] for r in rounds),
-        "dropped_actions": sum(r["dropped_actions"] for r in rounds),
+        "rounds_with_repeated_speaker": sum(1 for r in rounds if r.repeated_speakers),
+        "same_role_in_a_row": sum(r.same_role_in_a_row for r in rounds),
+        "second_greetings": sum(r.second_greetings for r in rounds),
+        "empty_turns": sum(r.empty_turns for r in rounds),
+        "parse_recoveries": sum(r.parse_recoveries for r in rounds),
+        "dropped_actions": sum(r.dropped_actions for r in rounds),
+        "invalid_picks": sum(r.invalid_picks for r in rounds),
         "tokens": dict(sorted(tokens.items())),
         "total_cost": round(sum(c.cost for c in calls), 6),
         "ttft_p50": _round(percentile(ttfts, 50)), "ttft_p95": _round(percentile(ttfts, 95)),
@@ -137,8 +138,8 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
         "by_model": {k: aggregate(v) for k, v in sorted(by_model.items())},
         "runs": [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "repeat": r.repeat,
                   "status": r.status, "passed": r.passed, "failures": r.failures, "error": r.error,
-                  "speaker_sequence": [round_["speakers"] for round_ in r.rounds],
-                  "end_reasons": [round_["reason"] for round_ in r.rounds],
+                  "speaker_sequence": [round_.speakers for round_ in r.rounds],
+                  "end_reasons": [round_.reason for round_ in r.rounds],
                   "transcript": r.transcript, "duration": round(r.duration, 3), "metrics": aggregate([r])}
                  for r in sorted(results, key=lambda r: (r.scenario, r.model, r.repeat))],
     }

@@ -76,7 +76,7 @@ class TranscriptWriter:
         self._start = time.monotonic()
         self._offset = 0.0
         if fresh:
-            self._write(header.model_dump(mode="json"), stamp=False)
+            self._write_line(header.model_dump_json())
         else:
             self._offset = _last_offset(path)
 
@@ -84,24 +84,23 @@ class TranscriptWriter:
         """Seconds since the transcript began (continuing an existing file's clock)."""
         return round(self._offset + time.monotonic() - self._start, 4)
 
-    def _write(self, entry: dict[str, Any], stamp: bool = True) -> None:
-        if stamp:
-            entry = {"t": self._t(), **entry}
-        self._file.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    def _write_line(self, line: str) -> None:
+        self._file.write(line + "\n")
         if self.durable:
             self._file.flush()
+
+    def _write(self, entry: Entry) -> None:
+        """One entry, written by the same adapter that reads it back."""
+        self._write_line(ENTRY_ADAPTER.dump_json(entry).decode("utf-8"))
 
     def learner(self, text: str) -> None:
-        self._write({"kind": "learner", "text": text})
+        self._write(LearnerLine(kind="learner", t=self._t(), text=text))
 
     def round_started(self, trigger: str | None) -> None:
-        self._write({"kind": "round", "trigger": trigger})
+        self._write(RoundLine(kind="round", t=self._t(), trigger=trigger))
 
     def event(self, event: Event) -> None:
-        # The hottest line of a batch: pydantic's own JSON encoder, spliced in without a round trip.
-        self._file.write(f'{{"t": {self._t()}, "kind": "event", "event": {event.model_dump_json()}}}\n')
-        if self.durable:
-            self._file.flush()
+        self._write(EventLine(kind="event", t=self._t(), event=event))
 
     def call(self, record: CallRecord) -> None:
         if self._file.closed:  # a stream closed after the class ended (e.g. its output pipe broke)
@@ -109,10 +108,14 @@ class TranscriptWriter:
         entry = record.to_json()
         if entry.get("error"):
             entry["error"] = redact(entry["error"])
-        self._write({"kind": "llm_call", **entry})
+        try:
+            line = CallLine(kind="llm_call", t=self._t(), **entry)
+        except ValidationError:  # a client reported usage that is not numbers: the call is kept without it
+            line = CallLine(kind="llm_call", t=self._t(), **{**entry, "usage": {}})
+        self._write(line)
 
-    def round_finished(self, reason: str, error: str | None = None) -> None:
-        self._write({"kind": "round_end", "reason": reason, "error": redact(error) if error else error})
+    def round_finished(self, reason: StopReason, error: str | None = None) -> None:
+        self._write(RoundEndLine(kind="round_end", t=self._t(), reason=reason, error=redact(error) if error else error))
         self._file.flush()
         if self.durable:
             os.fsync(self._file.fileno())
