@@ -423,3 +423,47 @@ def test_a_transcript_with_foreign_bytes_is_appended_to_without_a_crash(tmp_path
     writer.close()
     last = json.loads(path.read_bytes().splitlines()[-1])
     assert last["text"] == "next" and last["t"] >= 2.5  # the clock continued from the old lines
+
+
+def test_a_save_that_raises_mid_round_leaves_the_live_terminal_sane(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a disk error (those are reported and retried) but a bug: the view still gives the terminal back."""
+    import io
+
+    from rich.console import Console
+    from rich.live import Live
+
+    from maic_cli.ui.live import LiveView
+    from maic_cli.ui.views import ScreenState
+
+    path = tmp_path / "class.json"
+    session = saved_session(path, model=script(tmp_path, reply("One.")))
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100, height=30, color_system=None)
+    view = LiveView(console, ScreenState(classroom=session.classroom, agents={a.id: a for a in session.agents},
+                                         model=session.model))
+    app_ = ChatApp(session=session, path=path, llm=make_llm(session.model), make_client=make_llm, view=view)
+    stdout = sys.stdout
+
+    live_when_failing: list[bool] = []
+
+    def broken_save(session: Session, target: Path) -> None:
+        if any(m.role == "agent" for m in session.classroom.messages):  # mid-round: after the agent's turn
+            live_when_failing.append(view._live is not None)
+            raise RuntimeError("a bug while saving")
+        save_session(session, target)
+
+    async def main() -> set[asyncio.Task[object]]:
+        monkeypatch.setattr(chat_loop, "save_session", broken_save)
+        with pytest.raises(RuntimeError, match="a bug while saving"):
+            await app_.handle_line("@teacher first")
+        await asyncio.sleep(0)
+        return {t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()}
+
+    assert asyncio.run(main()) == set()  # no ticker left running
+    assert live_when_failing[0] is True  # the save failed while the live display was up
+    assert sys.stdout is stdout  # output no longer redirected
+    screen = out.getvalue()
+    assert screen.rfind("\x1b[?25h") > screen.rfind("\x1b[?25l") >= 0  # the cursor hidden by Live is shown again
+    with Live(console=console):  # no live display is left active on the console
+        pass
