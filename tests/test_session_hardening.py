@@ -467,3 +467,21 @@ def test_a_save_that_raises_mid_round_leaves_the_live_terminal_sane(tmp_path: Pa
     assert screen.rfind("\x1b[?25h") > screen.rfind("\x1b[?25l") >= 0  # the cursor hidden by Live is shown again
     with Live(console=console):  # no live display is left active on the console
         pass
+
+
+def test_an_unexpected_error_is_one_line_never_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken_save(session: Session, target: Path) -> None:
+        raise RuntimeError("a bug while saving")
+
+    monkeypatch.setattr("maic_cli.cli.chat_run.save_session", broken_save)
+    result = runner.invoke(app, ["chat", "--model", "demo", "--plain", "--session", str(tmp_path / "s.json")],
+                           input="hello\n")
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1] == ("maic: error: unexpected RuntimeError: a bug while saving "
+                         "(a bug in maic; MAIC_DEBUG=1 shows the traceback)")
+    assert "Traceback" not in result.stderr and not isinstance(result.exception, RuntimeError)
+    monkeypatch.setenv("MAIC_DEBUG", "1")
+    debug = runner.invoke(app, ["chat", "--model", "demo", "--plain", "--session", str(tmp_path / "t.json")],
+                          input="hello\n")
+    assert isinstance(debug.exception, RuntimeError)  # the traceback is there for whoever asked

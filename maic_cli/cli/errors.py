@@ -1,7 +1,9 @@
 """How errors reach the user: one line on stderr and a defined exit code.
 
 ``@friendly`` wraps every command: a :class:`MaicError` prints ``maic: error: …``
-and exits with its code (1, or 2 for bad input); Ctrl-C exits 130.  Error messages
+and exits with its code (1, or 2 for bad input); Ctrl-C exits 130.  Anything else
+(a file-system error nobody expected, a bug) is one line too, exit 1 — never a
+traceback, unless ``MAIC_DEBUG=1`` asks for it.  Error messages
 quote file names, field names and provider text, so :func:`fail` cleans them of
 terminal control sequences and keeps them on one line.
 """
@@ -9,9 +11,11 @@ terminal control sequences and keeps them on one line.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
+import click
 import typer
 
 from ..errors import InputError, MaicError
@@ -43,5 +47,19 @@ def friendly(command: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             typer.echo("", err=True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
+            raise  # Typer's own exits; a reader gone away is handled by main (exit 141)
+        except Exception as exc:
+            if os.environ.get("MAIC_DEBUG"):
+                raise
+            raise fail(unexpected(exc)) from None
 
     return wrapper
+
+
+def unexpected(exc: Exception) -> str:
+    """One line for an error no code path expected."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror}"
+    return f"unexpected {type(exc).__name__}: {exc} (a bug in maic; MAIC_DEBUG=1 shows the traceback)"
