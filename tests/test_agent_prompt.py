@@ -63,9 +63,9 @@ def test_agent_prompt_has_every_section_with_changing_parts_last() -> None:
              "# How to speak", "No markdown", "# Length", "2 to 4 short sentences", "# The learner",
              "Ana: grade 10", "# Language", "Speak only French", "# The discussion", "What it should explore: "
              "wave or particle?", "# Output format", '{"type": "text"', "# Actions", "- spotlight: Highlight",
-             '"elementId"', "# The whiteboard", "# The slide", "What is light?", "# The discussion now",
-             "You are joining the discussion", "# Already said this round", "- Mia: What is a photon?",
-             "# Current slide: Light", "[eq_1] formula: E = h f", "# Whiteboard (open)",
+             '"elementId": "<slide element id>"', "# The whiteboard", "# The slide", "What is light?",
+             "# The discussion now", "You are joining the discussion", "# Already said this round",
+             "- Mia: What is a photon?", "# Current slide: Light", "[eq_1] formula: E = h f", "# Whiteboard (open)",
              "[wb_1] text: photons (drawn by you)"]
     positions = [prompt.index(needle) for needle in order]
     assert positions == sorted(positions)
@@ -132,3 +132,15 @@ def test_history_always_ends_with_a_user_message() -> None:
     history = convert_history([agent_message("teacher", "Ms. T", "Hello.")], "teacher")
     assert history[-1]["role"] == "user"
     assert convert_history([], "teacher") == [{"role": "user", "content": "(Your turn. Continue the class.)"}]
+
+
+def test_small_models_see_only_the_current_round_and_the_earlier_questions() -> None:
+    messages = [Message.from_learner("Why is the sky blue?"), agent_message("teacher", "Ms. T", "Scattering."),
+                Message.from_learner("And why are sunsets red?"), agent_message("mia", "Mia", "Longer path?")]
+    history = convert_history(messages, "teacher", current_round_only=True)
+    assert [m["role"] for m in history] == ["user"]
+    content = history[0]["content"]
+    assert content.startswith("(Earlier questions, already answered: \"Why is the sky blue?\". Answer only")
+    assert "And why are sunsets red?\n\n[Mia]: Longer path?" in content
+    assert "Scattering." not in content  # an earlier answer is not there to be copied
+    assert convert_history(messages[:1], "teacher", current_round_only=True) == convert_history(messages[:1], "teacher")

@@ -345,3 +345,19 @@ def test_every_builtin_template_compiles_and_is_shipped_in_the_package() -> None
     folder = Path(maic_cli.prompts.__file__).parent
     on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.suffix in (".j2", ".md")}
     assert set(builtin.names) == on_disk and "agent/system.j2" in on_disk
+
+
+def test_small_model_director_is_pointed_at_a_student_not_heard_recently() -> None:
+    from maic_cli.engine.director_prompt import suggested_next
+
+    agents = list(CLASS.values())
+    assert suggested_next(agents, DirectorState(), []) == "teacher"
+    after_teacher = DirectorState(turn_count=1, agent_responses=[summary("teacher", "Blue scatters most.")])
+    assert suggested_next(agents, after_teacher, []) == "curious_student"  # the highest-priority student
+    heard = [said("curious_student", "Why?"), said("deep_thinker", "Always?"), said("note_taker", "So: blue.")]
+    assert suggested_next(agents, after_teacher, heard) == "class_clown"  # the one not heard yet
+    after_student = DirectorState(turn_count=1, agent_responses=[summary("class_clown", "A joke.")])
+    assert CLASS[suggested_next(agents, after_student, heard)].role != "student"
+    compact = build_director_prompt(agents, after_teacher, heard, StoreState(),
+                                    TurnConfig(agent_ids=list(CLASS), compact_prompts=True), PROFILE)
+    assert 'A good choice now: {"next_agent": "class_clown"}' in compact

@@ -25,6 +25,7 @@ from .whiteboard import describe_element
 
 PEER_PREVIEW_CHARS = 200
 ERASING = ("wb_clear", "wb_delete")
+EARLIER_QUESTIONS = 5  # current_round_only: how many earlier learner questions are listed
 
 
 def agent_data(agent: AgentConfig) -> dict[str, str]:
@@ -141,7 +142,7 @@ def build_agent_call(request: TurnRequest, agent: AgentConfig, actions: list[str
                                 compact=config.compact_prompts, prompts=prompts)
     context = build_agent_context(state, request.store_state, config.compact_prompts, agent=agent, config=config,
                                   messages=request.messages, profile=request.user_profile, prompts=prompts)
-    history = convert_history(request.messages, agent.id, prompts=prompts)
+    history = convert_history(request.messages, agent.id, prompts=prompts, current_round_only=config.compact_prompts)
     return build_agent_messages(system, history, context), context
 
 
@@ -161,8 +162,8 @@ def _action_note(message: Message) -> str:
     return f" (actions: {', '.join(names)})" if names else ""
 
 
-def convert_history(messages: list[Message], agent_id: str, *,
-                    prompts: PromptSet | None = None) -> list[dict[str, str]]:
+def convert_history(messages: list[Message], agent_id: str, *, prompts: PromptSet | None = None,
+                    current_round_only: bool = False) -> list[dict[str, str]]:
     """The chat history as this agent sees it.
 
     Its own messages are ``assistant`` (its raw reply, or its JSON format), preceded by
@@ -171,8 +172,23 @@ def convert_history(messages: list[Message], agent_id: str, *,
     ``[Name]:``; interrupted messages carry a note; empty messages are dropped;
     consecutive ``user`` turns are merged, and the list always ends with a ``user``
     message.
+
+    ``current_round_only`` (small models, which copy an earlier answer word for word
+    when they see it): only the messages since the learner's last one, after one line
+    listing the learner's earlier questions (``compact/earlier.md``).
     """
     prompt_set = resolve(prompts)
+    if current_round_only:
+        start = max((i for i, m in enumerate(messages) if m.role == "user"), default=0)
+        earlier = [preview(m.text, 120) for m in messages[:start] if m.role == "user" and m.text.strip()]
+        out = convert_history(messages[start:], agent_id, prompts=prompts)
+        if earlier:
+            line = prompt_set.render("compact/earlier.md", {"questions": earlier[-EARLIER_QUESTIONS:]})
+            if out[0]["role"] == "user":
+                out[0] = {"role": "user", "content": line + "\n\n" + out[0]["content"]}
+            else:
+                out.insert(0, {"role": "user", "content": line})
+        return out
     interrupted = " " + prompt_set.render("snippets/interrupted_note.md", {})
     out: list[dict[str, str]] = []
     for message in messages:

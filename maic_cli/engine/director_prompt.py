@@ -40,6 +40,22 @@ def discussion_opening(messages: list[Message], state: DirectorState) -> bool:
     return state.turn_count == 0 and not state.agent_responses and not any(m.role == "agent" for m in messages)
 
 
+def suggested_next(agents: list[AgentConfig], state: DirectorState, messages: list[Message]) -> str:
+    """A hint for small models: who would add most now (not yet spoken this round; after a teacher
+    or assistant a student, after a student someone else; the least recently heard first)."""
+    spoken = {r.agent_id for r in state.agent_responses}
+    roles = {a.id: a.role for a in agents}
+    last_role = roles.get(state.agent_responses[-1].agent_id) if state.agent_responses else None
+    last_heard = {m.agent_id: i for i, m in enumerate(messages) if m.role == "agent" and m.agent_id}
+
+    def rank(agent: AgentConfig) -> tuple[bool, int, int]:
+        wanted = agent.role != "student" if last_role == "student" else agent.role == "student"
+        return (not wanted if last_role else agent.role != "teacher", last_heard.get(agent.id, -1), -agent.priority)
+
+    candidates = sorted((a for a in agents if a.id not in spoken), key=rank)
+    return candidates[0].id if candidates else ""
+
+
 def director_data(agents: list[AgentConfig], state: DirectorState, messages: list[Message], store: StoreState,
                   config: TurnConfig, profile: UserProfile) -> dict[str, Any]:
     spoken = [{"id": r.agent_id, "name": r.agent_name, "said": preview(r.content_preview, 100),
@@ -57,6 +73,7 @@ def director_data(agents: list[AgentConfig], state: DirectorState, messages: lis
         "conversation": conversation_data(messages), "learner": learner_data(profile),
         "discussion": discussion, "board": ledger_summary(state.whiteboard_ledger, store.whiteboard_open),
         "last_asked": last.endswith("?"), "ids": [a.id for a in agents],
+        "suggested": suggested_next(agents, state, messages),
     }
 
 
