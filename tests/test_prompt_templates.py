@@ -8,6 +8,7 @@ written for a reviewer to read.  After a deliberate wording change, rewrite them
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -361,3 +362,14 @@ def test_small_model_director_is_pointed_at_a_student_not_heard_recently() -> No
     compact = build_director_prompt(agents, after_teacher, heard, StoreState(),
                                     TurnConfig(agent_ids=list(CLASS), compact_prompts=True), PROFILE)
     assert 'A good choice now: {"next_agent": "class_clown"}' in compact
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("{% for i in range(5000) %}x{% endfor %}\n", "agent/system.j2:1: range() of more than 1000 numbers"),
+    ("{% for i in range(1000) %}{% for j in range(1000) %}xxx{% endfor %}{% endfor %}\n",
+     "agent/system.j2: renders more than 200,000 characters"),
+])
+def test_a_runaway_template_is_stopped(tmp_path: Path, text: str, expected: str) -> None:
+    write(tmp_path, "agent/system.j2", text)
+    with pytest.raises(PromptError, match=re.escape(f"{tmp_path}/{expected}")):
+        build_agent_prompt(CLASS["teacher"], [], PROFILE, prompts=load_prompt_set(tmp_path))

@@ -29,6 +29,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from ..errors import InputError
 
 BUILTIN = "built-in"
+MAX_RENDERED_CHARS = 200_000  # a prompt is a few thousand characters; a runaway template stops here
+MAX_RANGE = 1_000  # range() inside a template (Jinja2's sandbox allows 100,000)
 PLAIN_TYPES = (str, int, float, bool, type(None))
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
@@ -78,6 +80,7 @@ class PromptSet:
             self._env = ImmutableSandboxedEnvironment(
                 loader=jinja2.FunctionLoader(load), undefined=jinja2.StrictUndefined, autoescape=False,
                 trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
+            self._env.globals["range"] = _small_range
         return self._env
 
     def check(self) -> None:
@@ -98,11 +101,19 @@ class PromptSet:
         """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one."""
         _require_plain(data, "data")
         template = self._template(name)
+        pieces: list[str] = []
+        size = 0
         try:
-            text = template.render(dict(data))
+            for piece in template.generate(dict(data)):
+                size += len(piece)
+                if size > MAX_RENDERED_CHARS:
+                    raise PromptError(f"{self._origin(name)}: renders more than {MAX_RENDERED_CHARS:,} characters")
+                pieces.append(piece)
+        except PromptError:
+            raise
         except Exception as exc:  # noqa: BLE001 - anything a template does wrong is the template's fault
             raise PromptError(self._describe(exc, name)) from None
-        return _BLANK_RUNS.sub("\n\n", text).strip()
+        return _BLANK_RUNS.sub("\n\n", "".join(pieces)).strip()
 
     def _origin(self, name: str) -> str:
         found = self._sources.get(name)
@@ -128,6 +139,13 @@ class PromptSet:
                 found = (filename, tb.tb_lineno)
             tb = tb.tb_next
         return found
+
+
+def _small_range(*args: int) -> range:
+    numbers = range(*args)
+    if len(numbers) > MAX_RANGE:
+        raise OverflowError(f"range() of more than {MAX_RANGE} numbers in a prompt template")
+    return numbers
 
 
 def _require_plain(value: Any, where: str) -> None:
