@@ -134,13 +134,10 @@ def test_history_always_ends_with_a_user_message() -> None:
     assert convert_history([], "teacher") == [{"role": "user", "content": "(Your turn. Continue the class.)"}]
 
 
-def test_small_models_see_only_the_current_round_and_the_earlier_questions() -> None:
+def test_small_models_see_only_the_current_round() -> None:
     messages = [Message.from_learner("Why is the sky blue?"), agent_message("teacher", "Ms. T", "Scattering."),
                 Message.from_learner("And why are sunsets red?"), agent_message("mia", "Mia", "Longer path?")]
     history = convert_history(messages, "teacher", current_round_only=True)
-    assert [m["role"] for m in history] == ["user"]
-    content = history[0]["content"]
-    assert content.startswith("(Earlier questions, already answered: \"Why is the sky blue?\". Answer only")
-    assert "And why are sunsets red?\n\n[Mia]: Longer path?" in content
-    assert "Scattering." not in content  # an earlier answer is not there to be copied
+    assert history == [{"role": "user", "content": "And why are sunsets red?\n\n[Mia]: Longer path?"}]
+    assert "Scattering." in convert_history(messages, "teacher")[1]["content"]  # the full history keeps it
     assert convert_history(messages[:1], "teacher", current_round_only=True) == convert_history(messages[:1], "teacher")

@@ -25,7 +25,6 @@ from .whiteboard import describe_element
 
 PEER_PREVIEW_CHARS = 200
 ERASING = ("wb_clear", "wb_delete")
-EARLIER_QUESTIONS = 5  # current_round_only: how many earlier learner questions are listed
 
 
 def agent_data(agent: AgentConfig) -> dict[str, str]:
@@ -173,22 +172,14 @@ def convert_history(messages: list[Message], agent_id: str, *, prompts: PromptSe
     consecutive ``user`` turns are merged, and the list always ends with a ``user``
     message.
 
-    ``current_round_only`` (small models, which copy an earlier answer word for word
-    when they see it): only the messages since the learner's last one, after one line
-    listing the learner's earlier questions (``compact/earlier.md``).
+    ``current_round_only`` (small models): only the messages since the learner's last
+    one.  A 135M model copied an earlier answer (or an earlier question) word for word
+    when it could see it; it gains little from the rest of the conversation.
     """
     prompt_set = resolve(prompts)
     if current_round_only:
         start = max((i for i, m in enumerate(messages) if m.role == "user"), default=0)
-        earlier = [preview(m.text, 120) for m in messages[:start] if m.role == "user" and m.text.strip()]
-        out = convert_history(messages[start:], agent_id, prompts=prompts)
-        if earlier:
-            line = prompt_set.render("compact/earlier.md", {"questions": earlier[-EARLIER_QUESTIONS:]})
-            if out[0]["role"] == "user":
-                out[0] = {"role": "user", "content": line + "\n\n" + out[0]["content"]}
-            else:
-                out.insert(0, {"role": "user", "content": line})
-        return out
+        messages = messages[start:]
     interrupted = " " + prompt_set.render("snippets/interrupted_note.md", {})
     out: list[dict[str, str]] = []
     for message in messages:

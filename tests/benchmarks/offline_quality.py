@@ -8,8 +8,8 @@ prompts, as ``maic chat`` uses it), then prints what a watcher would notice:
 
 * clean prose: speech with no braces, brackets, escapes or JSON fragments;
 * stray quotes: speech that opens with a quote mark;
-* verbatim repeats: a reply (nearly) identical to an earlier reply of the session, or to an
-  example reply written in the prompt templates;
+* verbatim repeats: a reply (nearly) identical to an earlier reply of the session, to an
+  example reply written in the prompt templates, or to an earlier question;
 * cut replies: speech that stops mid-sentence (no final . ! ? …);
 * rounds with two or more speakers;
 * markdown in speech (``**``, backticks, headings, bullets);
@@ -49,7 +49,7 @@ PROFILE = UserProfile(nickname="Sam", bio="15 years old, likes football, finds p
 NOT_PROSE = re.compile(r'[{}\[\]]|\\[nut"\\]|"(type|content|name|params)"\s*:')
 MARKDOWN = re.compile(r"\*\*|__|`|^\s*#{1,6}\s|^\s*[-*+]\s|^\s*\d+\.\s", re.MULTILINE)
 SENTENCE_END = re.compile(r"[.!?…]['\")\]]*\s*$")
-REPEAT_RATIO = 0.9
+REPEAT_RATIO = 0.8  # difflib ratio: 0.8 catches a copy with a few words changed
 CLEARS = {"wb_clear", "wb_delete"}
 EXAMPLE = re.compile(r'"content": ?"([^"]{20,})"')
 
@@ -115,6 +115,7 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     repeats = [r for i, r in enumerate(spoken) if is_repeat(r.text, [e.text for e in spoken[:i]])]
     examples = prompt_examples()
     copies = [r for r in spoken if is_repeat(r.text, examples)]
+    asked = [r for r in spoken if is_repeat(r.text, QUESTIONS[:r.round - 1])]
     clears = [r for r in replies if r.role != "teacher" and CLEARS & set(r.actions)]
     multi = sum(1 for s in speakers if len(set(s)) >= 2)
     n = len(spoken) or 1
@@ -124,6 +125,7 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     print(f"stray opening quote:        {len(quotes)}")
     print(f"verbatim repeats:           {len(repeats)}")
     print(f"copies of a prompt example: {len(copies)}")
+    print(f"copies of an earlier question: {len(asked)}")
     print(f"cut mid-sentence:           {len(cut)}")
     print(f"rounds with >= 2 speakers:  {multi}/{len(speakers)}")
     print(f"markdown in speech:         {len(markdown)}")
@@ -132,7 +134,7 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     print(f"speakers per round:         {[len(s) for s in speakers]}")
     unclean = [r for r in spoken if all(r is not c for c in clean)]
     groups = {"NOT-CLEAN": unclean, "CUT": cut, "MARKDOWN": markdown, "REPEAT": repeats, "QUOTE": quotes,
-              "EXAMPLE-COPY": copies}
+              "EXAMPLE-COPY": copies, "OLD-QUESTION": asked}
     print()
     for r in replies:
         marks = [name for name, group in groups.items() if any(x is r for x in group)]
