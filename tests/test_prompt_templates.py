@@ -373,3 +373,11 @@ def test_a_runaway_template_is_stopped(tmp_path: Path, text: str, expected: str)
     write(tmp_path, "agent/system.j2", text)
     with pytest.raises(PromptError, match=re.escape(f"{tmp_path}/{expected}")):
         build_agent_prompt(CLASS["teacher"], [], PROFILE, prompts=load_prompt_set(tmp_path))
+
+
+def test_a_template_error_quoting_control_characters_is_printed_clean(tmp_path: Path) -> None:
+    folder = tmp_path / "evil\x1b[2Jname"  # a folder name someone sent along with a prompt set
+    write(folder, "agent/system.j2", "{% if %}\n")
+    with pytest.raises(PromptError) as caught:
+        load_prompt_set(folder)
+    assert "\x1b" not in str(caught.value) and "evil?[2Jname/agent/system.j2:1: " in str(caught.value)

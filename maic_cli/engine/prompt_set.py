@@ -33,10 +33,17 @@ MAX_RENDERED_CHARS = 200_000  # a prompt is a few thousand characters; a runaway
 MAX_RANGE = 1_000  # range() inside a template (Jinja2's sandbox allows 100,000)
 PLAIN_TYPES = (str, int, float, bool, type(None))
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class PromptError(InputError):
-    """A prompt template that cannot be used: ``path:line: problem``."""
+    """A prompt template that cannot be used: ``path:line: problem``, one line.
+
+    The message can quote a user's file (its name, a piece of the template), so control
+    characters are replaced: it is printed to a terminal as it is."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(_CONTROL.sub("?", " ".join(message.split())))
 
 
 @dataclass(frozen=True)
