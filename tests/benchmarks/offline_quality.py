@@ -12,7 +12,7 @@ prompts, as ``maic chat`` uses it), then prints what a watcher would notice:
   example reply written in the prompt templates, or to an earlier question;
 * cut replies: speech that stops mid-sentence (no final . ! ? …);
 * rounds with two or more speakers;
-* markdown in speech (``**``, backticks, headings, bullets);
+* markup in speech (``**``, backticks, headings, bullets, HTML tags);
 * students (and the assistant) clearing or deleting board elements;
 * the median and worst time per round.
 
@@ -47,7 +47,7 @@ QUESTIONS = [
 ]
 PROFILE = UserProfile(nickname="Sam", bio="15 years old, likes football, finds physics hard")
 NOT_PROSE = re.compile(r'[{}\[\]]|\\[nut"\\]|"(type|content|name|params)"\s*:')
-MARKDOWN = re.compile(r"\*\*|__|`|^\s*#{1,6}\s|^\s*[-*+]\s|^\s*\d+\.\s", re.MULTILINE)
+MARKDOWN = re.compile(r"\*\*|__|`|^\s*#{1,6}\s|^\s*[-*+]\s|^\s*\d+\.\s|</?[a-z][a-z0-9]*>", re.MULTILINE)
 SENTENCE_END = re.compile(r"[.!?…]['\")\]]*\s*$")
 REPEAT_RATIO = 0.8  # difflib ratio: 0.8 catches a copy with a few words changed
 CLEARS = {"wb_clear", "wb_delete"}
@@ -128,7 +128,7 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     print(f"copies of an earlier question: {len(asked)}")
     print(f"cut mid-sentence:           {len(cut)}")
     print(f"rounds with >= 2 speakers:  {multi}/{len(speakers)}")
-    print(f"markdown in speech:         {len(markdown)}")
+    print(f"markdown/markup in speech:  {len(markdown)}")
     print(f"non-teachers clear/delete:  {len(clears)}")
     print(f"time per round:             median {statistics.median(times):.1f} s, max {max(times):.1f} s")
     print(f"speakers per round:         {[len(s) for s in speakers]}")
