@@ -20,6 +20,7 @@ from maic_cli.engine.models import (
     Slide,
     SlideElement,
     StoreState,
+    TurnConfig,
     UserProfile,
 )
 from maic_cli.engine.whiteboard import apply_action
@@ -35,6 +36,10 @@ def test_role_defaults_and_scene_filtering() -> None:
     student = agent("mia")
     assert "laser" not in allowed_actions(student, "slide")
     assert "wb_draw_text" in allowed_actions(student, "slide")
+    for other in (student, agent("sam", "assistant")):  # only the teacher erases by default
+        assert not {"wb_clear", "wb_delete"} & set(allowed_actions(other, "whiteboard"))
+    assert {"wb_clear", "wb_delete"} <= set(allowed_actions(TEACHER, "whiteboard"))
+    assert "wb_clear" in allowed_actions(agent("mia", allowed_actions=["wb_clear"]), "whiteboard")
     limited = agent("leo", allowed_actions=["wb_draw_text", "laser"])
     assert allowed_actions(limited, "slide") == ["laser", "wb_draw_text"]
     assert allowed_actions(limited, "whiteboard") == ["wb_draw_text"]
@@ -43,20 +48,25 @@ def test_role_defaults_and_scene_filtering() -> None:
 def test_agent_prompt_has_every_section_with_changing_parts_last() -> None:
     store = StoreState(slides=[Slide(id="s1", title="Light", elements=[
         SlideElement(id="eq_1", type="formula", content="E = h f")])])
-    apply_action(store, "wb_draw_text", {"content": "photons"})
+    apply_action(store, "wb_draw_text", {"content": "photons"}, "teacher")
     state = DirectorState(agent_responses=[AgentTurnSummary(agent_id="mia", agent_name="Mia",
                                                             content_preview="What is a photon?")])
     actions = allowed_actions(TEACHER, store.scene_type)
     system = build_agent_prompt(TEACHER, actions, UserProfile(nickname="Ana", bio="grade 10"),
-                                language="French", discussion_topic="Light")
+                                language="French", discussion_topic="Light", discussion_prompt="wave or particle?")
     history = convert_history([Message.from_learner("What is light?")], "teacher")
-    messages = build_agent_messages(system, history, build_agent_context(state, store))
+    config = TurnConfig(agent_ids=["teacher", "mia"], discussion_topic="Light", discussion_prompt="wave or particle?")
+    context = build_agent_context(state, store, agent=TEACHER, config=config, messages=[])
+    messages = build_agent_messages(system, history, context)
     prompt = "\n".join(m["content"] for m in messages)
-    order = ["# Your persona", "teacher persona", "# Your role", "# Length", "60–120 words", "# Language",
-             "Speak only French", "# Output format", '{"type": "text"', "# Actions you may use",
-             "- spotlight: Highlight", '"elementId"', "# The learner", "Ana: grade 10",
-             "# Discussion topic", "What is light?", "# Already said this round", "Mia: What is a photon?",
-             "# Current slide: Light", "[eq_1] formula: E = h f", "# Whiteboard elements", "[wb_1] text: photons"]
+    order = ["You are Ms. T, the lead teacher", "# Who you are", "teacher persona", "# Your part in the class",
+             "# How to speak", "No markdown", "# Length", "2 to 4 short sentences", "# The learner",
+             "Ana: grade 10", "# Language", "Speak only French", "# The discussion", "What it should explore: "
+             "wave or particle?", "# Output format", '{"type": "text"', "# Actions", "- spotlight: Highlight",
+             '"elementId": "<slide element id>"', "# The whiteboard", "# The slide", "What is light?",
+             "# The discussion now", "You are joining the discussion", "# Already said this round",
+             "- Mia: What is a photon?", "# Current slide: Light", "[eq_1] formula: E = h f", "# Whiteboard (open)",
+             "[wb_1] text: photons (drawn by you)"]
     positions = [prompt.index(needle) for needle in order]
     assert positions == sorted(positions)
     assert "photons" not in system and "Mia" not in system  # the system prompt never changes mid-session
@@ -79,8 +89,9 @@ def test_compact_prompt_is_shorter_and_keeps_the_format() -> None:
     actions = allowed_actions(TEACHER, "whiteboard")
     full = build_agent_prompt(TEACHER, actions, UserProfile())
     compact = build_agent_prompt(TEACHER, actions, UserProfile(), compact=True)
-    assert len(compact) < len(full)
-    assert "JSON array" in compact and "# Your role" not in compact
+    assert len(compact) < len(full) / 3
+    assert "JSON array" in compact and "# Your part in the class" not in compact
+    assert compact.count('{"type":"text"') == 1  # exactly one example reply
 
 
 def test_student_without_actions_is_told_so() -> None:
@@ -121,3 +132,12 @@ def test_history_always_ends_with_a_user_message() -> None:
     history = convert_history([agent_message("teacher", "Ms. T", "Hello.")], "teacher")
     assert history[-1]["role"] == "user"
     assert convert_history([], "teacher") == [{"role": "user", "content": "(Your turn. Continue the class.)"}]
+
+
+def test_small_models_see_only_the_current_round() -> None:
+    messages = [Message.from_learner("Why is the sky blue?"), agent_message("teacher", "Ms. T", "Scattering."),
+                Message.from_learner("And why are sunsets red?"), agent_message("mia", "Mia", "Longer path?")]
+    history = convert_history(messages, "teacher", current_round_only=True)
+    assert history == [{"role": "user", "content": "And why are sunsets red?\n\n[Mia]: Longer path?"}]
+    assert "Scattering." in convert_history(messages, "teacher")[1]["content"]  # the full history keeps it
+    assert convert_history(messages[:1], "teacher", current_round_only=True) == convert_history(messages[:1], "teacher")

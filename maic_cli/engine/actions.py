@@ -62,8 +62,8 @@ WHITEBOARD_ACTIONS = frozenset(n for n, s in CATALOGUE.items() if s.scope == "wh
 
 ROLE_DEFAULTS: dict[str, frozenset[str]] = {
     "teacher": SLIDE_ACTIONS | WHITEBOARD_ACTIONS,
-    "assistant": WHITEBOARD_ACTIONS,
-    "student": WHITEBOARD_ACTIONS,
+    "assistant": WHITEBOARD_ACTIONS - {"wb_clear", "wb_delete"},  # nobody but the teacher erases by default
+    "student": WHITEBOARD_ACTIONS - {"wb_clear", "wb_delete"},
 }
 
 

@@ -1,32 +1,21 @@
 """The director's prompt: who may speak, what happened, and the routing rules.
 
-The conversation summary names every speaker (the learner apart from the
-agents, each agent by name) — the reference's director confused the learner
-with student agents when it did not.
+The text lives in the prompt set (``director/system.j2``, ``director/system_compact.j2``
+for small models); this module only turns the request into plain data for it.
+The conversation summary names every speaker (the learner apart from the agents,
+each agent by name) — the reference's director confused the learner with student
+agents when it did not.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from .models import AgentConfig, DirectorState, Message, StoreState, TurnConfig, UserProfile
+from .prompt_set import PromptSet, resolve
 from .whiteboard import ledger_summary
 
 SUMMARY_MESSAGES = 8
-RULES = """# Rules
-1. In Q&A, the teacher answers first. In a discussion, the initiator speaks first.
-2. Never pick an agent who already spoke this round.
-3. Prefer a different role from the last speaker, so the class sounds varied.
-4. Do not let anyone re-explain what was already explained, or greet the learner a second time.
-5. One or two agents per round is usually enough; then hand the floor back.
-6. If the last speaker asked the learner a question, answer "USER" so the learner can reply.
-   Do not answer "END" while a question to the learner is still open.
-7. Answer "END" when the learner's message has been answered well enough.
-"""
-# The same rules in fewer words, for small models.
-COMPACT_RULES = """# Rules
-Teacher first in Q&A; initiator first in a discussion. No one twice per round; vary roles.
-No re-explaining, no second greeting. One or two agents, then "USER" (always "USER" if the
-learner was asked a question) or "END" when the question is answered.
-"""
 PREVIEW_CHARS = 160
 
 
@@ -35,60 +24,62 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def conversation_summary(messages: list[Message], learner: str, limit: int = SUMMARY_MESSAGES) -> str:
-    lines = []
-    for message in messages[-limit:]:
-        if message.role == "user":
-            who = f"The learner ({learner})"
-        else:
-            who = f"Agent {message.agent_name or message.agent_id} [{message.agent_id}]"
-        text = preview(message.text) or "(no speech)"
-        note = f" +{len(message.actions)} actions" if message.actions else ""
-        cut = " (interrupted)" if message.interrupted else ""
-        lines.append(f"- {who}: {text}{note}{cut}")
-    return "\n".join(lines) or "(nothing said yet)"
+def learner_data(profile: UserProfile) -> dict[str, str]:
+    return {"name": profile.nickname, "bio": profile.bio.strip()}
+
+
+def conversation_data(messages: list[Message], limit: int = SUMMARY_MESSAGES) -> list[dict[str, Any]]:
+    """The last ``limit`` messages, each with who said it (the learner or an agent, by name)."""
+    return [{"learner": m.role == "user", "name": m.agent_name or m.agent_id or "", "id": m.agent_id or "",
+             "text": preview(m.text), "action_count": len(m.actions), "interrupted": m.interrupted}
+            for m in messages[-limit:]]
+
+
+def discussion_opening(messages: list[Message], state: DirectorState) -> bool:
+    """A discussion opens on the first turn of a class where no agent has spoken yet."""
+    return state.turn_count == 0 and not state.agent_responses and not any(m.role == "agent" for m in messages)
+
+
+def suggested_next(agents: list[AgentConfig], state: DirectorState, messages: list[Message]) -> str:
+    """A hint for small models: who would add most now (not yet spoken this round; after a teacher
+    or assistant a student, after a student someone else; the least recently heard first)."""
+    spoken = {r.agent_id for r in state.agent_responses}
+    roles = {a.id: a.role for a in agents}
+    last_role = roles.get(state.agent_responses[-1].agent_id) if state.agent_responses else None
+    last_heard = {m.agent_id: i for i, m in enumerate(messages) if m.role == "agent" and m.agent_id}
+
+    def rank(agent: AgentConfig) -> tuple[bool, int, int]:
+        wanted = agent.role != "student" if last_role == "student" else agent.role == "student"
+        return (not wanted if last_role else agent.role != "teacher", last_heard.get(agent.id, -1), -agent.priority)
+
+    candidates = sorted((a for a in agents if a.id not in spoken), key=rank)
+    return candidates[0].id if candidates else ""
+
+
+def director_data(agents: list[AgentConfig], state: DirectorState, messages: list[Message], store: StoreState,
+                  config: TurnConfig, profile: UserProfile) -> dict[str, Any]:
+    spoken = [{"id": r.agent_id, "name": r.agent_name, "said": preview(r.content_preview, 100),
+               "action_count": r.action_count, "whiteboard": [w.action_name for w in r.whiteboard_actions]}
+              for r in state.agent_responses]
+    discussion = None
+    if config.discussion_topic:
+        discussion = {"topic": config.discussion_topic, "prompt": config.discussion_prompt or "",
+                      "initiator": config.initiator_id or "", "opening": discussion_opening(messages, state)}
+    last = state.agent_responses[-1].content_preview.rstrip() if state.agent_responses else ""
+    return {
+        "agents": [{"id": a.id, "name": a.name, "role": a.role, "priority": a.priority}
+                   for a in sorted(agents, key=lambda a: -a.priority)],
+        "spoken": spoken, "turn": state.turn_count, "max_turns": config.max_turns,
+        "conversation": conversation_data(messages), "learner": learner_data(profile),
+        "discussion": discussion, "board": ledger_summary(state.whiteboard_ledger, store.whiteboard_open),
+        "last_asked": last.endswith("?"), "ids": [a.id for a in agents],
+        "suggested": suggested_next(agents, state, messages),
+    }
 
 
 def build_director_prompt(agents: list[AgentConfig], state: DirectorState, messages: list[Message],
-                          store: StoreState, config: TurnConfig, profile: UserProfile) -> str:
-    roster = "\n".join(f"- id: {a.id} | name: {a.name} | role: {a.role} | priority: {a.priority}"
-                       for a in sorted(agents, key=lambda a: -a.priority))
-    if state.agent_responses:
-        spoken = "\n".join(
-            f"- {r.agent_name} [{r.agent_id}]: \"{preview(r.content_preview, 100)}\" "
-            f"({r.action_count} actions"
-            + (f"; whiteboard: {', '.join(w.action_name for w in r.whiteboard_actions)}"
-               if r.whiteboard_actions else "") + ")"
-            for r in state.agent_responses)
-    else:
-        spoken = "(nobody yet this round)"
-    discussion = ""
-    if config.discussion_topic:
-        discussion = (f"\n# Discussion\nTopic: {config.discussion_topic}\n"
-                      + (f"Prompt: {config.discussion_prompt}\n" if config.discussion_prompt else "")
-                      + (f"Initiator: {config.initiator_id}\n" if config.initiator_id else ""))
-    learner = profile.nickname + (f" — {profile.bio}" if profile.bio else "")
-    rules = COMPACT_RULES if config.compact_prompts else RULES
-    ids = ", ".join(f'"{a.id}"' for a in agents)
-    return f"""You are the director of a small classroom of AI agents and one human learner.
-You never speak yourself. You choose who speaks next.
-
-# Agents in this class
-{roster}
-
-# Already spoken this round (turn {state.turn_count})
-{spoken}
-
-# Recent conversation (the learner is a person, not one of the agents)
-{conversation_summary(messages, profile.nickname)}
-{discussion}
-# Whiteboard
-{ledger_summary(state.whiteboard_ledger, store.whiteboard_open)}
-
-# Learner
-{learner}
-
-{rules}
-# Output
-Reply with only one JSON object and nothing else:
-{{"next_agent": <one of {ids}, "USER" or "END">}}"""
+                          store: StoreState, config: TurnConfig, profile: UserProfile, *,
+                          prompts: PromptSet | None = None) -> str:
+    """The director's system prompt, rendered from the prompt set (``None``: the built-in one)."""
+    name = "director/system_compact.j2" if config.compact_prompts else "director/system.j2"
+    return resolve(prompts).render(name, director_data(agents, state, messages, store, config, profile))

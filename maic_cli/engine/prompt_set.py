@@ -1,0 +1,184 @@
+"""A prompt set: template name → source, rendered by Jinja2 in its sandbox.
+
+Templates are shared data, not code: they are rendered by an
+``ImmutableSandboxedEnvironment`` (no attribute tricks, no mutating what they are
+given) whose loader only knows the templates of this set, so ``include`` cannot
+reach the file system; they get plain data only (dicts, lists, strings, numbers),
+and ``StrictUndefined`` turns a misspelt variable into an error.  Every problem —
+a syntax error, an unknown variable, a missing snippet — is a :class:`PromptError`
+reading ``path:line: problem``, never a traceback.
+
+The built-in templates come from the ``maic_cli.prompts`` data package (read with
+importlib.resources: they are part of the program, like this module); a user's
+overrides are read from files by ``store/prompts.py`` — the engine never opens a
+user's file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from types import TracebackType
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from ..errors import InputError
+
+BUILTIN = "built-in"
+MAX_RENDERED_CHARS = 200_000  # a prompt is a few thousand characters; a runaway template stops here
+MAX_RANGE = 1_000  # range() inside a template (Jinja2's sandbox allows 100,000)
+PLAIN_TYPES = (str, int, float, bool, type(None))
+_BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class PromptError(InputError):
+    """A prompt template that cannot be used: ``path:line: problem``, one line.
+
+    The message can quote a user's file (its name, a piece of the template), so control
+    characters are replaced: it is printed to a terminal as it is."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(_CONTROL.sub("?", " ".join(message.split())))
+
+
+@dataclass(frozen=True)
+class TemplateSource:
+    text: str
+    origin: str  # what an error names: a file path, or ``maic_cli/prompts/NAME`` for a built-in
+
+
+class PromptSet:
+    """Named templates (``agent/system.j2``, ``snippets/speech.md`` …) and their renderer."""
+
+    def __init__(self, sources: Mapping[str, TemplateSource], name: str = BUILTIN,
+                 overridden: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.overridden = overridden  # the names a user's folder replaced or added
+        self._sources = dict(sources)
+        self._env: ImmutableSandboxedEnvironment | None = None
+
+    @classmethod
+    def builtin(cls) -> PromptSet:
+        return _builtin()
+
+    def with_overrides(self, files: Mapping[str, TemplateSource], name: str) -> PromptSet:
+        """This set with ``files`` replacing (or adding) templates of the same relative name."""
+        return PromptSet({**self._sources, **files}, name, tuple(sorted(files)))
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self._sources)
+
+    def source(self, name: str) -> TemplateSource:
+        return self._sources[name]
+
+    # -- rendering ----------------------------------------------------------------------
+    def _environment(self) -> ImmutableSandboxedEnvironment:
+        if self._env is None:
+            def load(name: str) -> tuple[str, str, Any] | None:
+                found = self._sources.get(name)
+                return None if found is None else (found.text, found.origin, lambda: True)
+
+            self._env = ImmutableSandboxedEnvironment(
+                loader=jinja2.FunctionLoader(load), undefined=jinja2.StrictUndefined, autoescape=False,
+                trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
+            self._env.globals["range"] = _small_range
+        return self._env
+
+    def check(self) -> None:
+        """Compile every template now, so a syntax error shows before a class starts."""
+        for name in self.names:
+            self._template(name)
+
+    def _template(self, name: str) -> jinja2.Template:
+        try:
+            return self._environment().get_template(name)
+        except jinja2.TemplateSyntaxError as exc:
+            origin = exc.filename or self._origin(exc.name or name)
+            raise PromptError(f"{origin}:{exc.lineno}: {exc.message}") from None
+        except jinja2.TemplateNotFound:
+            raise PromptError(f"{self.name} prompt set: no template {name!r}") from None
+
+    def render(self, name: str, data: Mapping[str, Any]) -> str:
+        """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one."""
+        _require_plain(data, "data")
+        template = self._template(name)
+        pieces: list[str] = []
+        size = 0
+        try:
+            for piece in template.generate(dict(data)):
+                size += len(piece)
+                if size > MAX_RENDERED_CHARS:
+                    raise PromptError(f"{self._origin(name)}: renders more than {MAX_RENDERED_CHARS:,} characters")
+                pieces.append(piece)
+        except PromptError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - anything a template does wrong is the template's fault
+            raise PromptError(self._describe(exc, name)) from None
+        return _BLANK_RUNS.sub("\n\n", "".join(pieces)).strip()
+
+    def _origin(self, name: str) -> str:
+        found = self._sources.get(name)
+        return found.origin if found is not None else name
+
+    def _describe(self, exc: BaseException, name: str) -> str:
+        origin, line = self._where(exc.__traceback__) or (self._origin(name), None)
+        if isinstance(exc, jinja2.TemplateSyntaxError):  # an included template that does not compile
+            origin, line = exc.filename or origin, exc.lineno
+        problem = exc.message if isinstance(exc, jinja2.TemplateError) and exc.message else str(exc)
+        if isinstance(exc, jinja2.TemplateNotFound):
+            problem = f"no template {exc.name!r} in the {self.name} prompt set"
+        problem = " ".join(problem.split()) or type(exc).__name__
+        return f"{origin}:{line}: {problem}" if line else f"{origin}: {problem}"
+
+    def _where(self, tb: TracebackType | None) -> tuple[str, int] | None:
+        """The innermost template frame of a render error (Jinja2 rewrites frames to template lines)."""
+        origins = {s.origin for s in self._sources.values()}
+        found = None
+        while tb is not None:
+            filename = tb.tb_frame.f_code.co_filename
+            if filename in origins:
+                found = (filename, tb.tb_lineno)
+            tb = tb.tb_next
+        return found
+
+
+def _small_range(*args: int) -> range:
+    numbers = range(*args)
+    if len(numbers) > MAX_RANGE:
+        raise OverflowError(f"range() of more than {MAX_RANGE} numbers in a prompt template")
+    return numbers
+
+
+def _require_plain(value: Any, where: str) -> None:
+    """Templates get plain data only: never a model object or a callable they could poke at."""
+    if isinstance(value, PLAIN_TYPES):
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"{where}: template data keys must be strings, not {type(key).__name__}")
+            _require_plain(item, f"{where}.{key}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _require_plain(item, f"{where}[{index}]")
+    else:
+        raise TypeError(f"{where}: templates get plain data only, not {type(value).__name__}")
+
+
+@lru_cache(maxsize=1)
+def _builtin() -> PromptSet:
+    from ..prompts import builtin_sources  # noqa: PLC0415 - the data package, read once
+
+    return PromptSet({name: TemplateSource(text, f"maic_cli/prompts/{name}")
+                      for name, text in builtin_sources().items()})
+
+
+def resolve(prompts: PromptSet | None) -> PromptSet:
+    """``None`` means the built-in set."""
+    return prompts if prompts is not None else _builtin()
