@@ -30,7 +30,8 @@ QUESTIONS = ("Why is the sky blue?", "@mia And sunsets?")
 
 def reword_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(turn, "build_director_prompt", lambda *args, **kwargs: "Choose a speaker, please.")
-    monkeypatch.setattr(turn, "build_agent_prompt", lambda *args, **kwargs: "Say something helpful.")
+    monkeypatch.setattr(turn, "build_agent_call", lambda *args, **kwargs: (
+        [{"role": "system", "content": "Say something helpful."}, {"role": "user", "content": "Go on."}], ""))
 
 
 def play_class(llm: LLMClient) -> list[tuple[str, list[str], list[str]]]:

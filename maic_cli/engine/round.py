@@ -21,6 +21,7 @@ from .classroom import Classroom
 from .events import Event
 from .models import AgentConfig, ModelSettings, TurnConfig, TurnRequest, UserProfile
 from .outcomes import DirectorOutcome, StopReason
+from .prompt_set import PromptSet
 from .turn import generate_turn
 
 __all__ = ["EMPTY_TURNS_LIMIT", "EventSink", "RoundResult", "StopReason", "run_round"]
@@ -42,7 +43,8 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                     registry: Mapping[str, AgentConfig] | None = None,
                     profile: UserProfile | None = None,
                     model: ModelSettings | None = None,
-                    on_event: EventSink | None = None) -> RoundResult:
+                    on_event: EventSink | None = None,
+                    prompts: PromptSet | None = None) -> RoundResult:
     """Run turns until the round stops; ``classroom`` is updated as events arrive."""
     result = RoundResult(reason="end")
     open_message: str | None = None
@@ -62,7 +64,8 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                                   user_profile=profile or UserProfile(),
                                   model=model or ModelSettings(model=llm.model))
             outcome, had_content, error = None, False, None
-            async with aclosing(generate_turn(request, llm, registry)) as events:  # closed even if emit raises
+            # aclosing: the turn's stream is closed even if emit raises
+            async with aclosing(generate_turn(request, llm, registry, prompts=prompts)) as events:
                 async for event in events:
                     if event.type == "agent_start":
                         open_message = event.message_id

@@ -22,6 +22,7 @@ from ..llm.spec import ModelSpec
 from .classroom import Classroom
 from .events import Event
 from .models import AgentConfig, ModelSettings, TurnConfig, UserProfile
+from .prompt_set import PromptSet
 from .round import RoundResult, run_round
 
 MENTION = re.compile(r"^@([A-Za-z0-9_-]+)\b")
@@ -59,13 +60,14 @@ class ClassRunner:
     def __init__(self, classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                  agents: Mapping[str, AgentConfig], profile: UserProfile | None = None,
                  model: ModelSettings | None = None, spec: ModelSpec | None = None,
-                 hooks: Sequence[RunnerHooks] = ()) -> None:
+                 prompts: PromptSet | None = None, hooks: Sequence[RunnerHooks] = ()) -> None:
         self.classroom = classroom
         self.config = config
         self.agents = dict(agents)
         self.profile = profile or UserProfile()
         self.model = model
         self.hooks = list(hooks)
+        self.prompts = prompts  # None: the built-in prompt set
         self.llm = llm
         self.spec = spec or ModelSpec.parse(llm.model)
 
@@ -107,7 +109,8 @@ class ClassRunner:
         result = RoundResult(reason="error", error="the round stopped unexpectedly")
         try:
             result = await run_round(self.classroom, config, self.llm, registry=self.agents,
-                                     profile=self.profile, model=self.model, on_event=self._on_event)
+                                     profile=self.profile, model=self.model, on_event=self._on_event,
+                                     prompts=self.prompts)
         finally:
             for hook in self.hooks:
                 hook.round_finished(result)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
 from .actions import CATALOGUE, accept_action_params, allowed_actions
-from .agent_prompt import build_agent_context, build_agent_messages, build_agent_prompt, convert_history
+from .agent_prompt import build_agent_call
 from .director import USER, DirectorDecision, decide_by_rules, parse_director_decision
 from .director_prompt import build_director_prompt
 from .events import (
@@ -44,6 +44,7 @@ from .models import (
 from .outcomes import DirectorOutcome
 from .parser import StructuredStreamParser
 from .parser_items import Item, TextItem
+from .prompt_set import PromptSet
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
@@ -126,8 +127,9 @@ def _director_facts(request: TurnRequest, state: DirectorState, schema: dict[str
                      may_hand_back=USER in choices, learner_text=_learner_text(request.messages))
 
 
-async def generate_turn(request: TurnRequest, llm: LLMClient,
-                        registry: Mapping[str, AgentConfig] | None = None) -> AsyncGenerator[Event, None]:
+async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[str, AgentConfig] | None = None,
+                        *, prompts: PromptSet | None = None) -> AsyncGenerator[Event, None]:
+    """One director → agent cycle; ``prompts`` is the prompt set (``None``: the built-in one)."""
     state = (request.director_state or DirectorState()).model_copy(deep=True)
     agents = resolve_agents(request, registry)
     usage = TurnUsage()
@@ -138,7 +140,7 @@ async def generate_turn(request: TurnRequest, llm: LLMClient,
     if decision is None:
         yield ThinkingEvent(stage="director")
         prompt = build_director_prompt(list(agents.values()), state, request.messages,
-                                       request.store_state, config, request.user_profile)
+                                       request.store_state, config, request.user_profile, prompts=prompts)
         schema = director_reply_schema(list(agents), {r.agent_id for r in state.agent_responses},
                                        first_turn=state.turn_count == 0, opener=_opener(request, agents))
         call = LLMRequest(messages=[{"role": "system", "content": prompt},
@@ -164,13 +166,13 @@ async def generate_turn(request: TurnRequest, llm: LLMClient,
         yield _done(state, usage, outcome)
         return
 
-    async with aclosing(_run_agent(request, llm, agent, state, usage)) as events:
+    async with aclosing(_run_agent(request, llm, agent, state, usage, prompts)) as events:
         async for event in events:
             yield event
 
 
-async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
-                     state: DirectorState, usage: TurnUsage) -> AsyncGenerator[Event, None]:
+async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, state: DirectorState,
+                     usage: TurnUsage, prompts: PromptSet | None) -> AsyncGenerator[Event, None]:
     store = request.store_state
     allowed = allowed_actions(agent, store.scene_type)
     if request.config.compact_prompts:  # small models get the simple actions only
@@ -179,11 +181,7 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig,
     message_id = new_id("msg")
     yield AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
                           avatar=agent.avatar, color=agent.color)
-    system = build_agent_prompt(agent, allowed, request.user_profile, language=request.config.language,
-                                discussion_topic=request.config.discussion_topic,
-                                compact=request.config.compact_prompts)
-    context = build_agent_context(state, store, request.config.compact_prompts)
-    messages = build_agent_messages(system, convert_history(request.messages, agent.id), context)
+    messages, context = build_agent_call(request, agent, allowed, state, prompts=prompts)
     call = LLMRequest(messages=messages,
                       purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
                       max_tokens=COMPACT_MAX_TOKENS if request.config.compact_prompts else request.model.max_tokens,
