@@ -17,11 +17,17 @@ import typer
 
 from ..untrusted import clean, one_line
 from .errors import friendly
+from .help_option import help_option
 
 if TYPE_CHECKING:
     from ..store.personas import Registry
 
 app = typer.Typer(help="List, show and validate personas.", no_args_is_help=True)
+
+@app.callback()
+def _agents(show_help: bool = help_option()) -> None:
+    """List, show and validate personas."""
+
 
 AgentsDir = typer.Option(None, "--agents-dir", help="A folder of persona YAML files (adds to or "
                          "overrides the built-in class by id). Repeatable.")
