@@ -44,12 +44,19 @@ def decision(agent_id: str) -> str:
     return json.dumps({"next_agent": agent_id})
 
 
+MODULES_MARK = "--- modules ---"
+
+
 def modules_imported_by(argv: list[str]) -> set[str]:
     """Run ``maic ARGV`` in a fresh interpreter; return the modules it imported."""
-    code = (f"import sys; sys.argv = {['maic', *argv]!r}\n"
-            "from maic_cli.cli.main import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('\\n'.join(sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    return modules_imported_by_code("from maic_cli.cli.main import main\nmain()", argv)
+
+
+def modules_imported_by_code(code: str, argv: list[str]) -> set[str]:
+    """Run ``code`` with ``sys.argv[1:] = argv`` in a fresh interpreter; return the modules it imported."""
+    script = (f"import sys; sys.argv = {['maic', *argv]!r}\n"
+              f"try:\n    exec({code!r})\nexcept SystemExit:\n    pass\n"
+              f"print({MODULES_MARK!r}); print('\\n'.join(sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    return set(out.stdout.split())
+    return set(out.stdout.rpartition(MODULES_MARK)[2].split())

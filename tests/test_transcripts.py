@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.cli.replay_cmd import rebuild
+from maic_cli.cli.replay_player import rebuild
 from maic_cli.store.session import load_session
 from maic_cli.store.transcript import read_transcript
 from tests.helpers import action, decision, modules_imported_by, reply

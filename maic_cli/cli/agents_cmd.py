@@ -2,24 +2,32 @@
 
 Persona files may come from anyone: every string from them (and their file names)
 is cleaned of terminal control sequences before it is printed.
+
+``maic agents --help`` must stay as quick as a bare Typer app's: the persona store,
+the engine (pydantic) and the Rich renderables are imported by the commands that
+use them, not here.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from ..engine.actions import allowed_actions
-from ..store.paths import builtin_dir, maic_home
-from ..store.personas import Registry, load_registry, validate_paths
-from ..ui.text import clean, color_or_default, one_line
+from ..untrusted import clean, one_line
 from .errors import friendly
+from .help_option import help_option
+
+if TYPE_CHECKING:
+    from ..store.personas import Registry
 
 app = typer.Typer(help="List, show and validate personas.", no_args_is_help=True)
+
+@app.callback()
+def _agents(show_help: bool = help_option()) -> None:
+    """List, show and validate personas."""
+
 
 AgentsDir = typer.Option(None, "--agents-dir", help="A folder of persona YAML files (adds to or "
                          "overrides the built-in class by id). Repeatable.")
@@ -29,6 +37,13 @@ AgentsDir = typer.Option(None, "--agents-dir", help="A folder of persona YAML fi
 @friendly
 def list_agents(agents_dir: list[Path] = AgentsDir) -> None:
     """List every persona: built-in, in $MAIC_HOME/agents, and in --agents-dir."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..store.personas import load_registry
+    from ..ui.text import color_or_default
+
     registry = load_registry(agents_dir or [])
     table = Table(box=None, pad_edge=False)
     for column in ("id", "", "name", "role", "priority", "from"):
@@ -49,6 +64,8 @@ def _from(registry: Registry, agent_id: str) -> str:
 
 
 def _where(source: Path) -> str:
+    from ..store.paths import builtin_dir
+
     return "built-in" if source.parent == builtin_dir("agents") else one_line(str(source))
 
 
@@ -57,6 +74,13 @@ def _where(source: Path) -> str:
 def show_agent(agent_id: str = typer.Argument(..., help="The persona's id."),
                agents_dir: list[Path] = AgentsDir) -> None:
     """Show one persona in full, with the actions it may use."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from ..engine.actions import allowed_actions
+    from ..store.personas import load_registry
+    from ..ui.text import color_or_default
+
     registry = load_registry(agents_dir or [])
     agent = registry.require([agent_id])[0]
     console = Console()
@@ -76,6 +100,9 @@ def validate(paths: list[Path] = typer.Argument(None, help="Persona files or fol
                                                 "(default: built-in, $MAIC_HOME/agents, --agents-dir)."),
              agents_dir: list[Path] = AgentsDir) -> None:
     """Check persona files; exit 2 if any is invalid."""
+    from ..store.paths import builtin_dir, maic_home
+    from ..store.personas import validate_paths
+
     targets = list(paths or [])
     if not targets:
         targets = [p for p in (builtin_dir("agents"), maic_home() / "agents", *(agents_dir or []))

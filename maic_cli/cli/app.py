@@ -6,6 +6,7 @@ import typer
 
 from .. import __version__
 from . import agents_cmd, chat_cmd, replay_cmd, run_cmd
+from .help_option import help_option
 
 app = typer.Typer(
     name="maic",
@@ -25,7 +26,8 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
-                                       help="Show the version and exit.")) -> None:
+                                       help="Show the version and exit."),
+          show_help: bool = help_option()) -> None:
     """A classroom of AI agents — teacher, assistant and students — and you."""
 
 

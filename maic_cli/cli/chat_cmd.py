@@ -4,40 +4,43 @@ A session file is shareable data, not configuration: the model and ``api_base`` 
 decide where the user's API key goes (and ``scripted:``/``replay:`` name files to read), so
 when a resumed session's would be used without the user's flags, ``MAIC_*`` variables or
 config.yaml naming them, maic asks on a terminal and refuses in a pipe.
+
+``maic chat --help`` must stay as quick as a bare Typer app's: the engine, the stores and
+the model specs are imported inside the functions that use them, not here.
 """
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from ..engine.models import DEFAULT_MAX_TURNS, TurnConfig, UserProfile, default_initiator, new_id
 from ..errors import InputError
-from ..llm.spec import ModelSpec
-from ..store.config import Settings, load_settings, provider_default_model
-from ..store.paths import maic_home
-from ..store.personas import DEFAULT_CLASS, load_registry
-from ..store.session import Session, SessionLock, latest_session, load_session, sessions_dir
-from ..ui.text import clean
+from ..untrusted import clean
 from .errors import friendly
-from .notices import model_notice
+
+if TYPE_CHECKING:
+    from ..store.config import Settings
+    from ..store.session import Session
 
 
 def _sends_or_reads(model: str) -> bool:
     """A model that sends a key somewhere or reads a file (the offline model and the demo do neither)."""
+    from ..llm.spec import ModelSpec
+
     return ModelSpec.parse(model).kind not in ("local", "demo")
 
 
 def default_model() -> str:
     """A provider key's default, then the built-in offline model, then the canned demo."""
     from ..llm.local import offline_available
+    from ..store.config import provider_default_model
 
     return provider_default_model() or ("local" if offline_available() else "demo")
 
@@ -84,6 +87,10 @@ def ignored_on_resume(given: Mapping[str, object]) -> str | None:
 
 
 def new_session(settings: Settings, topic: str | None, initiator: str | None) -> Session:
+    from ..engine.models import DEFAULT_MAX_TURNS, TurnConfig, UserProfile, default_initiator
+    from ..store.personas import DEFAULT_CLASS, load_registry
+    from ..store.session import Session
+
     registry = load_registry(settings.agents_dir)
     ids = settings.agents or [i for i in DEFAULT_CLASS if i in registry.agents]
     agents = registry.require(ids)
@@ -99,6 +106,10 @@ def new_session(settings: Settings, topic: str | None, initiator: str | None) ->
 
 def session_path_for(session_file: Path | None, resume_latest: bool) -> Path:
     """The real file (a symlink resolved once, so the lock and the writes are on its target)."""
+    from ..engine.models import new_id
+    from ..store.paths import maic_home
+    from ..store.session import latest_session, sessions_dir
+
     if session_file is not None:
         return session_file.expanduser().resolve()
     if resume_latest:
@@ -122,6 +133,8 @@ def check_resumed(path: Path, settings: Settings, resumed: Session, new_class_op
 
 def _warm_up_litellm(model: str) -> None:
     """Import litellm in the background so the prompt is ready before it is."""
+    from ..llm.spec import ModelSpec
+
     if not ModelSpec.parse(model).uses_litellm:
         return
 
@@ -161,6 +174,12 @@ def chat(
                                     "(default: $MAIC_HOME/transcripts/<session>.jsonl)."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
+    import asyncio  # not at the top: ~30 ms that --help does not need
+
+    from ..store.config import load_settings
+    from ..store.session import SessionLock, load_session
+    from .notices import model_notice
+
     if initiator is not None and not topic:
         raise InputError("--initiator opens a discussion: use it with --topic")
     settings = load_settings({
@@ -183,7 +202,7 @@ def chat(
         if resumed is not None and settings.max_turns:
             session.config.max_turns = settings.max_turns
         _warm_up_litellm(session.model)
-        from .chat_run import run_chat
+        from .chat_run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
 
         interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty() and not plain
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,

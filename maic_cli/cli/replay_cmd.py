@@ -1,166 +1,19 @@
 """``maic replay FILE``: watch a recorded class again, export it, or check it still runs the same.
 
-Never imports litellm: a transcript replays from its own events.
+Never imports litellm: a transcript replays from its own events.  ``maic replay --help``
+imports only Typer: the transcript store, the engine and the views are imported when a
+transcript is actually read (the playback is :mod:`maic_cli.cli.replay_player`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 import sys
-import time
 from pathlib import Path
 
-try:
-    import termios
-    import tty
-except ImportError:  # Windows: Enter advances a step
-    termios = None  # type: ignore[assignment]
-
 import typer
-from rich.console import Console
 
-from ..engine.classroom import Classroom
-from ..engine.round import RoundResult
-from ..store.transcript import Entry, EventLine, LearnerLine, RoundEndLine, Transcript, read_transcript
-from ..ui.export import classroom_to_markdown
-from ..ui.export_html import classroom_to_html
-from ..ui.plain import PlainView
-from ..ui.text import clean
-from ..ui.views import ScreenState, render_screen
-from .errors import fail, friendly
-
-MAX_GAP = 2.0  # seconds: longer pauses (a learner thinking) are shortened to this
-
-
-def apply_entry(classroom: Classroom, entry: Entry) -> None:
-    """What one transcript line does to the class (learner lines and events; the rest is bookkeeping)."""
-    if isinstance(entry, LearnerLine):
-        classroom.add_learner_message(entry.text)
-    elif isinstance(entry, EventLine):
-        classroom.apply(entry.event)
-
-
-def rebuild(transcript: Transcript) -> Classroom:
-    classroom = Classroom(store=transcript.header.store.model_copy(deep=True))
-    for entry in transcript.entries:
-        apply_entry(classroom, entry)
-    return classroom
-
-
-def export(transcript: Transcript, target: Path) -> None:
-    if target.exists() and target.samefile(transcript.path):
-        raise fail(f"{target}: that is the transcript itself; export to another file", 2)
-    header = transcript.header
-    classroom = rebuild(transcript)
-    agents = {a.id: a for a in header.agents}
-    meta = {"model": header.model, "produced by": header.produced_by,
-            "recorded": time.strftime("%Y-%m-%d %H:%M", time.localtime(header.created_at))}
-    if header.scenario:
-        meta["scenario"] = header.scenario
-    title = f"maic class: {header.scenario or transcript.path.stem}"
-    kwargs = {"title": title, "learner": header.profile.nickname, "meta": meta}
-    if target.suffix.lower() in (".html", ".htm"):
-        content = classroom_to_html(classroom, agents, **kwargs)  # type: ignore[arg-type]
-    elif target.suffix.lower() in (".md", ".markdown"):
-        content = classroom_to_markdown(classroom, agents, **kwargs)  # type: ignore[arg-type]
-    else:
-        raise fail(f"{target}: export to a .md or .html file", 2)
-    try:
-        target.write_text(content, encoding="utf-8")
-    except OSError as exc:
-        raise fail(f"{target}: cannot write: {exc.strerror or exc}") from None
-
-
-class Player:
-    """Plays the entries back through a view, with the original pacing divided by ``speed``."""
-
-    def __init__(self, transcript: Transcript, *, speed: float | None, step: bool, console: Console | None):
-        self.transcript = transcript
-        self.speed = speed
-        self.step = step
-        self.console = console
-        header = transcript.header
-        self.classroom = Classroom(store=header.store.model_copy(deep=True))
-        self.agents = {a.id: a for a in header.agents}
-        self.state = ScreenState(classroom=self.classroom, agents=self.agents, model=header.model,
-                                 mode=f"replay · {header.produced_by}", session_path=str(transcript.path),
-                                 learner=header.profile.nickname, max_turns=header.config.max_turns)
-
-    async def play(self) -> None:
-        if self.console is None:
-            await self._play_plain()
-        elif self.step:
-            self._play_steps()
-        else:
-            await self._play_live()
-
-    async def _pause(self, previous: float, now: float) -> None:
-        if self.speed:
-            await asyncio.sleep(min(max(0.0, now - previous), MAX_GAP) / self.speed)
-
-    async def _play_plain(self) -> None:
-        view = PlainView(sys.stdout, sys.stderr, self.agents)
-        previous = 0.0
-        for entry in self.transcript.entries:
-            await self._pause(previous, entry.t)
-            previous = entry.t
-            if isinstance(entry, LearnerLine):
-                view.info(f"{self.transcript.header.profile.nickname} (learner): {entry.text}")
-            elif isinstance(entry, EventLine):
-                view.on_event(entry.event)
-            elif isinstance(entry, RoundEndLine):
-                view.round_finished(RoundResult(reason=entry.reason))
-
-    async def _play_live(self) -> None:
-        from ..ui.live import LiveView
-
-        assert self.console is not None
-        view = LiveView(self.console, self.state)
-        view.round_started()
-        previous = 0.0
-        try:
-            for entry in self.transcript.entries:
-                await self._pause(previous, entry.t)
-                previous = entry.t
-                apply_entry(self.classroom, entry)
-                if isinstance(entry, LearnerLine):
-                    view.refresh(force=True)
-                elif isinstance(entry, EventLine):
-                    view.on_event(entry.event)
-        finally:
-            view.round_finished(RoundResult(reason="end"))
-
-    def _play_steps(self) -> None:
-        assert self.console is not None
-        height = max(10, self.console.size.height - 2)
-        for entry in self.transcript.entries:
-            apply_entry(self.classroom, entry)
-            if isinstance(entry, LearnerLine) or (isinstance(entry, EventLine) and entry.event.type == "agent_end"):
-                self.console.clear()
-                self.console.print(render_screen(self.state, height))
-                if not _wait_for_key():
-                    return
-
-
-STOP_KEYS = (b"", b"q", b"Q", b"\x04")  # end of input, q, Ctrl-D
-
-
-def _wait_for_key() -> bool:
-    """Wait for one key press (a whole line if stdin is not a terminal); False to stop."""
-    try:
-        if termios is None or not sys.stdin.isatty():
-            return sys.stdin.readline() not in ("", "q\n", "Q\n")
-        fd = sys.stdin.fileno()
-        saved = termios.tcgetattr(fd)
-        try:
-            tty.setcbreak(fd, termios.TCSANOW)  # keys one by one, no Enter, no echo; keeps keys typed ahead
-            key = os.read(fd, 32)  # one press, even one that sends several bytes (an arrow key)
-        finally:
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        return key not in STOP_KEYS
-    except KeyboardInterrupt:
-        return False
+from ..untrusted import clean
+from .errors import friendly
 
 
 @friendly
@@ -175,6 +28,10 @@ def replay(
     plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),
 ) -> None:
     """Replay a recorded class in the chat layout, export it, or check it."""
+    import asyncio  # not at the top: ~30 ms that --help does not need
+
+    from ..store.transcript import read_transcript
+
     transcript = read_transcript(file)
     for warning in transcript.warnings:
         typer.echo(f"maic: warning: {clean(warning)}", err=True)
@@ -187,10 +44,14 @@ def replay(
             raise typer.Exit(1)
         typer.echo(f"{file}: the same {result.compared} events")
         return
+    from .replay_player import Player, export
+
     if export_to is not None:
         export(transcript, export_to)
         typer.echo(f"Exported to {export_to}")
         return
+    from rich.console import Console
+
     interactive = sys.stdout.isatty() and not plain
     console = Console() if interactive else None
     player = Player(transcript, speed=None if instant or not interactive else speed, step=step and interactive,

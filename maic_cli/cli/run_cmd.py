@@ -1,37 +1,35 @@
-"""``maic run SCENARIO…``: batch classes with expectations, metrics and reports."""
+"""``maic run SCENARIO…``: batch classes with expectations, metrics and reports.
+
+``maic run --help`` must stay as quick as a bare Typer app's: the scenario and report
+stores, the engine, the LLM clients and Rich's live display are imported inside the
+functions that use them, not here.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console, Group
-from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
 from .. import __version__
 from ..errors import InputError, MaicError
-from ..llm import LLMClient, make_llm
-from ..llm.litellm_client import STRUCTURED_MODES
-from ..llm.pool import ClientPool
-from ..llm.spec import ModelSpec
-from ..store.batch_folder import check_resumable, claim
-from ..store.config import load_settings
-from ..store.personas import load_registry
-from ..store.reports import RunResult, load_runs, write_reports
-from ..store.scenarios import load_scenario, resolve_class, scenario_files, turn_config
-from ..ui.text import clean
-from .batch import RunContext, RunSpec, run_all
-from .chat_cmd import resolve_model
+from ..untrusted import clean
 from .errors import EXIT_INTERRUPTED, check_choice, friendly
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..llm import LLMClient
+    from ..llm.pool import ClientPool
+    from ..llm.spec import ModelSpec
+    from ..store.reports import RunResult
+    from .batch import RunContext, RunSpec
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:
@@ -48,6 +46,13 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
            agents_dirs: list[Path], *, client: str = "litellm", router: bool = False) -> list[RunSpec]:
+    from ..llm.spec import ModelSpec
+    from ..store.config import load_settings
+    from ..store.personas import load_registry
+    from ..store.scenarios import load_scenario, resolve_class, scenario_files, turn_config
+    from .batch import RunSpec
+    from .chat_cmd import resolve_model
+
     registry = load_registry(agents_dirs)
     settings = load_settings()
     specs = []
@@ -80,6 +85,8 @@ def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
 
 def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
     """The runs of ``folders``, each folder and each run counted once, for a report in ``out``."""
+    from ..store.reports import load_runs
+
     seen: dict[Path, Path] = {}
     for folder in folders:
         real = folder.resolve()
@@ -101,6 +108,8 @@ def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
 
 
 def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
+    from ..store.reports import write_reports
+
     try:
         return write_reports(folder, results, meta)
     except OSError as exc:
@@ -110,6 +119,9 @@ def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -
 def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | None,
                 structured: str, temperature: float | None, client: str = "litellm") -> ClientPool:
     """The batch's clients: a fresh one per run for stateful fakes, one shared per provider model."""
+    from ..llm import make_llm
+    from ..llm.pool import ClientPool
+
     router: Any = None
     names: set[str] = set()
     if router_file is not None:
@@ -132,6 +144,8 @@ def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | N
 
 
 def summary_table(report: dict[str, Any]) -> Table:
+    from rich.table import Table
+
     table = Table(title="maic run", box=None, pad_edge=False)
     for column in ("scenario", "runs", "passed", "errors", "rounds", "agent turns", "cue-user", "ttft p50",
                    "turn p50", "cost"):
@@ -146,6 +160,8 @@ def summary_table(report: dict[str, Any]) -> Table:
 
 
 def print_summary(report: dict[str, Any], console: Console) -> None:
+    from rich.text import Text
+
     console.print(summary_table(report))
     failing = [r for r in report["runs"] if not r["passed"]]
     for run in failing[:20]:
@@ -157,6 +173,13 @@ def print_summary(report: dict[str, Any], console: Console) -> None:
 
 async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurrency: int,
                              console: Console | None) -> tuple[list[RunResult], bool]:
+    from rich.console import Group
+    from rich.live import Live
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from .batch import run_all
+
     total = len(specs)
     finished = 0
     if console is None:
@@ -216,6 +239,15 @@ def run(
     plain: bool = typer.Option(False, "--plain", help="Plain progress lines even on a terminal."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
+    import asyncio  # not at the top: ~30 ms that --help does not need
+
+    from rich.console import Console
+
+    from ..llm.openai_compat import STRUCTURED_MODES
+    from ..store.batch_folder import check_resumable, claim
+    from ..store.reports import load_runs
+    from .batch import RunContext
+
     console = Console(stderr=True) if sys.stderr.isatty() and not plain else None
     stdout = Console() if sys.stdout.isatty() else Console(width=160)
     if merge:

@@ -1,0 +1,97 @@
+"""``maic --help`` and ``maic COMMAND --help`` start like a bare Typer app: no heavy imports.
+
+A structural guard, not a timing (timed tests are flaky; tests/benchmarks/startup_bench.py
+measures the time against a bare two-command Typer app).  Each help runs in a fresh
+interpreter; what it imported is compared with what it must not import: the engine,
+the stores, the LLM clients, the views, pydantic, prompt-toolkit, litellm, aiohttp,
+yaml and asyncio — and with what a bare Typer app imports for its ``--help``.  (For a
+subcommand's help a bare Typer app imports pydantic: its groups' help option has no
+default; maic's groups declare their own, see cli/help_option.py.)
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from maic_cli.cli.app import app
+from tests.helpers import modules_imported_by, modules_imported_by_code
+
+HELPS = [["--help"], ["chat", "--help"], ["replay", "--help"], ["run", "--help"], ["agents", "--help"],
+         ["agents", "list", "--help"], ["--version"]]
+
+FORBIDDEN = ("maic_cli.engine", "maic_cli.store", "maic_cli.llm", "maic_cli.ui", "maic_cli.cli.chat_run",
+             "maic_cli.cli.chat_loop", "maic_cli.cli.batch", "maic_cli.cli.replay_player",
+             "maic_cli.cli.replay_check", "pydantic", "prompt_toolkit", "litellm", "aiohttp", "asyncio", "yaml")
+
+BARE_TYPER_APP = '''
+import typer
+
+app = typer.Typer(add_completion=False)
+
+
+@app.command()
+def hello(name: str = typer.Option("world", help="Who to greet.")) -> None:
+    """Say hello."""
+
+
+@app.command()
+def bye() -> None:
+    """Say goodbye."""
+
+
+app()
+'''
+
+
+def forbidden_in(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in FORBIDDEN))
+
+
+def third_party(modules: set[str]) -> set[str]:
+    """The top-level packages that are neither the standard library nor maic."""
+    tops = {m.split(".")[0] for m in modules}
+    return {t for t in tops if t not in sys.stdlib_module_names and not t.startswith("_") and t != "maic_cli"}
+
+
+@pytest.fixture(scope="module")
+def bare_help_modules() -> set[str]:
+    """What a bare two-command Typer app imports for ``--help``."""
+    return modules_imported_by_code(BARE_TYPER_APP, ["--help"])
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=" ".join)
+def test_help_imports_nothing_heavy(argv: list[str]) -> None:
+    modules = modules_imported_by(argv)
+    assert {"maic_cli.cli.app", "maic_cli.cli.chat_cmd", "maic_cli.cli.run_cmd"} <= modules  # the check sees maic
+    assert forbidden_in(modules) == []
+
+
+@pytest.mark.parametrize("argv", HELPS, ids=" ".join)
+def test_help_imports_no_library_a_bare_typer_app_does_not(argv: list[str], bare_help_modules: set[str]) -> None:
+    assert "typer" in bare_help_modules and "rich" in bare_help_modules  # the bare app really ran its help
+    assert third_party(modules_imported_by(argv)) - third_party(bare_help_modules) == set()
+
+
+def test_a_bare_typer_app_imports_pydantic_for_a_subcommand_help() -> None:
+    """Why maic declares its groups' help option: Typer's own would import pydantic."""
+    assert "pydantic" in modules_imported_by_code(BARE_TYPER_APP, ["hello", "--help"])
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["-h"], ["agents", "--help"], ["agents", "-h"]], ids=" ".join)
+def test_the_groups_help_option_prints_the_help(argv: list[str]) -> None:
+    result = CliRunner().invoke(app, argv, prog_name="maic")
+    assert result.exit_code == 0
+    assert f"Usage: maic {'agents ' if argv[0] == 'agents' else ''}[OPTIONS] COMMAND [ARGS]..." in result.stdout
+    assert "--help" in result.stdout and "-h" in result.stdout and "Show this message and exit." in result.stdout
+    assert ("validate" if argv[0] == "agents" else "replay") in result.stdout  # the commands are listed
+
+
+def test_the_guard_sees_a_heavy_import() -> None:
+    """The same checks flag a command module that imports the engine at its top."""
+    heavy = "import maic_cli.engine.models\nfrom maic_cli.cli.main import main\nmain()"
+    modules = modules_imported_by_code(heavy, ["--help"])
+    assert "maic_cli.engine.models" in forbidden_in(modules)
+    assert "pydantic" in modules
