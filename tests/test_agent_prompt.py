@@ -78,7 +78,7 @@ def test_an_agents_next_prompt_extends_its_last_one() -> None:
     first_history = [Message.from_learner("What is light?")]
     first = build_agent_messages(system, convert_history(first_history, "teacher"),
                                  build_agent_context(DirectorState(), StoreState()))
-    later = first_history + [agent_message("teacher", "Ms. T", "A wave."), Message.from_learner("And sound?")]
+    later = [*first_history, agent_message("teacher", "Ms. T", "A wave."), Message.from_learner("And sound?")]
     second = build_agent_messages(system, convert_history(later, "teacher"),
                                   build_agent_context(DirectorState(), StoreState()))
     assert second[0] == first[0]

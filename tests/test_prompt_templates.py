@@ -218,7 +218,7 @@ def test_discussion_context_for_the_initiator_joiners_and_later_rounds() -> None
     assert "You are joining the discussion" in joining and "do not introduce the topic again" in joining
     system, _ = system_and_tail("teacher", "discussion-joiner")
     assert "What it should explore: What makes something a planet?" in system  # the prompt reaches agents
-    request, state = scene("student", "discussion-joiner", False)
+    request, _ = scene("student", "discussion-joiner", False)
     later = request.model_copy(update={"messages": [*request.messages, Message.from_learner("I think it was fair.")]})
     _, context = build_agent_call(later, CLASS["teacher"], [], DirectorState())
     assert "is under way" in context and "You open the discussion" not in context

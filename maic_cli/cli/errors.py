@@ -15,7 +15,6 @@ import os
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-import click
 import typer
 
 from ..errors import InputError, MaicError
@@ -47,10 +46,10 @@ def friendly(command: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             typer.echo("", err=True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
-        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
-            raise  # Typer's own exits; a reader gone away is handled by main (exit 141)
+        except BrokenPipeError:
+            raise  # a reader gone away: main ends quietly (exit 141)
         except Exception as exc:
-            if os.environ.get("MAIC_DEBUG"):
+            if _from_the_cli_framework(exc) or os.environ.get("MAIC_DEBUG"):
                 raise
             raise fail(unexpected(exc)) from None
 
@@ -63,3 +62,8 @@ def unexpected(exc: Exception) -> str:
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror}"
     return f"unexpected {type(exc).__name__}: {exc} (a bug in maic; MAIC_DEBUG=1 shows the traceback)"
+
+
+def _from_the_cli_framework(exc: Exception) -> bool:
+    """Typer's (and click's) own exits and usage errors, which Typer prints itself."""
+    return type(exc).__module__.split(".")[0] in ("typer", "click")
