@@ -183,3 +183,11 @@ def test_list_shows_which_file_overrides_which(maic_home: Path, tmp_path: Path) 
     alone = runner.invoke(app, ["agents", "list"], env={"COLUMNS": "300"})
     row = next(line for line in alone.stdout.splitlines() if line.startswith("teacher"))
     assert "overrides built-in" in row
+
+
+def test_validate_of_a_folder_without_personas_is_an_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = runner.invoke(app, ["agents", "validate", str(empty)])
+    assert result.exit_code == 2
+    assert f"no persona files (*.yaml) in {empty}" in result.stderr

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from ..errors import InputError
 from ..untrusted import clean, one_line
 from .errors import friendly
 from .help_option import help_option
@@ -118,6 +119,9 @@ def validate(paths: list[Path] = typer.Argument(None, help="Persona files or fol
         typer.echo(f"invalid  {one_line(str(path))}: no such file or folder", err=True)
     valid = sum(error is None for _, error in results)
     bad = len(results) - valid + len(missing)
+    if not results and not missing:
+        where = ", ".join(one_line(str(p)) for p in targets) or "any folder"
+        raise InputError(f"no persona files (*.yaml) in {where}")
     typer.echo(f"{valid} valid, {bad} invalid")
     if bad:
         raise typer.Exit(2)

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage, close_llm
+from .port import LLMClient, LLMError, LLMRequest, StreamPiece, close_llm
 
 
 @dataclass
@@ -65,8 +65,3 @@ class RecordingLLM:
 
     async def aclose(self) -> None:
         await close_llm(self.inner)
-
-
-def usage_from(data: dict[str, Any]) -> Usage:
-    return Usage(**{k: data[k] for k in ("prompt_tokens", "completion_tokens", "cached_tokens", "cost")
-                    if k in data})
