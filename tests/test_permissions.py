@@ -169,3 +169,11 @@ def test_an_explicit_api_key_is_redacted_like_an_environment_one() -> None:
 
     make_llm("openai/x", api_key="explicit-key-1234567890", api_base="http://127.0.0.1:9")
     assert "explicit-key" not in str(LLMError("auth", "openai", "bad key explicit-key-1234567890"))
+
+
+def test_the_input_history_is_private(tmp_path: Path, permissive_umask: None) -> None:
+    from maic_cli.ui.input import open_history
+
+    path = tmp_path / "home" / "history"
+    open_history(path, note=lambda text: None)
+    assert mode(path) == 0o600 and mode(path.parent) == 0o700

@@ -8,6 +8,7 @@ memory and says so in one line.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -81,10 +82,11 @@ def open_history(path: Path | None, note: Callable[[str], None] = _note) -> Any:
     if path is None:
         return InMemoryHistory()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         if path.exists() and not path.is_file():
             raise OSError(0, "a directory" if path.is_dir() else "not a regular file")
-        with path.open("ab"), path.open("rb"):
+        os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))  # created private: it holds questions
+        with path.open("rb"):
             pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
