@@ -1,5 +1,8 @@
 """``maic run SCENARIO…``: batch classes with expectations, metrics and reports.
 
+Scenarios run with every ``--model`` and every ``--prompts`` set (compared side by side
+in the report), each ``--repeat`` times.
+
 ``maic run --help`` must stay as quick as a bare Typer app's: the scenario and report
 stores, the engine, the LLM clients and Rich's live display are imported inside the
 functions that use them, not here.
@@ -8,6 +11,7 @@ functions that use them, not here.
 from __future__ import annotations
 
 import gc
+import re
 import sys
 import time
 from collections import Counter
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+    from ..engine.prompt_set import PromptSet
     from ..llm import LLMClient
     from ..llm.pool import ClientPool
     from ..llm.spec import ModelSpec
@@ -44,15 +49,64 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     return index, total
 
 
+BUILTIN_LABEL = "builtin"
+
+
+def prompts_label(folder: Path) -> str:
+    """A prompt set's short name for run ids and reports: its folder's name, file-name safe."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", folder.resolve().name).strip("-.") or "prompts"
+
+
+def compared_prompt_sets(folders: list[Path]) -> list[tuple[str, PromptSet]]:
+    """``--prompts`` sets as ``(label, set)``, each compiled now (a broken template stops the batch
+    before anything runs); ``builtin`` (when no such folder exists) is the built-in set as shipped."""
+    from ..engine.prompt_set import PromptSet
+    from ..store.prompts import load_prompt_set
+
+    chosen: list[tuple[str, PromptSet]] = []
+    given: dict[str, Path] = {}
+    for folder in folders:
+        builtin = str(folder) == BUILTIN_LABEL and not folder.is_dir()
+        label = BUILTIN_LABEL if builtin else prompts_label(folder)
+        if label in given:
+            raise InputError(f"--prompts {folder}: the same name ({label}) as --prompts {given[label]}; "
+                             "compare folders with distinct names")
+        given[label] = folder
+        chosen.append((label, PromptSet.builtin() if builtin else load_prompt_set(folder)))
+    return chosen
+
+
+class _PromptSets:
+    """The sets a batch uses when ``--prompts`` is not given: a scenario's own, else the default
+    (``$MAIC_HOME/prompts`` overrides, or the built-in set); each folder loaded once."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[Path | None, tuple[str, PromptSet]] = {}
+
+    def for_scenario(self, folder: Path | None) -> tuple[str, PromptSet]:
+        from ..store.prompts import load_prompt_set
+
+        if folder not in self._loaded:
+            prompt_set = load_prompt_set(folder)
+            label = prompts_label(Path(prompt_set.name)) if prompt_set.overridden else BUILTIN_LABEL
+            self._loaded[folder] = (label, prompt_set)
+        return self._loaded[folder]
+
+
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
-           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False) -> list[RunSpec]:
+           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
+           prompts: list[Path] | None = None) -> list[RunSpec]:
+    """scenario × model × prompt set × repeat; the run id names the prompt set only when several
+    are compared (so a batch with one set keeps its ids, and ``--resume`` works across versions)."""
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
-    from ..store.scenarios import load_scenario, resolve_class, scenario_files, turn_config
+    from ..store.scenarios import load_scenario, prompts_folder, resolve_class, scenario_files, turn_config
     from .batch import RunSpec
     from .chat_cmd import resolve_model
 
+    compared = compared_prompt_sets(prompts or [])
+    defaults = _PromptSets()
     registry = load_registry(agents_dirs)
     settings = load_settings()
     specs = []
@@ -60,14 +114,17 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         scenario = load_scenario(path)
         agents = resolve_class(scenario, registry, path)
         config = turn_config(scenario, agents, max_turns)
+        sets = compared or [defaults.for_scenario(prompts_folder(scenario, path))]
         for model in models or [scenario.model or resolve_model(settings, None)]:
             model_spec = ModelSpec.parse(model, client=client, router=router)
-            for k in range(1, repeat + 1):
-                specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k))
+            for label, prompt_set in sets:
+                for k in range(1, repeat + 1):
+                    specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
+                                         prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1))
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
-    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.repeat))  # r2 before r10
+    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.prompts_label, s.repeat))  # r2 < r10
 
 
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
@@ -236,6 +293,9 @@ def run(
     client: str = typer.Option("litellm", "--client", help="litellm, or direct: a thin client for the "
                                "OpenAI-compatible server at --api-base (far less CPU per call in big batches)."),
     temperature: float = typer.Option(None, "--temperature", min=0, max=2),
+    prompts: list[Path] = typer.Option(None, "--prompts", help="A prompt-set folder (overrides of the built-in "
+                                       "templates; `builtin` for none). Repeat to compare sets like --model "
+                                       "(default: the scenario's prompts:, then $MAIC_HOME/prompts)."),
     plain: bool = typer.Option(False, "--plain", help="Plain progress lines even on a terminal."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
@@ -269,7 +329,7 @@ def run(
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
-                              client=client, router=router is not None), shard)
+                              client=client, router=router is not None, prompts=list(prompts or [])), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
     context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
