@@ -188,3 +188,34 @@ def test_no_scenario_field_names_a_python_function(tmp_path: Path) -> None:
     from maic_cli.store.scenarios import Scenario
 
     assert not {"director", "director_function", "function", "module", "hook"} & set(Scenario.model_fields)
+
+
+def test_chat_uses_the_prompts_folder(tmp_path: Path) -> None:
+    terse = teacher_role(tmp_path / "terse", "CHAT-WORDING.")
+    transcript = tmp_path / "t.jsonl"
+    result = runner.invoke(app, ["chat", "--model", script(tmp_path, *ROUND), "--session", str(tmp_path / "s.json"),
+                                 "--agents", "teacher,curious_student", "--name", "Ana", "--prompts", str(terse),
+                                 "--transcript", str(transcript)], input="Why is the sky blue?\n")
+    assert result.exit_code == 0, result.output
+    systems = agent_systems(transcript)
+    assert len(systems) == 1 and "CHAT-WORDING. Answer Ana briefly." in systems[0]
+
+
+def test_chat_uses_maic_home_prompts_by_default(tmp_path: Path, maic_home: Path) -> None:
+    teacher_role(maic_home / "prompts", "HOME-CHAT-WORDING.")
+    transcript = tmp_path / "t.jsonl"
+    result = runner.invoke(app, ["chat", "--model", script(tmp_path, *ROUND), "--session", str(tmp_path / "s.json"),
+                                 "--agents", "teacher", "--transcript", str(transcript)], input="Why?\n")
+    assert result.exit_code == 0, result.output
+    assert "HOME-CHAT-WORDING." in agent_systems(transcript)[0]
+
+
+def test_chat_with_a_broken_template_exits_2_before_anything_runs(tmp_path: Path) -> None:
+    broken = write(tmp_path / "broken" / "snippets" / "speech.md", "ok\n{{ learner.name\n")
+    session = tmp_path / "s.json"
+    result = runner.invoke(app, ["chat", "--model", "demo", "--session", str(session),
+                                 "--prompts", str(tmp_path / "broken")], input="hi\n")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"maic: error: {broken}:2: ") and "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not session.exists()  # no session, no transcript: nothing ran
