@@ -78,6 +78,11 @@ def test_run_compares_two_prompt_sets_side_by_side(tmp_path: Path) -> None:
     markdown = (out / "report.md").read_text()
     section = markdown.split("## By prompt set", 1)[1].split("##", 1)[0]
     assert "| terse | 2 |" in section and "| warm | 2 |" in section
+    assert "maic run by prompt set" in result.stdout  # the terminal summary compares them too
+    rows = [line.split() for line in result.stdout.splitlines() if line.split()[:1] in (["terse"], ["warm"])]
+    # runs, passed, errors, rounds, agent turns, then cue-user rate, ttft, turn latency, cost
+    assert [row[:7] for row in rows] == [[name, "2", "2", "0", "2", "2", "100%"] for name in ("terse", "warm")]
+    assert all(len(row) == 10 for row in rows)
 
 
 def test_one_prompt_set_keeps_the_usual_run_ids(tmp_path: Path) -> None:
@@ -90,6 +95,7 @@ def test_one_prompt_set_keeps_the_usual_run_ids(tmp_path: Path) -> None:
     assert [r["run_id"] for r in report["runs"]] == ["sky__scripted-script__r1"]
     assert list(report["by_prompts"]) == ["terse"]
     assert "TERSE-WORDING" in agent_systems(Path(report["runs"][0]["transcript"]))[0]
+    assert "by prompt set" not in result.stdout  # one set: nothing to compare
 
 
 def test_builtin_is_compared_with_a_folder(tmp_path: Path) -> None:
@@ -143,6 +149,15 @@ def test_a_scenario_names_its_prompt_set_beside_it(tmp_path: Path) -> None:
     entry = json.loads((out2 / "report.json").read_text())["runs"][0]
     systems = agent_systems(Path(entry["transcript"]))
     assert "TYPED-WORDING" in systems[0] and "SCENARIO-WORDING" not in systems[0]
+
+
+def test_a_scenario_prompt_set_with_a_broken_template_stops_the_run(tmp_path: Path) -> None:
+    broken = write(tmp_path / "terse" / "agent" / "system.j2", "{{ agent.name }\n")
+    scenario = write(tmp_path / "sky.yaml", SCENARIO + "prompts: terse\n")
+    out = tmp_path / "out"
+    result = run(str(scenario), "--model", "demo", "--out", str(out))
+    assert result.exit_code == 2 and result.stderr.startswith(f"maic: error: {broken}:1: ")
+    assert not out.exists()
 
 
 def test_maic_home_prompts_are_the_default(tmp_path: Path, maic_home: Path) -> None:

@@ -200,15 +200,17 @@ def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | N
     return ClientPool(build)
 
 
-def summary_table(report: dict[str, Any]) -> Table:
+def summary_table(report: dict[str, Any], group: str = "by_scenario", name: str = "scenario") -> Table:
+    """The batch at a glance, one row per scenario (or per prompt set, model …: ``group``)."""
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title="maic run", box=None, pad_edge=False)
-    for column in ("scenario", "runs", "passed", "errors", "rounds", "agent turns", "cue-user", "ttft p50",
+    table = Table(title="maic run" if group == "by_scenario" else f"maic run by {name}", box=None, pad_edge=False)
+    for column in (name, "runs", "passed", "errors", "rounds", "agent turns", "cue-user", "ttft p50",
                    "turn p50", "cost"):
-        table.add_column(column, justify="left" if column == "scenario" else "right")
-    for name, s in report["by_scenario"].items():
-        table.add_row(name, str(s["runs"]), str(s["passed"]), str(s["errors"]), str(s["rounds"]),
+        table.add_column(column, justify="left" if column == name else "right")
+    for key, s in report[group].items():  # Text(key): a file's name is not Rich markup
+        table.add_row(Text(key), str(s["runs"]), str(s["passed"]), str(s["errors"]), str(s["rounds"]),
                       str(s["agent_turns"]), "–" if s["cue_user_rate"] is None else f"{s['cue_user_rate']:.0%}",
                       "–" if s["ttft_p50"] is None else f"{s['ttft_p50']:.2f}s",
                       "–" if s["turn_latency_p50"] is None else f"{s['turn_latency_p50']:.2f}s",
@@ -220,6 +222,8 @@ def print_summary(report: dict[str, Any], console: Console) -> None:
     from rich.text import Text
 
     console.print(summary_table(report))
+    if len(report["by_prompts"]) > 1:  # prompt sets compared: side by side
+        console.print(summary_table(report, "by_prompts", "prompt set"))
     failing = [r for r in report["runs"] if not r["passed"]]
     for run in failing[:20]:
         problems = run["failures"] or [run["error"] or run["status"]]
