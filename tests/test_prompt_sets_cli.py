@@ -234,3 +234,24 @@ def test_chat_with_a_broken_template_exits_2_before_anything_runs(tmp_path: Path
     assert result.stderr.startswith(f"maic: error: {broken}:2: ") and "Traceback" not in result.output
     assert len(result.stderr.strip().splitlines()) == 1
     assert not session.exists()  # no session, no transcript: nothing ran
+
+
+def test_resume_with_another_prompt_set_is_refused(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", SCENARIO)
+    terse = teacher_role(tmp_path / "terse", "TERSE.")
+    warm = teacher_role(tmp_path / "warm", "WARM.")
+    out = tmp_path / "out"
+    first = run(str(scenario), "--model", script(tmp_path, *ROUND), "--prompts", str(terse), "--repeat", "2",
+                "--out", str(out))
+    assert first.exit_code == 0, first.output
+    (out / "runs" / "sky__scripted-script__r2.json").unlink()
+    before = (out / "report.json").read_bytes()
+    other = run(str(scenario), "--model", script(tmp_path, *ROUND), "--prompts", str(warm), "--repeat", "2",
+                "--resume", str(out))
+    assert other.exit_code == 2
+    assert "run sky__scripted-script__r1 used the prompt set terse, this batch uses warm" in other.stderr
+    assert (out / "report.json").read_bytes() == before  # nothing ran, nothing was rewritten
+    same = run(str(scenario), "--model", script(tmp_path, *ROUND), "--prompts", str(terse), "--repeat", "2",
+               "--resume", str(out))
+    assert same.exit_code == 0, same.output
+    assert "1 runs already done, 1 to go" in same.stderr

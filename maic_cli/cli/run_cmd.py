@@ -127,6 +127,17 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.prompts_label, s.repeat))  # r2 < r10
 
 
+def check_same_prompt_sets(specs: list[RunSpec], done: dict[str, RunResult], folder: Path) -> None:
+    """``--resume`` continues a batch with the prompt sets it began with: a run id does not name
+    its set when only one is used, so another set would be mixed in under the same ids."""
+    for spec in specs:
+        earlier = done.get(spec.run_id)
+        if earlier is not None and earlier.prompts != spec.prompts_label:
+            raise InputError(f"--resume {folder}: run {clean(spec.run_id)} used the prompt set "
+                             f"{clean(earlier.prompts)}, this batch uses {spec.prompts_label}; resume with the "
+                             "same --prompts, or start a new --out")
+
+
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
     """Part I of N of the batch; a part with no runs is refused (an empty report would look like success)."""
     shard_spec = parse_shard(shard)
@@ -335,6 +346,7 @@ def run(
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
                               client=client, router=router is not None, prompts=list(prompts or [])), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
+    check_same_prompt_sets(specs, done, folder)
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
     context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
                                                          structured=structured, temperature=temperature,
