@@ -11,7 +11,6 @@ functions that use them, not here.
 from __future__ import annotations
 
 import gc
-import re
 import sys
 import time
 from collections import Counter
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from ..engine.prompt_set import PromptSet
     from ..llm import LLMClient
     from ..llm.pool import ClientPool
     from ..llm.spec import ModelSpec
@@ -49,50 +47,6 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     return index, total
 
 
-BUILTIN_LABEL = "builtin"
-
-
-def prompts_label(folder: Path) -> str:
-    """A prompt set's short name for run ids and reports: its folder's name, file-name safe."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", folder.resolve().name).strip("-.") or "prompts"
-
-
-def compared_prompt_sets(folders: list[Path]) -> list[tuple[str, PromptSet]]:
-    """``--prompts`` sets as ``(label, set)``, each compiled now (a broken template stops the batch
-    before anything runs); ``builtin`` (when no such folder exists) is the built-in set as shipped."""
-    from ..engine.prompt_set import PromptSet
-    from ..store.prompts import load_prompt_set
-
-    chosen: list[tuple[str, PromptSet]] = []
-    given: dict[str, Path] = {}
-    for folder in folders:
-        builtin = str(folder) == BUILTIN_LABEL and not folder.is_dir()
-        label = BUILTIN_LABEL if builtin else prompts_label(folder)
-        if label in given:
-            raise InputError(f"--prompts {folder}: the same name ({label}) as --prompts {given[label]}; "
-                             "compare folders with distinct names")
-        given[label] = folder
-        chosen.append((label, PromptSet.builtin() if builtin else load_prompt_set(folder)))
-    return chosen
-
-
-class _PromptSets:
-    """The sets a batch uses when ``--prompts`` is not given: a scenario's own, else the default
-    (``$MAIC_HOME/prompts`` overrides, or the built-in set); each folder loaded once."""
-
-    def __init__(self) -> None:
-        self._loaded: dict[Path | None, tuple[str, PromptSet]] = {}
-
-    def for_scenario(self, folder: Path | None) -> tuple[str, PromptSet]:
-        from ..store.prompts import load_prompt_set
-
-        if folder not in self._loaded:
-            prompt_set = load_prompt_set(folder)
-            label = prompts_label(Path(prompt_set.name)) if prompt_set.overridden else BUILTIN_LABEL
-            self._loaded[folder] = (label, prompt_set)
-        return self._loaded[folder]
-
-
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
            agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
            prompts: list[Path] | None = None) -> list[RunSpec]:
@@ -104,9 +58,10 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     from ..store.scenarios import load_scenario, prompts_folder, resolve_class, scenario_files, turn_config
     from .batch import RunSpec
     from .chat_cmd import resolve_model
+    from .prompt_sets import DefaultPromptSets, compared_prompt_sets
 
     compared = compared_prompt_sets(prompts or [])
-    defaults = _PromptSets()
+    defaults = DefaultPromptSets()
     registry = load_registry(agents_dirs)
     settings = load_settings()
     specs = []
@@ -125,17 +80,6 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
     return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.prompts_label, s.repeat))  # r2 < r10
-
-
-def check_same_prompt_sets(specs: list[RunSpec], done: dict[str, RunResult], folder: Path) -> None:
-    """``--resume`` continues a batch with the prompt sets it began with: a run id does not name
-    its set when only one is used, so another set would be mixed in under the same ids."""
-    for spec in specs:
-        earlier = done.get(spec.run_id)
-        if earlier is not None and earlier.prompts != spec.prompts_label:
-            raise InputError(f"--resume {folder}: run {clean(spec.run_id)} used the prompt set "
-                             f"{clean(earlier.prompts)}, this batch uses {spec.prompts_label}; resume with the "
-                             "same --prompts, or start a new --out")
 
 
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
@@ -346,6 +290,8 @@ def run(
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
                               client=client, router=router is not None, prompts=list(prompts or [])), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
+    from .prompt_sets import check_same_prompt_sets
+
     check_same_prompt_sets(specs, done, folder)
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
     context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
