@@ -36,6 +36,15 @@ def test_agent_prompt_of_a_fresh_default_class() -> None:
     user = result.stdout.split("=== user ===\n", 1)[1]
     assert user.startswith("Why is the sky blue?")  # the example question, then the per-turn context
     assert "# Whiteboard" in user
+    assert result.stderr == "maic: note: the agent's next call for demo, prompt set built-in\n"
+
+
+def test_small_models_get_the_compact_prompts() -> None:
+    result = runner.invoke(app, ["prompts", "show", "agent", "teacher", "--model", "local"])
+    assert result.exit_code == 0, result.output
+    assert "(the compact prompts for small models)" in result.stderr
+    full = show("agent", "teacher")
+    assert len(result.stdout) < len(full.stdout) / 2 and "You are Ms. Rivera" in result.stdout
 
 
 def test_director_prompt_lists_the_default_class_and_the_ask() -> None:
@@ -174,3 +183,11 @@ def test_classroom_is_left_as_it_was(tmp_path: Path) -> None:
     before = path.read_bytes()
     assert show("director", "--session", str(path), "--ask", "More?").exit_code == 0
     assert path.read_bytes() == before
+
+
+def test_a_fresh_discussion_class_of_chosen_agents() -> None:
+    result = show("director", "--agents", "teacher,deep_thinker", "--topic", "Is maths discovered or invented?")
+    assert result.exit_code == 0, result.output
+    system = result.stdout.split("=== user ===")[0]
+    assert "Is maths discovered or invented?" in system
+    assert "deep_thinker" in system and "class_clown" not in system

@@ -103,7 +103,8 @@ def show(
     session = load_session(session_file) if session_file is not None else fresh_class(agents, agents_dir, topic)
     if ask is None and session_file is None:
         ask = EXAMPLE_QUESTION
-    request = next_request(session, model or resolve_model(load_settings(), session), ask)
+    model = model or resolve_model(load_settings(), session)
+    request = next_request(session, model, ask)
     class_agents = {a.id: a for a in session.agents}
     if who == "director":
         messages = director_call_messages(request, class_agents, prompts=prompt_set)
@@ -113,4 +114,7 @@ def show(
             raise InputError(f"agent {clean(agent_id)}: not in this class (its agents: "
                              f"{', '.join(clean(a) for a in class_agents)})")
         messages = agent_call_messages(request, agent, prompts=prompt_set)
+    variant = " (the compact prompts for small models)" if request.config.compact_prompts else ""
+    typer.echo(f"maic: note: the {who}'s next call for {clean(model)}{variant}, prompt set "
+               f"{clean(prompt_set.name)}", err=True)
     typer.echo(json.dumps(messages, indent=1) + "\n" if as_json else as_text(messages), nl=False)  # JSON: \u-escaped
