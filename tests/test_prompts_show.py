@@ -191,3 +191,6 @@ def test_a_fresh_discussion_class_of_chosen_agents() -> None:
     system = result.stdout.split("=== user ===")[0]
     assert "Is maths discovered or invented?" in system
     assert "deep_thinker" in system and "class_clown" not in system
+    assert "Why is the sky blue?" not in result.stdout  # the discussion's opening: the learner has not spoken
+    opening = show("agent", "deep_thinker", "--agents", "teacher,deep_thinker", "--topic", "Is maths invented?")
+    assert opening.exit_code == 0 and "Is maths invented?" in opening.stdout

@@ -76,8 +76,8 @@ def show(
                                       "current state (default: a fresh class of the default personas)."),
     prompts: Path = typer.Option(None, "--prompts", help="A folder of prompt templates overriding the "
                                  "built-in ones (default: $MAIC_HOME/prompts, if it exists)."),
-    ask: str = typer.Option(None, "--ask", help="A learner message added first (default for a fresh "
-                            f"class: {EXAMPLE_QUESTION!r}; a session as it is)."),
+    ask: str = typer.Option(None, "--ask", help="A learner message added first (default for a fresh Q&A "
+                            f"class: {EXAMPLE_QUESTION!r}; a discussion or a session as it is)."),
     model: str = typer.Option(None, "--model", "-m", help="The model the call is for (small offline models "
                               "get the compact prompts; default: the session's, then your default)."),
     agents: str = typer.Option(None, "--agents", help="A fresh class: comma-separated agent ids."),
@@ -101,7 +101,7 @@ def show(
         raise InputError(f"director {agent_id}: the director takes no id")
     prompt_set = load_prompt_set(prompts)
     session = load_session(session_file) if session_file is not None else fresh_class(agents, agents_dir, topic)
-    if ask is None and session_file is None:
+    if ask is None and session_file is None and not topic:  # a discussion opens without the learner
         ask = EXAMPLE_QUESTION
     model = model or resolve_model(load_settings(), session)
     request = next_request(session, model, ask)
