@@ -170,7 +170,8 @@ def test_the_preview_is_what_the_turn_really_sends(tmp_path: Path, compact: bool
     assert llm.calls[1].messages == expected_agent
 
 
-@pytest.mark.parametrize("argv", [["prompts", "--help"], ["prompts", "show", "--help"]], ids=" ".join)
+@pytest.mark.parametrize("argv", [["prompts", "--help"], ["prompts", "show", "--help"], ["prompts", "list", "--help"]],
+                         ids=" ".join)
 def test_prompts_help_imports_nothing_heavy(argv: list[str]) -> None:
     modules = modules_imported_by(argv)
     assert "maic_cli.cli.prompts_cmd" in modules
@@ -194,3 +195,17 @@ def test_a_fresh_discussion_class_of_chosen_agents() -> None:
     assert "Why is the sky blue?" not in result.stdout  # the discussion's opening: the learner has not spoken
     opening = show("agent", "deep_thinker", "--agents", "teacher,deep_thinker", "--topic", "Is maths invented?")
     assert opening.exit_code == 0 and "Is maths invented?" in opening.stdout
+
+
+def test_list_names_every_template_and_what_a_folder_overrides(tmp_path: Path) -> None:
+    builtin = runner.invoke(app, ["prompts", "list"])
+    assert builtin.exit_code == 0, builtin.output
+    rows = dict(line.split("\t") for line in builtin.stdout.splitlines())
+    assert rows["agent/system.j2"] == "built-in" and rows["snippets/speech.md"] == "built-in"
+    assert set(rows.values()) == {"built-in"}
+    speech = tmp_path / "set" / "snippets" / "speech.md"
+    speech.parent.mkdir(parents=True)
+    speech.write_text("Mine.\n", encoding="utf-8")
+    result = runner.invoke(app, ["prompts", "list", "--prompts", str(tmp_path / "set")])
+    rows = dict(line.split("\t") for line in result.stdout.splitlines())
+    assert rows["snippets/speech.md"] == str(speech) and rows["agent/system.j2"] == "built-in"

@@ -1,4 +1,5 @@
-"""``maic prompts show director|agent ID``: the exact messages the next call would send.
+"""``maic prompts show director|agent ID``: the exact messages the next call would send;
+``maic prompts list``: the templates of a prompt set, and which a folder overrides.
 
 The messages come from the engine's own builders (``engine/preview.py``), for a
 session's current state (``--session FILE``) or a fresh class of the default personas
@@ -118,3 +119,20 @@ def show(
     typer.echo(f"maic: note: the {who}'s next call for {clean(model)}{variant}, prompt set "
                f"{clean(prompt_set.name)}", err=True)
     typer.echo(json.dumps(messages, indent=1) + "\n" if as_json else as_text(messages), nl=False)  # JSON: \u-escaped
+
+
+@app.command("list")
+@friendly
+def list_templates(
+    prompts: Path = typer.Option(None, "--prompts", help="A folder of prompt templates overriding the "
+                                 "built-in ones (default: $MAIC_HOME/prompts, if it exists)."),
+) -> None:
+    """List the templates a class renders; an override names the file it comes from."""
+    from ..store.prompts import load_prompt_set
+    from ..untrusted import clean
+
+    prompt_set = load_prompt_set(prompts)
+    overridden = set(prompt_set.overridden)
+    for name in prompt_set.names:
+        origin = prompt_set.source(name).origin if name in overridden else "built-in"
+        typer.echo(f"{clean(name)}\t{clean(origin)}")
