@@ -1,4 +1,4 @@
-"""Running many classes: expand scenarios × models × repeats, shard, run concurrently, report.
+"""Running many classes: expand scenarios × models × prompt sets × repeats, shard, run concurrently, report.
 
 Each run is one class: a fresh classroom, one round per learner message, a
 transcript, metrics from the events, expectations checked per round.  Runs are
@@ -19,6 +19,7 @@ from ..engine.events import Event
 from ..engine.expectations import Expectations, check_round
 from ..engine.metrics import RoundLog
 from ..engine.models import AgentConfig, TurnConfig
+from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner, RunnerHooks
 from ..llm.pool import ClientPool
@@ -38,10 +39,14 @@ class RunSpec:
     config: TurnConfig
     model: ModelSpec
     repeat: int
+    prompts: PromptSet | None = None  # None: the built-in set
+    prompts_label: str = "builtin"  # the set's short name, recorded in the run's result
+    label_in_id: bool = False  # several prompt sets are compared: the run id names this one
 
     @property
     def run_id(self) -> str:
-        return f"{self.scenario.id}__{self.model.slug}__r{self.repeat}"
+        label = f"__{self.prompts_label}" if self.label_in_id else ""
+        return f"{self.scenario.id}__{self.model.slug}{label}__r{self.repeat}"
 
     def rounds(self) -> list[tuple[str | None, Expectations]]:
         """(learner text or None for a discussion's opening round, what the round must do)."""
@@ -77,7 +82,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     context.progress[spec.run_id] = progress
     result = RunResult(run_id=spec.run_id, scenario=spec.scenario.id or spec.path.stem,
                        scenario_path=str(spec.path), model=spec.model.raw, repeat=spec.repeat, status="complete",
-                       started_at=started)
+                       prompts=spec.prompts_label, started_at=started)
     transcript_path = context.out / "transcripts" / f"{spec.run_id}.jsonl"
     header = TranscriptHeader(model=spec.model.raw, produced_by=spec.model.produced_by, agents=spec.agents,
                               config=spec.config, profile=spec.scenario.learner,
@@ -94,7 +99,8 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
 
     hooks = _RunHooks(writer, {a.id: a for a in spec.agents}, progress)
     runner = ClassRunner(Classroom(store=initial_store(spec.scenario)), spec.config, RecordingLLM(client, on_call),
-                         agents=hooks.agents, profile=spec.scenario.learner, spec=spec.model, hooks=[hooks])
+                         agents=hooks.agents, profile=spec.scenario.learner, spec=spec.model, prompts=spec.prompts,
+                         hooks=[hooks])
     try:
         for index, (text, expect) in enumerate(spec.rounds()):
             progress.round, progress.status = index + 1, "the director is choosing"
@@ -174,6 +180,7 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
             except Exception as exc:  # noqa: BLE001 - one failing run never stops the others
                 result = RunResult(run_id=spec.run_id, scenario=spec.scenario.id or "", model=spec.model.raw,
                                    scenario_path=str(spec.path), repeat=spec.repeat, status="error",
+                                   prompts=spec.prompts_label,
                                    error=f"{type(exc).__name__}: {exc}")
                 save_run(context.out, result)
             results.append(result)

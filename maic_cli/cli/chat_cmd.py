@@ -172,16 +172,20 @@ def chat(
     plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),
     transcript: Path = typer.Option(None, "--transcript", help="Record the class to this JSONL file "
                                     "(default: $MAIC_HOME/transcripts/<session>.jsonl)."),
+    prompts: Path = typer.Option(None, "--prompts", help="A folder of prompt templates overriding the "
+                                 "built-in ones (default: $MAIC_HOME/prompts, if it exists)."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
 
     from ..store.config import load_settings
+    from ..store.prompts import load_prompt_set
     from ..store.session import SessionLock, load_session
     from .notices import model_notice
 
     if initiator is not None and not topic:
         raise InputError("--initiator opens a discussion: use it with --topic")
+    prompt_set = load_prompt_set(prompts)  # a broken template stops here, before anything runs
     settings = load_settings({
         "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
         "agents": [a.strip() for a in agents.split(",") if a.strip()] if agents else None,
@@ -207,6 +211,7 @@ def chat(
         interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty() and not plain
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
                                     notice=model_notice(session.model), resumed=resumed is not None,
-                                    structured=settings.structured or "auto", transcript=transcript))
+                                    structured=settings.structured or "auto", transcript=transcript,
+                                    prompts=prompt_set))
     if code:
         raise typer.Exit(code)

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..engine.prompt_set import PromptSet
 from ..errors import InputError, MaicError, SessionError
 from ..llm import ModelSpec, make_llm
 from ..store.paths import maic_home
@@ -50,7 +51,7 @@ def mode_label(session: Session) -> str:
 async def run_chat(session: Session, path: Path, *, interactive: bool, temperature: float | None = None,
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
                    prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
-                   transcript: Path | None = None) -> int:
+                   transcript: Path | None = None, prompts: PromptSet | None = None) -> int:
     """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0)."""
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
@@ -63,7 +64,8 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
         except OSError as exc:
             raise SessionError(f"{path}: cannot save the session: {exc.strerror or exc}") from None
         app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
-                         resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output)
+                         resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
+                         prompts=prompts)
     finally:
         recorder.close()
     if app.save_error is not None:
@@ -106,7 +108,7 @@ def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedReco
 
 async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
-               prompt_output: Any) -> ChatApp:
+               prompt_output: Any, prompts: PromptSet | None = None) -> ChatApp:
     if interactive:
         from ..ui.input import make_prompt_session
         from ..ui.live import LiveView
@@ -131,7 +133,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
 
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
-                      on_model_change=model_changed)
+                      on_model_change=model_changed, prompts=prompts)
         console.print(render_header(state))
         console.print(Text("Ask the class anything. @id asks one agent first; /help lists commands; "
                            "Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
@@ -151,7 +153,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
             view.info(whiteboard_summary(session.classroom.store))
 
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
-                      show_whiteboard=show_whiteboard_plain)
+                      show_whiteboard=show_whiteboard_plain, prompts=prompts)
 
         read_line = LineReader(sys.stdin).next_line
 

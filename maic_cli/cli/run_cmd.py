@@ -1,5 +1,8 @@
 """``maic run SCENARIO…``: batch classes with expectations, metrics and reports.
 
+Scenarios run with every ``--model`` and every ``--prompts`` set (compared side by side
+in the report), each ``--repeat`` times.
+
 ``maic run --help`` must stay as quick as a bare Typer app's: the scenario and report
 stores, the engine, the LLM clients and Rich's live display are imported inside the
 functions that use them, not here.
@@ -45,14 +48,20 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
-           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False) -> list[RunSpec]:
+           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
+           prompts: list[Path] | None = None) -> list[RunSpec]:
+    """scenario × model × prompt set × repeat; the run id names the prompt set only when several
+    are compared (so a batch with one set keeps its ids, and ``--resume`` works across versions)."""
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
-    from ..store.scenarios import load_scenario, resolve_class, scenario_files, turn_config
+    from ..store.scenarios import load_scenario, prompts_folder, resolve_class, scenario_files, turn_config
     from .batch import RunSpec
     from .chat_cmd import resolve_model
+    from .prompt_sets import DefaultPromptSets, compared_prompt_sets
 
+    compared = compared_prompt_sets(prompts or [])
+    defaults = DefaultPromptSets()
     registry = load_registry(agents_dirs)
     settings = load_settings()
     specs = []
@@ -60,14 +69,17 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         scenario = load_scenario(path)
         agents = resolve_class(scenario, registry, path)
         config = turn_config(scenario, agents, max_turns)
+        sets = compared or [defaults.for_scenario(prompts_folder(scenario, path))]
         for model in models or [scenario.model or resolve_model(settings, None)]:
             model_spec = ModelSpec.parse(model, client=client, router=router)
-            for k in range(1, repeat + 1):
-                specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k))
+            for label, prompt_set in sets:
+                for k in range(1, repeat + 1):
+                    specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
+                                         prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1))
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
-    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.repeat))  # r2 before r10
+    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.prompts_label, s.repeat))  # r2 < r10
 
 
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
@@ -143,15 +155,17 @@ def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | N
     return ClientPool(build)
 
 
-def summary_table(report: dict[str, Any]) -> Table:
+def summary_table(report: dict[str, Any], group: str = "by_scenario", name: str = "scenario") -> Table:
+    """The batch at a glance, one row per scenario (or per prompt set, model …: ``group``)."""
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title="maic run", box=None, pad_edge=False)
-    for column in ("scenario", "runs", "passed", "errors", "rounds", "agent turns", "cue-user", "ttft p50",
+    table = Table(title="maic run" if group == "by_scenario" else f"maic run by {name}", box=None, pad_edge=False)
+    for column in (name, "runs", "passed", "errors", "rounds", "agent turns", "cue-user", "ttft p50",
                    "turn p50", "cost"):
-        table.add_column(column, justify="left" if column == "scenario" else "right")
-    for name, s in report["by_scenario"].items():
-        table.add_row(name, str(s["runs"]), str(s["passed"]), str(s["errors"]), str(s["rounds"]),
+        table.add_column(column, justify="left" if column == name else "right")
+    for key, s in report[group].items():  # Text(key): a file's name is not Rich markup
+        table.add_row(Text(key), str(s["runs"]), str(s["passed"]), str(s["errors"]), str(s["rounds"]),
                       str(s["agent_turns"]), "–" if s["cue_user_rate"] is None else f"{s['cue_user_rate']:.0%}",
                       "–" if s["ttft_p50"] is None else f"{s['ttft_p50']:.2f}s",
                       "–" if s["turn_latency_p50"] is None else f"{s['turn_latency_p50']:.2f}s",
@@ -163,6 +177,8 @@ def print_summary(report: dict[str, Any], console: Console) -> None:
     from rich.text import Text
 
     console.print(summary_table(report))
+    if len(report["by_prompts"]) > 1:  # prompt sets compared: side by side
+        console.print(summary_table(report, "by_prompts", "prompt set"))
     failing = [r for r in report["runs"] if not r["passed"]]
     for run in failing[:20]:
         problems = run["failures"] or [run["error"] or run["status"]]
@@ -236,6 +252,9 @@ def run(
     client: str = typer.Option("litellm", "--client", help="litellm, or direct: a thin client for the "
                                "OpenAI-compatible server at --api-base (far less CPU per call in big batches)."),
     temperature: float = typer.Option(None, "--temperature", min=0, max=2),
+    prompts: list[Path] = typer.Option(None, "--prompts", help="A prompt-set folder (overrides of the built-in "
+                                       "templates; `builtin` for none). Repeat to compare sets like --model "
+                                       "(default: the scenario's prompts:, then $MAIC_HOME/prompts)."),
     plain: bool = typer.Option(False, "--plain", help="Plain progress lines even on a terminal."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
@@ -269,8 +288,11 @@ def run(
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
-                              client=client, router=router is not None), shard)
+                              client=client, router=router is not None, prompts=list(prompts or [])), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
+    from .prompt_sets import check_same_prompt_sets
+
+    check_same_prompt_sets(specs, done, folder)
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
     context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
                                                          structured=structured, temperature=temperature,

@@ -44,6 +44,7 @@ class RunResult(BaseModel):
     model: str
     repeat: int
     status: str  # complete | error | cancelled
+    prompts: str = "builtin"  # the prompt set's label (results saved before prompt sets: the built-in one)
     rounds: list[RoundSummary] = Field(default_factory=list)
     calls: list[CallStat] = Field(default_factory=list)
     failures: list[str] = Field(default_factory=list)
@@ -128,20 +129,24 @@ def aggregate(results: list[RunResult]) -> dict[str, Any]:
 def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
     by_scenario: dict[str, list[RunResult]] = defaultdict(list)
     by_model: dict[str, list[RunResult]] = defaultdict(list)
+    by_prompts: dict[str, list[RunResult]] = defaultdict(list)
     for result in results:
         by_scenario[result.scenario].append(result)
         by_model[result.model].append(result)
+        by_prompts[result.prompts].append(result)
     return {
         "meta": meta,
         "overall": aggregate(results),
         "by_scenario": {k: aggregate(v) for k, v in sorted(by_scenario.items())},
         "by_model": {k: aggregate(v) for k, v in sorted(by_model.items())},
-        "runs": [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "repeat": r.repeat,
+        "by_prompts": {k: aggregate(v) for k, v in sorted(by_prompts.items())},
+        "runs": [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "prompts": r.prompts,
+                  "repeat": r.repeat,
                   "status": r.status, "passed": r.passed, "failures": r.failures, "error": r.error,
                   "speaker_sequence": [round_.speakers for round_ in r.rounds],
                   "end_reasons": [round_.reason for round_ in r.rounds],
                   "transcript": r.transcript, "duration": round(r.duration, 3), "metrics": aggregate([r])}
-                 for r in sorted(results, key=lambda r: (r.scenario, r.model, r.repeat))],
+                 for r in sorted(results, key=lambda r: (r.scenario, r.model, r.prompts, r.repeat))],
     }
 
 
@@ -150,7 +155,7 @@ def report_markdown(report: dict[str, Any]) -> str:
     meta = report["meta"]
     lines += [f"- {one_line(str(key))}: {one_line(str(value))}" for key, value in meta.items()] + [""]
     lines += ["## By scenario", "", _table(report["by_scenario"]), "", "## By model", "",
-              _table(report["by_model"]), ""]
+              _table(report["by_model"]), "", "## By prompt set", "", _table(report["by_prompts"]), ""]
     lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
     lines += ["## Runs", "", "| run | status | speakers per round | end reasons | duration s |",
               "|---|---|---|---|---|"]

@@ -5,11 +5,17 @@ A scenario names the class (registry ids and/or inline personas), the mode
 optional language, slides, model and turn limit, the learner's messages in
 order (one round each) and what every round is expected to do.  A bad file is
 reported as ``path:line: field: problem``.
+
+A scenario may name a prompt set (``prompts: FOLDER``, relative to the scenario
+file and inside its folder), used when ``maic run`` is given no ``--prompts``.  It
+names templates (data, rendered in Jinja2's sandbox), never code: no field names a
+Python module or function — a director hook stays a flag the user types — and an
+unknown field is refused.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -63,6 +69,7 @@ class Scenario(BaseModel):
     language: str | None = None
     slides: list[Slide] = Field(default_factory=list)
     model: str | None = None
+    prompts: str | None = Field(default=None, min_length=1)  # a prompt-set folder beside this file
     max_turns: int | None = Field(default=None, ge=1, le=50)
     messages: list[LearnerTurn] = Field(default_factory=list)
     expect: Expectations = Field(default_factory=Expectations)
@@ -73,6 +80,14 @@ class Scenario(BaseModel):
     def _strings_are_turns(cls, value: object) -> object:
         if isinstance(value, list):
             return [{"text": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompts_beside_the_file(cls, value: str | None) -> str | None:
+        if value is not None and (PurePath(value).is_absolute() or ".." in PurePath(value).parts):
+            raise ValueError("a prompt-set folder relative to the scenario file, inside its folder "
+                             "(no absolute path, no ..)")
         return value
 
     @model_validator(mode="after")
@@ -91,6 +106,20 @@ def load_scenario(path: Path) -> Scenario:
     if scenario.id is None:
         scenario.id = path.stem
     return scenario
+
+
+def prompts_folder(scenario: Scenario, path: Path) -> Path | None:
+    """The prompt-set folder the scenario names (``None``: it names none), checked to be a folder
+    inside the scenario file's own folder (a symlink may not lead out of it)."""
+    if scenario.prompts is None:
+        return None
+    base = path.parent.resolve()
+    folder = (base / scenario.prompts).resolve()
+    if not folder.is_relative_to(base):
+        raise InputError(f"{path}: prompts: {scenario.prompts} leads outside the scenario's folder")
+    if not folder.is_dir():
+        raise InputError(f"{path}: prompts: {scenario.prompts}: no such folder beside the scenario")
+    return folder
 
 
 def scenario_files(paths: list[Path]) -> list[Path]:
