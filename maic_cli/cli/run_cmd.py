@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+    from ..engine.policies import DirectorPolicy
     from ..llm import LLMClient
     from ..llm.pool import ClientPool
     from ..llm.spec import ModelSpec
@@ -45,7 +46,9 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
-           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False) -> list[RunSpec]:
+           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
+           directors: list[str] | None = None) -> list[RunSpec]:
+    from ..engine.policies import policy_from_flag
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
@@ -55,7 +58,9 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
 
     registry = load_registry(agents_dirs)
     settings = load_settings()
-    specs = []
+    policies: list[DirectorPolicy | None] = [policy_from_flag(d) for d in dict.fromkeys(directors or [])]
+    policies = policies or [None]  # --director: only a typed flag names a policy (a hook is imported here)
+    specs: list[RunSpec] = []
     for path in scenario_files(paths):
         scenario = load_scenario(path)
         agents = resolve_class(scenario, registry, path)
@@ -63,11 +68,12 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         for model in models or [scenario.model or resolve_model(settings, None)]:
             model_spec = ModelSpec.parse(model, client=client, router=router)
             for k in range(1, repeat + 1):
-                specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k))
+                specs.extend(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
+                                     director=policy, director_in_id=len(policies) > 1) for policy in policies)
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
-    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.repeat))  # r2 before r10
+    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.policy.name, s.repeat))  # r2 before r10
 
 
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
@@ -237,6 +243,9 @@ def run(
                                "OpenAI-compatible server at --api-base (far less CPU per call in big batches)."),
     temperature: float = typer.Option(None, "--temperature", min=0, max=2),
     plain: bool = typer.Option(False, "--plain", help="Plain progress lines even on a terminal."),
+    director: list[str] = typer.Option(None, "--director", help="Who picks the speakers: llm, rules, hybrid or "
+                                       "module:function (repeatable: compared side by side; default: rules for "
+                                       "the offline model, else llm)."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -269,7 +278,7 @@ def run(
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
-                              client=client, router=router is not None), shard)
+                              client=client, router=router is not None, directors=list(director or [])), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
     context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
