@@ -165,3 +165,13 @@ def test_a_bad_director_flag_is_a_one_line_input_error(flag: str) -> None:
     with pytest.raises(InputError) as caught:
         load_hook(flag)
     assert "\n" not in str(caught.value) and "--director" in str(caught.value)
+
+
+def test_rules_the_initiator_opens_only_the_discussions_first_round() -> None:
+    from maic_cli.engine.policies import rules
+
+    config = TurnConfig(agent_ids=list(CLASS), discussion_topic="Is math invented?", initiator_id="mia")
+    opening = [Message.from_learner("Go on.")]
+    later = [*opening, Message(role="agent", agent_id="mia"), Message.from_learner("And proofs?")]
+    assert rules(list(CLASS.values()), DirectorState(), opening, config) == "mia"
+    assert rules(list(CLASS.values()), DirectorState(), later, config) == "teacher"

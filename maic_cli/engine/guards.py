@@ -17,11 +17,11 @@ reports it as a ``director_correction`` event.  Pure functions, no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .models import AgentConfig, DirectorState, TurnConfig
+from .models import AgentConfig, DirectorState, Message, TurnConfig
 
 USER = "USER"
 END = "END"
@@ -49,11 +49,17 @@ def eligible_agents(agents: Mapping[str, AgentConfig], state: DirectorState) -> 
     return [a for a in agents.values() if a.id not in spoken]
 
 
-def rank(agents: list[AgentConfig], config: TurnConfig, state: DirectorState) -> list[AgentConfig]:
-    """Best first: the initiator opens a discussion; otherwise by role (teacher, assistant,
-    student), then priority (highest first), then class order."""
+def opens_discussion(config: TurnConfig, messages: Sequence[Message]) -> bool:
+    """The discussion's opening turn: nobody in the class has spoken yet (not every round's first turn)."""
+    return bool(config.discussion_topic) and not any(m.role == "agent" for m in messages)
+
+
+def rank(agents: list[AgentConfig], config: TurnConfig, state: DirectorState,
+         opening: bool = False) -> list[AgentConfig]:
+    """Best first: the initiator on a discussion's ``opening`` turn; otherwise by role (teacher,
+    assistant, student), then priority (highest first), then class order."""
     order = {a.id: i for i, a in enumerate(agents)}
-    opening = state.turn_count == 0 and bool(config.discussion_topic)
+    opening = opening and state.turn_count == 0
 
     def key(agent: AgentConfig) -> tuple[int, int, int, int]:
         first = 0 if opening and agent.id == config.initiator_id else 1
@@ -62,17 +68,18 @@ def rank(agents: list[AgentConfig], config: TurnConfig, state: DirectorState) ->
     return sorted(agents, key=key)
 
 
-def best_eligible(agents: Mapping[str, AgentConfig], config: TurnConfig, state: DirectorState) -> str | None:
+def best_eligible(agents: Mapping[str, AgentConfig], config: TurnConfig, state: DirectorState,
+                  opening: bool = False) -> str | None:
     """The best agent who has not spoken this round (``None``: everyone has)."""
-    ranked = rank(eligible_agents(agents, state), config, state)
+    ranked = rank(eligible_agents(agents, state), config, state, opening)
     return ranked[0].id if ranked else None
 
 
 def guard_pick(pick: str, agents: Mapping[str, AgentConfig], config: TurnConfig,
-               state: DirectorState) -> Correction | None:
+               state: DirectorState, messages: Sequence[Message] = ()) -> Correction | None:
     """Check one pick (an agent id, ``USER`` or ``END``); ``None`` when it stands."""
     answered = state.turn_count > 0 or bool(state.agent_responses)
-    best = best_eligible(agents, config, state)
+    best = best_eligible(agents, config, state, opens_discussion(config, messages))
     if pick in (USER, END):
         if not answered and not config.discussion_topic and best is not None:
             return Correction(pick, best, "unanswered")
@@ -86,4 +93,5 @@ def guard_pick(pick: str, agents: Mapping[str, AgentConfig], config: TurnConfig,
     return None
 
 
-__all__ = ["END", "USER", "Correction", "GuardRule", "best_eligible", "eligible_agents", "guard_pick", "rank"]
+__all__ = ["END", "USER", "Correction", "GuardRule", "best_eligible", "eligible_agents", "guard_pick",
+           "opens_discussion", "rank"]

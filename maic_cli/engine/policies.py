@@ -4,8 +4,8 @@ A policy is a function ``(agents, state, messages, config) -> pick`` where the p
 is an agent id, ``"USER"`` (the learner's turn), ``"END"`` or ``None`` (ask the LLM).
 
 * ``llm`` — always ``None``: the LLM director decides (the behaviour before policies).
-* ``rules`` — never ``None``: no director call at all.  The teacher answers first in
-  Q&A (the initiator opens a discussion), then at most one or two others who add
+* ``rules`` — never ``None``: no director call at all.  The teacher answers first
+  (the initiator opens a discussion, on its opening turn only), then at most one or two others who add
   something — a student when the last speaker asked a question, else the assistant
   or student with the highest priority who has not spoken — then the learner.
 * ``hybrid`` — the rules where they are sure (the round's first speaker; handing back
@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .guards import END, USER, rank
+from .guards import END, USER, opens_discussion, rank
 from .models import AgentConfig, DirectorState, Message, TurnConfig
 
 PolicyFn = Callable[[Sequence[AgentConfig], DirectorState, Sequence[Message], TurnConfig], "str | None"]
@@ -63,8 +63,9 @@ def _unspoken(agents: Sequence[AgentConfig], state: DirectorState) -> list[Agent
     return [a for a in agents if a.id not in spoken]
 
 
-def _first_speaker(agents: Sequence[AgentConfig], state: DirectorState, config: TurnConfig) -> str | None:
-    ranked = rank(_unspoken(agents, state), config, state)
+def _first_speaker(agents: Sequence[AgentConfig], state: DirectorState, config: TurnConfig,
+                   messages: Sequence[Message]) -> str | None:
+    ranked = rank(_unspoken(agents, state), config, state, opens_discussion(config, messages))
     return ranked[0].id if ranked else None
 
 
@@ -73,7 +74,7 @@ def rules(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequenc
     """The deterministic policy (see the module docstring); never asks the LLM."""
     left = _unspoken(agents, state)
     if not state.agent_responses:
-        return _first_speaker(agents, state, config) or END
+        return _first_speaker(agents, state, config, messages) or END
     if not left:
         return USER
     count = len(state.agent_responses)
@@ -95,7 +96,7 @@ def hybrid(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequen
            config: TurnConfig) -> str | None:
     """The rules where they are sure, ``None`` (the LLM) otherwise."""
     if not state.agent_responses:
-        return _first_speaker(agents, state, config)
+        return _first_speaker(agents, state, config, messages)
     if len(state.agent_responses) >= HYBRID_HAND_BACK or not _unspoken(agents, state):
         return USER
     return None

@@ -199,7 +199,7 @@ async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[
                 yield _done(state, usage, DirectorOutcome.end())
                 return
     if rules.reason != "max_turns":
-        correction = guard_pick(decision.label, agents, config, state)
+        correction = guard_pick(decision.label, agents, config, state, request.messages)
         if correction is not None:
             yield DirectorCorrectionEvent(original=correction.original, corrected=correction.corrected,
                                           rule=correction.rule)
