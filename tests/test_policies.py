@@ -37,7 +37,11 @@ def always_leo(agents: object, state: object, messages: object, config: object) 
 
 
 def broken_hook(agents: object, state: object, messages: object, config: object) -> object:
-    raise RuntimeError("oops")
+    raise RuntimeError("oops\nsecond line " + "x" * 1000)
+
+
+def padded_hook(agents: object, state: DirectorState, messages: object, config: object) -> str:
+    return " leo\n" if not state.agent_responses else "user"
 
 
 def number_hook(agents: object, state: object, messages: object, config: object) -> object:
@@ -128,6 +132,7 @@ def test_a_hook_s_picks_go_through_the_guards() -> None:
 def test_a_failing_hook_ends_the_round_with_one_error(hook: str, problem: str) -> None:
     result, events = play(ScriptedLLM([]), director=f"tests.test_policies:{hook}")
     assert result.reason == "error" and problem in (result.error or "")
+    assert "\n" not in (result.error or "") and len(result.error or "") < 400
     assert [e.type for e in events] == ["error", "done"]
 
 
@@ -175,3 +180,8 @@ def test_rules_the_initiator_opens_only_the_discussions_first_round() -> None:
     later = [*opening, Message(role="agent", agent_id="mia"), Message.from_learner("And proofs?")]
     assert rules(list(CLASS.values()), DirectorState(), opening, config) == "mia"
     assert rules(list(CLASS.values()), DirectorState(), later, config) == "teacher"
+
+
+def test_a_hooks_pick_is_read_like_the_llms_spaces_and_case_aside() -> None:
+    result, _ = play(ScriptedLLM([reply("Rayleigh!")]), director="tests.test_policies:padded_hook")
+    assert result.speakers == ["leo"] and result.reason == "cue_user"

@@ -48,9 +48,12 @@ from .parser import StructuredStreamParser
 from .parser_items import Item, TextItem
 from .policies import DirectorPolicy
 from .prompt_set import PromptSet
+from .sanitize import replace_surrogates
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
+MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
+MAX_PICK_ERROR = 300  # characters of a failing hook's message in the error event
 COMPACT_MAX_TOKENS = 160  # a small model's turn: at most three short items
 
 
@@ -132,6 +135,7 @@ def _director_facts(request: TurnRequest, state: DirectorState, schema: dict[str
 
 def decision_for(pick: str) -> DirectorDecision:
     """A policy's or guard's pick (an agent id, ``USER`` or ``END``) as a decision."""
+    pick = replace_surrogates(pick.strip())[:MAX_PICK]
     if pick.upper() == END:
         return DirectorDecision(None, True)
     if pick.upper() == USER:
@@ -163,7 +167,8 @@ def _policy_pick(policy: DirectorPolicy, request: TurnRequest, agents: dict[str,
         pick = policy.decide(list(agents.values()), state.model_copy(deep=True), list(request.messages),
                              request.config)
     except Exception as exc:  # noqa: BLE001 - a researcher's hook may raise anything; the round reports it
-        raise ValueError(f"director {policy.name}: {type(exc).__name__}: {exc}") from None
+        detail = " ".join(str(exc).split())[:MAX_PICK_ERROR]
+        raise ValueError(f"director {policy.name}: {type(exc).__name__}: {detail}") from None
     if pick is not None and not isinstance(pick, str):
         raise ValueError(f"director {policy.name}: returned {type(pick).__name__}, not an id, USER, END or None")
     return pick
@@ -201,7 +206,7 @@ async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[
     if rules.reason != "max_turns":
         correction = guard_pick(decision.label, agents, config, state, request.messages)
         if correction is not None:
-            yield DirectorCorrectionEvent(original=correction.original, corrected=correction.corrected,
+            yield DirectorCorrectionEvent(original=correction.original[:MAX_PICK], corrected=correction.corrected,
                                           rule=correction.rule)
             decision = decision_for(correction.corrected)
 
