@@ -101,7 +101,9 @@ def test_rule4_director_llm_chooses_an_agent() -> None:
 @pytest.mark.parametrize("answer", ['{"next_agent": "END"}', "", "no idea", '{"other": 1}', "```\n\n```"])
 def test_rule5_end_empty_or_unparseable_ends(answer: str) -> None:
     llm = ScriptedLLM([answer])
-    events = run_turn(TurnConfig(agent_ids=list(CLASS)), llm)
+    answered = DirectorState(turn_count=1, agent_responses=[AgentTurnSummary(
+        agent_id="teacher", agent_name="Ms. T", content_preview="Scattering.")])
+    events = run_turn(TurnConfig(agent_ids=list(CLASS)), llm, answered)
     assert types(events) == ["thinking", "done"]
     assert events[-1].outcome == DirectorOutcome.end()
 
@@ -115,11 +117,11 @@ def test_rule5_user_cues_the_learner() -> None:
     assert events[-1].outcome == DirectorOutcome.user()
 
 
-def test_rule5_unknown_agent_id_ends() -> None:
-    events = run_turn(TurnConfig(agent_ids=list(CLASS)), ScriptedLLM([decision("principal")]))
-    assert types(events) == ["thinking", "done"]
-    assert events[-1].outcome == DirectorOutcome.invalid("principal")
-    assert events[-1].outcome.ends_round
+def test_rule5_unknown_agent_id_falls_back_to_the_teacher() -> None:
+    events = run_turn(TurnConfig(agent_ids=list(CLASS)), ScriptedLLM([decision("principal"), reply("Light.")]))
+    assert types(events)[:3] == ["thinking", "director_correction", "thinking"]
+    assert (events[1].original, events[1].corrected, events[1].rule) == ("principal", "teacher", "unknown_agent")
+    assert events[-1].outcome == DirectorOutcome.agent("teacher")
 
 
 def test_rule5_provider_error_becomes_an_error_event() -> None:

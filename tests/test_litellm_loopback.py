@@ -69,24 +69,26 @@ def test_trigger_fast_path_sends_no_director_call(loopback_server: LoopbackOpenA
     assert loopback_server.requests[0]["messages"][0]["content"].startswith("You are Leo")
 
 
-def test_end_right_away(loopback_server: LoopbackOpenAIServer) -> None:
-    loopback_server.enqueue('{"next_agent": "END"}')
+def test_end_before_an_answer_is_corrected_then_end(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue('{"next_agent": "END"}', reply("Scattering."), '{"next_agent": "END"}')
     result, classroom, _ = play(loopback_server, TurnConfig(agent_ids=list(CLASS)))
-    assert result.reason == "end" and result.speakers == [] and len(classroom.messages) == 1
+    assert result.reason == "end" and result.speakers == ["teacher"] and len(classroom.messages) == 2
 
 
-def test_unknown_agent_id_ends_the_round(loopback_server: LoopbackOpenAIServer) -> None:
-    loopback_server.enqueue(decision("headmaster"))
+def test_unknown_agent_id_falls_back_to_an_agent(loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(decision("headmaster"), reply("Scattering."), decision("END"))
     result, _, events = play(loopback_server, TurnConfig(agent_ids=list(CLASS)))
-    assert result.reason == "end"
-    assert events[-1].outcome == DirectorOutcome.invalid("headmaster") == result.outcome
+    assert result.reason == "end" and result.speakers == ["teacher"]
+    assert [e.corrected for e in events if e.type == "director_correction"] == ["teacher"]
+    assert events[-1].outcome == DirectorOutcome.end() == result.outcome
 
 
 def test_rate_limit_is_retried_then_succeeds(loopback_server: LoopbackOpenAIServer) -> None:
-    loopback_server.enqueue(ServedReply(status=429), ServedReply(status=500), decision("END"))
+    loopback_server.enqueue(ServedReply(status=429), ServedReply(status=500), decision("teacher"),
+                            reply("Scattering."), decision("END"))
     result, _, _ = play(loopback_server, TurnConfig(agent_ids=list(CLASS)), retries=2)
     assert result.reason == "end"
-    assert len(loopback_server.requests) == 3
+    assert len(loopback_server.requests) == 5
 
 
 def test_provider_error_ends_the_round_with_one_line(loopback_server: LoopbackOpenAIServer) -> None:

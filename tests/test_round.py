@@ -191,8 +191,8 @@ def test_an_agents_next_prompt_starts_with_its_last_prompt_and_reply() -> None:
     assert after[len(before)] == {"role": "assistant", "content": first_reply}  # its raw reply, verbatim
 
 
-def test_an_invalid_pick_ends_the_round_and_is_the_results_outcome() -> None:
-    llm = ScriptedLLM([decision("teacher"), reply("Hi."), decision("principal")])
-    result = play(new_class(), TurnConfig(agent_ids=ALL), llm)
-    assert result.reason == "end" and result.speakers == ["teacher"]
-    assert result.outcome == DirectorOutcome.invalid("principal")
+def test_an_unknown_pick_falls_back_to_the_best_eligible_agent() -> None:
+    llm = ScriptedLLM([decision("teacher"), reply("Hi."), decision("principal"), reply("Hello."), decision("END")])
+    result = play(new_class(), TurnConfig(agent_ids=ALL), llm)  # routing guard (engine/guards.py)
+    assert result.reason == "end" and result.speakers == ["teacher", "mia"]
+    assert result.outcome == DirectorOutcome.end()

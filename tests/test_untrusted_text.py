@@ -148,6 +148,6 @@ def test_reports_hold_only_clean_text_and_intact_tables(tmp_path: Path) -> None:
         assert "\x1b" not in text and "\u202e" not in text and "pwned" not in text and "aGk=" not in text
         assert "\\u001b" not in text and "<U+202E>model" in text
     row = next(line for line in markdown.splitlines() if line.startswith("| sky"))
-    assert len(re.split(r"(?<!\\)\|", row)) == 18  # 16 cells: the name stayed in its own
+    assert len(re.split(r"(?<!\\)\|", row)) == 19  # 17 cells: the name stayed in its own
     assert "- `r1`: server said  no more" in markdown
     assert "- scenarios: a.yaml # not a heading" in markdown

@@ -9,6 +9,7 @@ new runs, cancels the running ones and still writes a (partial) report.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from ..engine.events import Event
 from ..engine.expectations import Expectations, check_round
 from ..engine.metrics import RoundLog
 from ..engine.models import AgentConfig, TurnConfig
+from ..engine.policies import DirectorPolicy, ask_llm, builtin_policy, default_policy_name
 from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner, RunnerHooks
@@ -42,11 +44,20 @@ class RunSpec:
     prompts: PromptSet | None = None  # None: the built-in set
     prompts_label: str = "builtin"  # the set's short name, recorded in the run's result
     label_in_id: bool = False  # several prompt sets are compared: the run id names this one
+    director: DirectorPolicy | None = None  # --director; None: the model's default
+    director_in_id: bool = False  # several --director values compared: the run id names the policy
 
     @property
     def run_id(self) -> str:
         label = f"__{self.prompts_label}" if self.label_in_id else ""
-        return f"{self.scenario.id}__{self.model.slug}{label}__r{self.repeat}"
+        policy = f"__{re.sub(r'[^A-Za-z0-9_.-]+', '-', self.policy.name)}" if self.director_in_id else ""
+        return f"{self.scenario.id}__{self.model.slug}{label}{policy}__r{self.repeat}"
+
+    @property
+    def policy(self) -> DirectorPolicy:
+        """Who picks the speakers in this run (engine/policies.py)."""
+        default = builtin_policy(default_policy_name(self.model.compact_prompts))
+        return self.director or default or DirectorPolicy("llm", ask_llm)
 
     def rounds(self) -> list[tuple[str | None, Expectations]]:
         """(learner text or None for a discussion's opening round, what the round must do)."""
@@ -81,11 +92,12 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     progress = Progress(spec.run_id, rounds=len(spec.rounds()))
     context.progress[spec.run_id] = progress
     result = RunResult(run_id=spec.run_id, scenario=spec.scenario.id or spec.path.stem,
-                       scenario_path=str(spec.path), model=spec.model.raw, repeat=spec.repeat, status="complete",
-                       prompts=spec.prompts_label, started_at=started)
+                       scenario_path=str(spec.path), model=spec.model.raw, director=spec.policy.name,
+                       repeat=spec.repeat, status="complete", prompts=spec.prompts_label, started_at=started)
     transcript_path = context.out / "transcripts" / f"{spec.run_id}.jsonl"
     header = TranscriptHeader(model=spec.model.raw, produced_by=spec.model.produced_by, agents=spec.agents,
-                              config=spec.config, profile=spec.scenario.learner,
+                              config=spec.config.model_copy(update={"director": spec.policy.name}),
+                              profile=spec.scenario.learner,
                               store=initial_store(spec.scenario), scenario=result.scenario)
     writer = await asyncio.to_thread(_open_transcript, transcript_path, header)
     result.transcript = str(transcript_path)
@@ -100,7 +112,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     hooks = _RunHooks(writer, {a.id: a for a in spec.agents}, progress)
     runner = ClassRunner(Classroom(store=initial_store(spec.scenario)), spec.config, RecordingLLM(client, on_call),
                          agents=hooks.agents, profile=spec.scenario.learner, spec=spec.model, prompts=spec.prompts,
-                         hooks=[hooks])
+                         hooks=[hooks], director=spec.policy)
     try:
         for index, (text, expect) in enumerate(spec.rounds()):
             progress.round, progress.status = index + 1, "the director is choosing"

@@ -26,6 +26,7 @@ from ..untrusted import clean
 from .errors import friendly
 
 if TYPE_CHECKING:
+    from ..engine.policies import DirectorPolicy
     from ..store.config import Settings
     from ..store.session import Session
 
@@ -121,6 +122,20 @@ def session_path_for(session_file: Path | None, resume_latest: bool) -> Path:
     return (sessions_dir(maic_home()) / f"{stamp}-{new_id('s')[2:8]}.json").resolve()
 
 
+def choose_director(session: Session, flag: str | None) -> DirectorPolicy | None:
+    """``--director`` (a hook is imported only from this flag); without it a session keeps a built-in
+    policy it names and forgets a hook's name (a file never decides what code runs)."""
+    from ..engine.policies import builtin_policy, policy_from_flag
+
+    if flag is not None:
+        policy = policy_from_flag(flag)
+        session.config.director = policy.name
+        return policy
+    if builtin_policy(session.config.director) is None:
+        session.config.director = None
+    return None
+
+
 def check_resumed(path: Path, settings: Settings, resumed: Session, new_class_options: Mapping[str, object]) -> None:
     """Before a resumed session is used: confirm what it chose on its own, name the options it ignores."""
     terminal = sys.stdin is not None and sys.stdin.isatty()
@@ -174,6 +189,8 @@ def chat(
                                     "(default: $MAIC_HOME/transcripts/<session>.jsonl)."),
     prompts: Path = typer.Option(None, "--prompts", help="A folder of prompt templates overriding the "
                                  "built-in ones (default: $MAIC_HOME/prompts, if it exists)."),
+    director: str = typer.Option(None, "--director", help="Who picks the speakers: llm, rules, hybrid or "
+                                 "module:function (your Python hook). Default: rules for the offline model, else llm."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -205,6 +222,7 @@ def chat(
             session.api_base = settings.api_base
         if resumed is not None and settings.max_turns:
             session.config.max_turns = settings.max_turns
+        policy = choose_director(session, director)
         _warm_up_litellm(session.model)
         from .chat_run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
 
@@ -212,6 +230,6 @@ def chat(
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
                                     notice=model_notice(session.model), resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
-                                    prompts=prompt_set))
+                                    prompts=prompt_set, director=policy))
     if code:
         raise typer.Exit(code)

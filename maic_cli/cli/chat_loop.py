@@ -22,6 +22,7 @@ from typing import Protocol
 from ..engine.events import Event
 from ..engine.models import AgentConfig
 from ..engine.outcomes import StopReason
+from ..engine.policies import DirectorPolicy
 from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa: F401 - MENTION: batch.py until it uses the runner
@@ -90,7 +91,8 @@ class ChatApp:
                  view: View,
                  recorder: GuardedRecorder | None = None, show_whiteboard: Callable[[], None] | None = None,
                  show_class: Callable[[], None] | None = None,
-                 on_model_change: Callable[[str], None] | None = None, prompts: PromptSet | None = None) -> None:
+                 on_model_change: Callable[[str], None] | None = None, prompts: PromptSet | None = None,
+                 director: DirectorPolicy | None = None) -> None:
         """``llm`` serves the session's model; ``make_client`` builds another after ``/model`` (so a
         switch keeps the chat's --api-base, --temperature and --structured)."""
         self.session = session
@@ -102,7 +104,8 @@ class ChatApp:
         self._make_client = make_client
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
         self.runner = ClassRunner(session.classroom, session.config, self._wrap(llm), agents=self.agents,
-                                  profile=session.profile, prompts=prompts, hooks=[_ChatHooks(self)])
+                                  profile=session.profile, prompts=prompts, hooks=[_ChatHooks(self)],
+                                  director=director)
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
         self._on_model_change = on_model_change

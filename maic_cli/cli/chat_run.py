@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..engine.policies import DirectorPolicy, default_policy_name
 from ..engine.prompt_set import PromptSet
 from ..errors import InputError, MaicError, SessionError
 from ..llm import ModelSpec, make_llm
@@ -51,7 +52,8 @@ def mode_label(session: Session) -> str:
 async def run_chat(session: Session, path: Path, *, interactive: bool, temperature: float | None = None,
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
                    prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
-                   transcript: Path | None = None, prompts: PromptSet | None = None) -> int:
+                   transcript: Path | None = None, prompts: PromptSet | None = None,
+                   director: DirectorPolicy | None = None) -> int:
     """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0)."""
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
@@ -65,7 +67,7 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
             raise SessionError(f"{path}: cannot save the session: {exc.strerror or exc}") from None
         app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
-                         prompts=prompts)
+                         prompts=prompts, director=director)
     finally:
         recorder.close()
     if app.save_error is not None:
@@ -94,8 +96,10 @@ def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
 def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedRecorder:
     target = Path(session.transcript or "")
     spec = ModelSpec.parse(session.model)
+    director = session.config.director or default_policy_name(spec.compact_prompts)  # the policy it plays under
     header = TranscriptHeader(model=session.model, produced_by=spec.produced_by, agents=session.agents,
-                              config=session.config, profile=session.profile, store=session.classroom.store,
+                              config=session.config.model_copy(update={"director": director}), profile=session.profile,
+                              store=session.classroom.store,
                               session=str(path))
     try:
         return GuardedRecorder(TranscriptWriter(target, header))
@@ -108,7 +112,8 @@ def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedReco
 
 async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
-               prompt_output: Any, prompts: PromptSet | None = None) -> ChatApp:
+               prompt_output: Any, prompts: PromptSet | None = None,
+               director: DirectorPolicy | None = None) -> ChatApp:
     if interactive:
         from ..ui.input import make_prompt_session
         from ..ui.live import LiveView
@@ -133,7 +138,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
 
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
-                      on_model_change=model_changed, prompts=prompts)
+                      on_model_change=model_changed, prompts=prompts, director=director)
         console.print(render_header(state))
         console.print(Text("Ask the class anything. @id asks one agent first; /help lists commands; "
                            "Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
@@ -153,7 +158,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
             view.info(whiteboard_summary(session.classroom.store))
 
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
-                      show_whiteboard=show_whiteboard_plain, prompts=prompts)
+                      show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director)
 
         read_line = LineReader(sys.stdin).next_line
 

@@ -57,7 +57,9 @@ async def rerun(transcript: Transcript) -> list[Event]:
     """Play the recorded learner turns again, as recorded (each round with its recorded trigger)."""
     header = transcript.header
     produced = _Collect()
-    runner = ClassRunner(Classroom(store=header.store.model_copy(deep=True)), header.config,
+    # Transcripts from before director policies name none: they were played under the LLM director.
+    config = header.config.model_copy(update={"director": header.config.director or "llm"})
+    runner = ClassRunner(Classroom(store=header.store.model_copy(deep=True)), config,
                          ReplayLLM(transcript.calls(), name=f"replay:{transcript.path}"),
                          agents={a.id: a for a in header.agents}, profile=header.profile,
                          spec=ModelSpec.parse(header.model),  # the prompts the recorded model was given

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+    from ..engine.policies import DirectorPolicy
     from ..llm import LLMClient
     from ..llm.pool import ClientPool
     from ..llm.spec import ModelSpec
@@ -49,9 +50,11 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
            agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
-           prompts: list[Path] | None = None) -> list[RunSpec]:
-    """scenario × model × prompt set × repeat; the run id names the prompt set only when several
-    are compared (so a batch with one set keeps its ids, and ``--resume`` works across versions)."""
+           prompts: list[Path] | None = None, directors: list[str] | None = None) -> list[RunSpec]:
+    """scenario × model × prompt set × director policy × repeat; the run id names the prompt set (or
+    the policy) only when several are compared (so a batch with one keeps its ids, and ``--resume``
+    works across versions)."""
+    from ..engine.policies import policy_from_flag
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
@@ -64,7 +67,9 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     defaults = DefaultPromptSets()
     registry = load_registry(agents_dirs)
     settings = load_settings()
-    specs = []
+    policies: list[DirectorPolicy | None] = [policy_from_flag(d) for d in dict.fromkeys(directors or [])]
+    policies = policies or [None]  # --director: only a typed flag names a policy (a hook is imported here)
+    specs: list[RunSpec] = []
     for path in scenario_files(paths):
         scenario = load_scenario(path)
         agents = resolve_class(scenario, registry, path)
@@ -74,12 +79,15 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
             model_spec = ModelSpec.parse(model, client=client, router=router)
             for label, prompt_set in sets:
                 for k in range(1, repeat + 1):
-                    specs.append(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
-                                         prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1))
+                    specs.extend(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
+                                         prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1,
+                                         director=policy, director_in_id=len(policies) > 1)
+                                 for policy in policies)
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
-    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.prompts_label, s.repeat))  # r2 < r10
+    return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.prompts_label, s.policy.name,
+                                        s.repeat))  # r2 before r10
 
 
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
@@ -256,6 +264,9 @@ def run(
                                        "templates; `builtin` for none). Repeat to compare sets like --model "
                                        "(default: the scenario's prompts:, then $MAIC_HOME/prompts)."),
     plain: bool = typer.Option(False, "--plain", help="Plain progress lines even on a terminal."),
+    director: list[str] = typer.Option(None, "--director", help="Who picks the speakers: llm, rules, hybrid or "
+                                       "module:function (repeatable: compared side by side; default: rules for "
+                                       "the offline model, else llm)."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -288,7 +299,8 @@ def run(
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
-                              client=client, router=router is not None, prompts=list(prompts or [])), shard)
+                              client=client, router=router is not None, prompts=list(prompts or []),
+                              directors=list(director or [])), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from .prompt_sets import check_same_prompt_sets
 

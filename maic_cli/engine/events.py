@@ -83,6 +83,15 @@ class CueUserEvent(BaseModel):
     from_agent_id: str | None = None
 
 
+class DirectorCorrectionEvent(BaseModel):
+    """Beyond the reference: a routing guard (engine/guards.py) overruled the director's pick."""
+
+    type: Literal["director_correction"] = "director_correction"
+    original: str  # what the director picked: an agent id (maybe unknown), "USER" or "END"
+    corrected: str  # what was dispatched instead: an agent id or "USER"
+    rule: Literal["repeat_speaker", "unanswered", "unknown_agent"]
+
+
 class ErrorEvent(BaseModel):
     type: Literal["error"] = "error"
     message: str
@@ -113,10 +122,10 @@ class DoneEvent(BaseModel):
 
 Event = Annotated[
     ThinkingEvent | AgentStartEvent | TextDeltaEvent | ActionEvent | AgentEndEvent
-    | CueUserEvent | ErrorEvent | DoneEvent,
+    | CueUserEvent | DirectorCorrectionEvent | ErrorEvent | DoneEvent,
     Field(discriminator="type"),
 ]
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 EVENT_TYPES = frozenset({"thinking", "agent_start", "text_delta", "action", "agent_end",
-                         "cue_user", "error", "done"})
+                         "cue_user", "director_correction", "error", "done"})

@@ -1,7 +1,7 @@
 """What a round did, measured from its events (for ``maic run`` reports and expectations).
 
 :class:`RoundLog` folds one round's events: who spoke in what order (and their
-roles), empty turns, actions emitted and dropped, parse recoveries, greetings,
+roles), empty turns, routing-guard corrections, actions emitted and dropped, parse recoveries, greetings,
 turn latencies, and how the round ended.  Pure: no files, no clock of its own
 (times are passed in).
 """
@@ -34,6 +34,7 @@ class RoundLog:
     agent_turns: int = 0
     empty_turns: int = 0
     invalid_picks: int = 0  # the director named someone not in the class
+    director_corrections: int = 0  # picks a routing guard overruled (engine/guards.py)
     actions: int = 0
     dropped_actions: int = 0
     parse_recoveries: int = 0
@@ -55,6 +56,9 @@ class RoundLog:
         elif event.type == "agent_end":
             if GREETING.match(self._speech.get(event.message_id, "")):
                 self.greetings += 1
+        elif event.type == "director_correction":
+            self.director_corrections += 1
+            self.invalid_picks += 1 if event.rule == "unknown_agent" else 0
         elif event.type == "done":
             kind = event.outcome.kind if event.outcome is not None else None
             if kind == "agent":
@@ -88,7 +92,8 @@ class RoundLog:
         return RoundSummary(
             index=self.index, learner=self.learner, speakers=self.speakers, roles=self.roles,
             reason=self.reason, error=self.error, agent_turns=self.agent_turns,
-            empty_turns=self.empty_turns, invalid_picks=self.invalid_picks, actions=self.actions,
+            empty_turns=self.empty_turns, invalid_picks=self.invalid_picks,
+            director_corrections=self.director_corrections, actions=self.actions,
             dropped_actions=self.dropped_actions, parse_recoveries=self.parse_recoveries,
             repeated_speakers=self.repeated_speakers, same_role_in_a_row=self.same_role_in_a_row,
             second_greetings=self.second_greetings, cue_user=self.cue_user,
@@ -109,6 +114,7 @@ class RoundSummary(BaseModel):
     agent_turns: int = 0
     empty_turns: int = 0
     invalid_picks: int = 0
+    director_corrections: int = 0
     actions: int = 0
     dropped_actions: int = 0
     parse_recoveries: int = 0

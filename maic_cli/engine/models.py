@@ -250,6 +250,10 @@ class TurnConfig(BaseModel):
     agent_configs: dict[str, AgentConfig] = Field(default_factory=dict)
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1)
     language: str | None = None
+    # Who picks the next speaker (engine/policies.py): llm, rules, hybrid or a typed module:function;
+    # None: the model's default.  A name here never imports code; only the --director flag does.
+    director: str | None = None
+    allow_repeat_speaker: bool = False  # routing guard: may an agent speak twice in one round?
     # Request-scoped, never stored: the runner sets it from the model at request time.
     compact_prompts: bool = Field(default=False, exclude=True)
 

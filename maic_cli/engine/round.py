@@ -21,6 +21,7 @@ from .classroom import Classroom
 from .events import Event
 from .models import AgentConfig, ModelSettings, TurnConfig, TurnRequest, UserProfile
 from .outcomes import DirectorOutcome, StopReason
+from .policies import DirectorPolicy
 from .prompt_set import PromptSet
 from .turn import generate_turn
 
@@ -44,8 +45,10 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                     profile: UserProfile | None = None,
                     model: ModelSettings | None = None,
                     on_event: EventSink | None = None,
-                    prompts: PromptSet | None = None) -> RoundResult:
-    """Run turns until the round stops; ``classroom`` is updated as events arrive."""
+                    prompts: PromptSet | None = None,
+                    policy: DirectorPolicy | None = None) -> RoundResult:
+    """Run turns until the round stops; ``classroom`` is updated as events arrive; ``policy``
+    picks the speakers (``None``: the LLM director)."""
     result = RoundResult(reason="end")
     open_message: str | None = None
     empty_in_a_row = 0
@@ -65,7 +68,7 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                                   model=model or ModelSettings(model=llm.model))
             outcome, had_content, error = None, False, None
             # aclosing: the turn's stream is closed even if emit raises
-            async with aclosing(generate_turn(request, llm, registry, prompts=prompts)) as events:
+            async with aclosing(generate_turn(request, llm, registry, prompts=prompts, policy=policy)) as events:
                 async for event in events:
                     if event.type == "agent_start":
                         open_message = event.message_id

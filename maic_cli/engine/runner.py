@@ -22,6 +22,7 @@ from ..llm.spec import ModelSpec
 from .classroom import Classroom
 from .events import Event
 from .models import AgentConfig, ModelSettings, TurnConfig, UserProfile
+from .policies import DirectorPolicy, ask_llm, builtin_policy, default_policy_name
 from .prompt_set import PromptSet
 from .round import RoundResult, run_round
 
@@ -60,7 +61,8 @@ class ClassRunner:
     def __init__(self, classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                  agents: Mapping[str, AgentConfig], profile: UserProfile | None = None,
                  model: ModelSettings | None = None, spec: ModelSpec | None = None,
-                 prompts: PromptSet | None = None, hooks: Sequence[RunnerHooks] = ()) -> None:
+                 prompts: PromptSet | None = None, hooks: Sequence[RunnerHooks] = (),
+                 director: DirectorPolicy | None = None) -> None:
         self.classroom = classroom
         self.config = config
         self.agents = dict(agents)
@@ -70,6 +72,16 @@ class ClassRunner:
         self.prompts = prompts  # None: the built-in prompt set
         self.llm = llm
         self.spec = spec or ModelSpec.parse(llm.model)
+        self.director = director  # None: the config's built-in policy, else the model's default
+
+    @property
+    def policy(self) -> DirectorPolicy:
+        """Who picks the speakers: ``--director`` if given, else a built-in policy the config names
+        (a file's name never imports code), else the model's default (engine/policies.py)."""
+        if self.director is not None:
+            return self.director
+        found = builtin_policy(self.config.director)
+        return found or builtin_policy(default_policy_name(self.spec.compact_prompts)) or DirectorPolicy("llm", ask_llm)
 
     def set_llm(self, llm: LLMClient, spec: ModelSpec | None = None) -> None:
         """Serve the next rounds with another model (``/model``)."""
@@ -102,7 +114,8 @@ class ClassRunner:
         return await self.play_round(self.config.initiator_id) if self.opens_discussion else None
 
     async def play_round(self, trigger: str | None = None) -> RoundResult:
-        config = self.config.model_copy(update={"trigger_agent_id": trigger,
+        policy = self.policy
+        config = self.config.model_copy(update={"trigger_agent_id": trigger, "director": policy.name,
                                                 "compact_prompts": self.spec.compact_prompts})
         for hook in self.hooks:
             hook.round_started(trigger)
@@ -110,7 +123,7 @@ class ClassRunner:
         try:
             result = await run_round(self.classroom, config, self.llm, registry=self.agents,
                                      profile=self.profile, model=self.model, on_event=self._on_event,
-                                     prompts=self.prompts)
+                                     prompts=self.prompts, policy=policy)
         finally:
             for hook in self.hooks:
                 hook.round_finished(result)

@@ -17,7 +17,7 @@ from typing import Any
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
 from .actions import CATALOGUE, accept_action_params, allowed_actions
 from .agent_prompt import build_agent_call
-from .director import USER, DirectorDecision, decide_by_rules, parse_director_decision
+from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
 from .director_prompt import build_director_prompt
 from .events import (
     ActionEvent,
@@ -25,6 +25,7 @@ from .events import (
     AgentStartEvent,
     CallUsage,
     CueUserEvent,
+    DirectorCorrectionEvent,
     DoneEvent,
     ErrorEvent,
     Event,
@@ -32,6 +33,7 @@ from .events import (
     ThinkingEvent,
     TurnUsage,
 )
+from .guards import guard_pick
 from .models import (
     AgentConfig,
     AgentTurnSummary,
@@ -44,10 +46,14 @@ from .models import (
 from .outcomes import DirectorOutcome
 from .parser import StructuredStreamParser
 from .parser_items import Item, TextItem
+from .policies import DirectorPolicy
 from .prompt_set import PromptSet
+from .sanitize import replace_surrogates
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
+MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
+MAX_PICK_ERROR = 300  # characters of a failing hook's message in the error event
 COMPACT_MAX_TOKENS = 160  # a small model's turn: at most three short items
 
 
@@ -127,9 +133,52 @@ def _director_facts(request: TurnRequest, state: DirectorState, schema: dict[str
                      may_hand_back=USER in choices, learner_text=_learner_text(request.messages))
 
 
+def decision_for(pick: str) -> DirectorDecision:
+    """A policy's or guard's pick (an agent id, ``USER`` or ``END``) as a decision."""
+    pick = replace_surrogates(pick.strip())[:MAX_PICK]
+    if pick.upper() == END:
+        return DirectorDecision(None, True)
+    if pick.upper() == USER:
+        return DirectorDecision(USER, False)
+    return DirectorDecision(pick, False)
+
+
+async def _ask_llm(request: TurnRequest, llm: LLMClient, agents: dict[str, AgentConfig], state: DirectorState,
+                   usage: TurnUsage, prompts: PromptSet | None) -> DirectorDecision:
+    """One LLM director call, parsed defensively (raises :class:`LLMError`)."""
+    config = request.config
+    prompt = build_director_prompt(list(agents.values()), state, request.messages,
+                                   request.store_state, config, request.user_profile, prompts=prompts)
+    schema = director_reply_schema(list(agents), {r.agent_id for r in state.agent_responses},
+                                   first_turn=state.turn_count == 0, opener=_opener(request, agents))
+    call = LLMRequest(messages=[{"role": "system", "content": prompt},
+                                {"role": "user", "content": DIRECTOR_ASK}],
+                      purpose="director", temperature=request.model.temperature,
+                      max_tokens=60, response_schema=schema,
+                      facts=_director_facts(request, state, schema, agents))
+    return parse_director_decision(await _collect(llm, call, usage.director))
+
+
+def _policy_pick(policy: DirectorPolicy, request: TurnRequest, agents: dict[str, AgentConfig],
+                 state: DirectorState) -> str | None:
+    """The policy's pick (``None``: ask the LLM); a hook that raises or answers something other
+    than a string or ``None`` becomes a ``ValueError`` naming the policy (the round reports it)."""
+    try:
+        pick = policy.decide(list(agents.values()), state.model_copy(deep=True), list(request.messages),
+                             request.config)
+    except Exception as exc:  # noqa: BLE001 - a researcher's hook may raise anything; the round reports it
+        detail = " ".join(str(exc).split())[:MAX_PICK_ERROR]
+        raise ValueError(f"director {policy.name}: {type(exc).__name__}: {detail}") from None
+    if pick is not None and not isinstance(pick, str):
+        raise ValueError(f"director {policy.name}: returned {type(pick).__name__}, not an id, USER, END or None")
+    return pick
+
+
 async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[str, AgentConfig] | None = None,
-                        *, prompts: PromptSet | None = None) -> AsyncGenerator[Event, None]:
-    """One director → agent cycle; ``prompts`` is the prompt set (``None``: the built-in one)."""
+                        *, prompts: PromptSet | None = None,
+                        policy: DirectorPolicy | None = None) -> AsyncGenerator[Event, None]:
+    """One director → agent cycle; ``prompts`` is the prompt set (``None``: the built-in one), ``policy``
+    who picks the next speaker (``None``: the LLM).  Routing guards check every pick but the turn limit."""
     state = (request.director_state or DirectorState()).model_copy(deep=True)
     agents = resolve_agents(request, registry)
     usage = TurnUsage()
@@ -138,22 +187,28 @@ async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[
     rules = decide_by_rules(config, state)
     decision = rules.decision
     if decision is None:
-        yield ThinkingEvent(stage="director")
-        prompt = build_director_prompt(list(agents.values()), state, request.messages,
-                                       request.store_state, config, request.user_profile, prompts=prompts)
-        schema = director_reply_schema(list(agents), {r.agent_id for r in state.agent_responses},
-                                       first_turn=state.turn_count == 0, opener=_opener(request, agents))
-        call = LLMRequest(messages=[{"role": "system", "content": prompt},
-                                    {"role": "user", "content": DIRECTOR_ASK}],
-                          purpose="director", temperature=request.model.temperature,
-                          max_tokens=60, response_schema=schema,
-                          facts=_director_facts(request, state, schema, agents))
         try:
-            decision = parse_director_decision(await _collect(llm, call, usage.director))
-        except LLMError as exc:
+            pick = _policy_pick(policy, request, agents, state) if policy is not None else None
+        except ValueError as exc:
             yield ErrorEvent(message=str(exc))
             yield _done(state, usage, DirectorOutcome.end())
             return
+        if pick is not None:
+            decision = decision_for(pick)
+        else:
+            yield ThinkingEvent(stage="director")
+            try:
+                decision = await _ask_llm(request, llm, agents, state, usage, prompts)
+            except LLMError as exc:
+                yield ErrorEvent(message=str(exc))
+                yield _done(state, usage, DirectorOutcome.end())
+                return
+    if rules.reason != "max_turns":
+        correction = guard_pick(decision.label, agents, config, state, request.messages)
+        if correction is not None:
+            yield DirectorCorrectionEvent(original=correction.original[:MAX_PICK], corrected=correction.corrected,
+                                          rule=correction.rule)
+            decision = decision_for(correction.corrected)
 
     outcome = director_outcome(decision, agents)
     if outcome.kind == "user":

@@ -42,6 +42,7 @@ class RunResult(BaseModel):
     scenario: str
     scenario_path: str
     model: str
+    director: str = "llm"  # the director policy (engine/policies.py); runs before it were "llm"
     repeat: int
     status: str  # complete | error | cancelled
     prompts: str = "builtin"  # the prompt set's label (results saved before prompt sets: the built-in one)
@@ -118,6 +119,7 @@ def aggregate(results: list[RunResult]) -> dict[str, Any]:
         "parse_recoveries": sum(r.parse_recoveries for r in rounds),
         "dropped_actions": sum(r.dropped_actions for r in rounds),
         "invalid_picks": sum(r.invalid_picks for r in rounds),
+        "director_corrections": sum(r.director_corrections for r in rounds),
         "tokens": dict(sorted(tokens.items())),
         "total_cost": round(sum(c.cost for c in calls), 6),
         "ttft_p50": _round(percentile(ttfts, 50)), "ttft_p95": _round(percentile(ttfts, 95)),
@@ -130,17 +132,21 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
     by_scenario: dict[str, list[RunResult]] = defaultdict(list)
     by_model: dict[str, list[RunResult]] = defaultdict(list)
     by_prompts: dict[str, list[RunResult]] = defaultdict(list)
+    by_director: dict[str, list[RunResult]] = defaultdict(list)
     for result in results:
         by_scenario[result.scenario].append(result)
         by_model[result.model].append(result)
         by_prompts[result.prompts].append(result)
+        by_director[result.director].append(result)
     return {
         "meta": meta,
         "overall": aggregate(results),
         "by_scenario": {k: aggregate(v) for k, v in sorted(by_scenario.items())},
         "by_model": {k: aggregate(v) for k, v in sorted(by_model.items())},
         "by_prompts": {k: aggregate(v) for k, v in sorted(by_prompts.items())},
+        "by_director": {k: aggregate(v) for k, v in sorted(by_director.items())},
         "runs": [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "prompts": r.prompts,
+                  "director": r.director,
                   "repeat": r.repeat,
                   "status": r.status, "passed": r.passed, "failures": r.failures, "error": r.error,
                   "speaker_sequence": [round_.speakers for round_ in r.rounds],
@@ -156,6 +162,8 @@ def report_markdown(report: dict[str, Any]) -> str:
     lines += [f"- {one_line(str(key))}: {one_line(str(value))}" for key, value in meta.items()] + [""]
     lines += ["## By scenario", "", _table(report["by_scenario"]), "", "## By model", "",
               _table(report["by_model"]), "", "## By prompt set", "", _table(report["by_prompts"]), ""]
+    if "by_director" in report:
+        lines += ["## By director policy", "", _table(report["by_director"]), ""]
     lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
     lines += ["## Runs", "", "| run | status | speakers per round | end reasons | duration s |",
               "|---|---|---|---|---|"]
@@ -176,8 +184,8 @@ def report_markdown(report: dict[str, Any]) -> str:
 
 def _table(groups: dict[str, dict[str, Any]]) -> str:
     head = ("| name | runs | passed | rounds | agent turns | cue-user rate | repeats | same role | 2nd greetings "
-            "| empty | recoveries | dropped | tokens | cost | ttft p50/p95 s | turn p50/p95 s |")
-    rows = [head, "|" + "---|" * 16]
+            "| empty | recoveries | dropped | tokens | cost | ttft p50/p95 s | turn p50/p95 s | corrections |")
+    rows = [head, "|" + "---|" * 17]
     for name, s in groups.items():
         total_tokens = sum(int(t["prompt"] + t["completion"]) for t in s["tokens"].values())
 
@@ -189,7 +197,8 @@ def _table(groups: dict[str, dict[str, Any]]) -> str:
                     f"{s['rounds_with_repeated_speaker']} | {s['same_role_in_a_row']} | {s['second_greetings']} | "
                     f"{s['empty_turns']} | {s['parse_recoveries']} | "
                     f"{s['dropped_actions']} | {total_tokens} | {s['total_cost']:.4f} | "
-                    f"{pair(s['ttft_p50'], s['ttft_p95'])} | {pair(s['turn_latency_p50'], s['turn_latency_p95'])} |")
+                    f"{pair(s['ttft_p50'], s['ttft_p95'])} | {pair(s['turn_latency_p50'], s['turn_latency_p95'])} | "
+                    f"{s.get('director_corrections', 0)} |")
     return "\n".join(rows)
 
 

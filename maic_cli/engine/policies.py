@@ -1,0 +1,141 @@
+"""Director policies: who speaks next, decided before (or instead of) asking the LLM.
+
+A policy is a function ``(agents, state, messages, config) -> pick`` where the pick
+is an agent id, ``"USER"`` (the learner's turn), ``"END"`` or ``None`` (ask the LLM).
+
+* ``llm`` — always ``None``: the LLM director decides (the behaviour before policies).
+* ``rules`` — never ``None``: no director call at all.  The teacher answers first
+  (the initiator opens a discussion, on its opening turn only), then at most one or two others who add
+  something — a student when the last speaker asked a question, else the assistant
+  or student with the highest priority who has not spoken — then the learner.
+* ``hybrid`` — the rules where they are sure (the round's first speaker; handing back
+  once ``HYBRID_HAND_BACK`` agents have spoken or nobody is left), the LLM otherwise.
+* ``module:function`` — a researcher's hook (like AutoGen's ``selector_func``), loaded
+  by :func:`load_hook` only from a flag the user typed; a scenario, session or
+  transcript naming one is never imported (:func:`builtin_policy` returns ``None``).
+
+Whatever a policy picks then goes through the routing guards (``engine/guards.py``).
+Small offline models default to ``rules`` (:func:`default_policy_name`): they rarely
+pick anyone after the teacher, and a director call costs them seconds per turn.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .guards import END, USER, opens_discussion, rank
+from .models import AgentConfig, DirectorState, Message, TurnConfig
+
+PolicyFn = Callable[[Sequence[AgentConfig], DirectorState, Sequence[Message], TurnConfig], "str | None"]
+
+BUILTIN_POLICIES = ("llm", "rules", "hybrid")
+QA_SPEAKERS = 2  # rules, Q&A: the teacher and one other ...
+QA_SPEAKERS_AFTER_QUESTION = 3  # ... and one more when the last speaker asked a question
+DISCUSSION_SPEAKERS = 3  # rules, discussion: the initiator and two who join
+HYBRID_HAND_BACK = 3  # hybrid: the learner's turn once this many agents have spoken
+
+
+@dataclass(frozen=True)
+class DirectorPolicy:
+    """``name`` is what transcripts and reports record (``llm``, ``rules``, ``hybrid`` or
+    ``module:function``)."""
+
+    name: str
+    decide: PolicyFn
+
+
+def ask_llm(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequence[Message],
+            config: TurnConfig) -> str | None:
+    return None
+
+
+def _last_asked_question(state: DirectorState) -> bool:
+    if not state.agent_responses:
+        return False
+    return "?" in state.agent_responses[-1].content_preview
+
+
+def _unspoken(agents: Sequence[AgentConfig], state: DirectorState) -> list[AgentConfig]:
+    spoken = {r.agent_id for r in state.agent_responses}
+    return [a for a in agents if a.id not in spoken]
+
+
+def _first_speaker(agents: Sequence[AgentConfig], state: DirectorState, config: TurnConfig,
+                   messages: Sequence[Message]) -> str | None:
+    ranked = rank(_unspoken(agents, state), config, state, opens_discussion(config, messages))
+    return ranked[0].id if ranked else None
+
+
+def rules(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequence[Message],
+          config: TurnConfig) -> str | None:
+    """The deterministic policy (see the module docstring); never asks the LLM."""
+    left = _unspoken(agents, state)
+    if not state.agent_responses:
+        return _first_speaker(agents, state, config, messages) or END
+    if not left:
+        return USER
+    count = len(state.agent_responses)
+    asked = _last_asked_question(state)
+    limit = DISCUSSION_SPEAKERS if config.discussion_topic else (
+        QA_SPEAKERS_AFTER_QUESTION if asked else QA_SPEAKERS)
+    if count >= limit:
+        return USER
+    heard_roles = {a.role for a in agents if a.id in {r.agent_id for r in state.agent_responses}}
+    students = [a for a in left if a.role == "student"]
+    if asked and students:
+        pool = students
+    else:  # someone who adds something: a role not heard yet, then non-teachers
+        pool = [a for a in left if a.role not in heard_roles] or [a for a in left if a.role != "teacher"] or left
+    return sorted(pool, key=lambda a: (-a.priority, [x.id for x in agents].index(a.id)))[0].id
+
+
+def hybrid(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequence[Message],
+           config: TurnConfig) -> str | None:
+    """The rules where they are sure, ``None`` (the LLM) otherwise."""
+    if not state.agent_responses:
+        return _first_speaker(agents, state, config, messages)
+    if len(state.agent_responses) >= HYBRID_HAND_BACK or not _unspoken(agents, state):
+        return USER
+    return None
+
+
+_BUILTINS: dict[str, PolicyFn] = {"llm": ask_llm, "rules": rules, "hybrid": hybrid}
+
+
+def builtin_policy(name: str | None) -> DirectorPolicy | None:
+    """A built-in policy by name; ``None`` for anything else (a hook is never loaded from a name
+    a file holds)."""
+    fn = _BUILTINS.get(name or "")
+    return DirectorPolicy(name or "", fn) if fn is not None else None
+
+
+def default_policy_name(compact_prompts: bool) -> str:
+    """Small offline models: ``rules`` (several agents speak, no director call); others: ``llm``."""
+    return "rules" if compact_prompts else "llm"
+
+
+def load_hook(spec: str) -> DirectorPolicy:
+    """``module:function`` from ``--director`` (a flag the user typed, never a file's field)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise InputError(f"--director {spec!r:.80}: use llm, rules, hybrid or module:function")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InputError(f"--director {spec!r:.80}: cannot import {module_name!r:.80}: {exc}") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise InputError(f"--director {spec!r:.80}: {module_name} has no function {attr!r:.80}")
+    return DirectorPolicy(spec, fn)
+
+
+def policy_from_flag(value: str) -> DirectorPolicy:
+    """What ``--director VALUE`` means: a built-in policy or a hook."""
+    return builtin_policy(value) or load_hook(value)
+
+
+__all__ = ["BUILTIN_POLICIES", "DirectorPolicy", "PolicyFn", "builtin_policy", "default_policy_name",
+           "hybrid", "load_hook", "policy_from_flag", "rules"]
