@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterator
 
 from rich.console import Console, RenderableType
 from rich.live import Live
@@ -56,15 +55,6 @@ class LiveView(View):
 
     def _render(self) -> RenderableType:
         return render_screen(self.state, max(10, self.console.size.height - self.PROMPT_ROOM))
-
-    @contextlib.contextmanager
-    def round(self) -> Iterator[None]:
-        """One round on screen; the display is stopped cleanly even if the body raises."""
-        self.round_started()
-        try:
-            yield
-        finally:
-            self.round_finished()
 
     def round_started(self) -> None:
         self.round_finished()  # a round left open by an earlier failure is closed first

@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from typing import TextIO
 
 from ..engine.events import Event
@@ -35,15 +33,6 @@ class PlainView(View):
             self._space_pending = False
             self.out.write(text)
             self._last = text[-1]
-
-    @contextlib.contextmanager
-    def round(self) -> Iterator[None]:
-        """One round; an open line is ended even if the body raises."""
-        self.round_started()
-        try:
-            yield
-        finally:
-            self.round_finished()
 
     def round_started(self) -> None:
         return None

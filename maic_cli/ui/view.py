@@ -8,7 +8,8 @@ terminal back (Live stopped, cursor shown, output no longer redirected).
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+import contextlib
+from collections.abc import Iterator
 from typing import Protocol
 
 from ..engine.events import Event
@@ -16,7 +17,16 @@ from ..engine.round import RoundResult
 
 
 class View(Protocol):
-    def round(self) -> AbstractContextManager[None]: ...
+    @contextlib.contextmanager
+    def round(self) -> Iterator[None]:
+        """One round on screen; the view is closed cleanly even if the body raises (views that
+        declare this protocol inherit it)."""
+        self.round_started()
+        try:
+            yield
+        finally:
+            self.round_finished()
+
     def round_started(self) -> None: ...
     def on_event(self, event: Event) -> None: ...
     def round_finished(self, result: RoundResult | None = None) -> None: ...
