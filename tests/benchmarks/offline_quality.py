@@ -35,6 +35,7 @@ from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig, UserProfile
 from maic_cli.engine.round import run_round
 from maic_cli.llm.local import LocalLlamaClient
+from maic_cli.llm.recording import CallRecord, RecordingLLM
 from maic_cli.store.personas import load_registry
 
 QUESTIONS = [
@@ -81,10 +82,22 @@ def is_repeat(text: str, earlier: list[str]) -> bool:
                for e in earlier)
 
 
+def describe_calls(calls: list[CallRecord]) -> str:
+    """Where a round's time went: per purpose, calls, seconds, prompt/cached/completion tokens."""
+    parts = []
+    for purpose in ("director", "agent"):
+        mine = [c for c in calls if c.purpose == purpose]
+        tokens = [sum(c.usage.get(k, 0) for c in mine) for k in ("prompt_tokens", "cached_tokens", "completion_tokens")]
+        parts.append(f"{purpose} {len(mine)} calls {sum(c.duration for c in mine):.1f} s "
+                     f"prompt {tokens[0]} cached {tokens[1]} out {tokens[2]}")
+    return "; ".join(parts)
+
+
 async def play(seed: int) -> tuple[list[Reply], list[float], list[list[str]]]:
     registry = load_registry()
     agents = registry.agents
-    llm = LocalLlamaClient(seed=seed)
+    calls: list[CallRecord] = []
+    llm = RecordingLLM(LocalLlamaClient(seed=seed), calls.append)
     classroom = Classroom()
     ids = sorted(agents, key=lambda i: -agents[i].priority)
     config = TurnConfig(agent_ids=ids, compact_prompts=True)
@@ -93,7 +106,7 @@ async def play(seed: int) -> tuple[list[Reply], list[float], list[list[str]]]:
     speakers: list[list[str]] = []
     for number, question in enumerate(QUESTIONS, 1):
         classroom.add_learner_message(question)
-        before = len(classroom.messages)
+        before, first_call = len(classroom.messages), len(calls)
         start = time.monotonic()
         result = await run_round(classroom, config, llm, registry=agents, profile=PROFILE)
         times.append(time.monotonic() - start)
@@ -102,7 +115,8 @@ async def play(seed: int) -> tuple[list[Reply], list[float], list[list[str]]]:
             if message.role == "agent" and message.agent_id:
                 replies.append(Reply(number, message.agent_id, agents[message.agent_id].role,
                                      message.text.strip(), [a.name for a in message.actions]))
-        print(f"round {number}: {times[-1]:.1f} s, {result.reason}, speakers {result.speakers}", flush=True)
+        print(f"round {number}: {times[-1]:.1f} s, {result.reason}, speakers {result.speakers}; "
+              f"{describe_calls(calls[first_call:])}", flush=True)
     return replies, times, speakers
 
 
