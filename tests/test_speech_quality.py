@@ -175,3 +175,13 @@ def test_the_offline_grammar_parses_and_narrows_speech_to_prose() -> None:
     assert rules["maic-speech-end"] == "[.!?]"
     for forbidden in ('"', "\\\\", "{}", "\\[\\]", "\\x00-\\x1F"):
         assert forbidden in rules["maic-speech-char"]
+
+
+def test_a_dropped_stream_keeps_its_finished_sentences_even_while_the_opening_was_checked() -> None:
+    said = reply("Ice is lighter than water. It floats because its molecules sit far ap")
+    llm, _ = scripted_class([reply(ANSWER), ScriptedReply(reply=said, disconnect_after=len(said) - 5)])
+    classroom = Classroom()
+    play(classroom, llm, "Why do we have seasons?")
+    events = play(classroom, llm, "Why does ice float?")
+    assert "".join(deltas(events)) == "Ice is lighter than water."
+    assert [e.type for e in events].count("error") == 1

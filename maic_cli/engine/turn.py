@@ -217,11 +217,12 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
             error = exc
         finally:
             await texts.aclose()  # an abandoned turn ends its call here (its record is written now)
-        if error is None and not reply.repeat:
-            for event in reply.finish():
-                yield event
-        if not reply.repeat or error is not None:
-            break
+        finished = [] if reply.repeat else reply.finish()  # after an error too: what it said stands
+        if reply.repeat and error is None:
+            continue
+        for event in finished:
+            yield event
+        break
     yield AgentEndEvent(message_id=message_id, agent_id=agent.id,
                         raw_reply="".join(reply.raw) if error is None else None, context=context)
 
