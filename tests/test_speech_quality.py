@@ -185,3 +185,13 @@ def test_a_dropped_stream_keeps_its_finished_sentences_even_while_the_opening_wa
     events = play(classroom, llm, "Why does ice float?")
     assert "".join(deltas(events)) == "Ice is lighter than water."
     assert [e.type for e in events].count("error") == 1
+
+
+@pytest.mark.parametrize(("streamed", "shown"), [
+    ('"Light bends in water. So the spoon looks broken."', "Light bends in water. So the spoon looks broken."),
+    ('"Light bends in water.', "Light bends in water."),
+    ('Light bends. It looks "broken."', 'Light bends. It looks "broken."'),  # a paired quote stays
+    ('"Eureka!" he said.', '"Eureka!" he said.'),
+])
+def test_a_stray_quote_around_the_reply_is_dropped(streamed: str, shown: str) -> None:
+    assert "".join(feed_all(SentenceGate(), streamed, 3)) == shown

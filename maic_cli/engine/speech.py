@@ -8,6 +8,7 @@ a new question with its previous answer word for word):
 * :class:`SentenceGate` does the same to a stream of deltas: it releases text up to the
   last finished sentence and holds back the unfinished one until the reply ends, so a
   view never shows words that are later taken back;
+* :func:`drop_stray_quotes` removes an unpaired ``"`` opening (or closing) the reply;
 * :func:`repeats_earlier` tells whether a reply (or its opening) copies an earlier one.
 """
 
@@ -64,6 +65,11 @@ class SentenceGate:
         if not cut:
             return ""
         out, self.held = self.held[:cut], self.held[cut:]
+        return self._release(out)
+
+    def _release(self, out: str) -> str:
+        if not self.released.strip():
+            out = drop_stray_quotes(out)
         self.released += out
         return out
 
@@ -72,17 +78,27 @@ class SentenceGate:
         if not ends_sentence(self.held):
             return ""
         out, self.held = self.held, ""
-        self.released += out
-        return out
+        return self._release(out)
 
     def finish(self) -> str:
         tail, self.held = self.held, ""
-        if ends_sentence(tail) or not self.released.strip():
-            out = tail.rstrip()
-        else:
-            out = ""
-        self.released += out
-        return out
+        if not ends_sentence(tail) and self.released.strip():
+            return ""
+        out = tail.rstrip()
+        if out.endswith('"') and (self.released + out).count('"') % 2 == 1:
+            out = out[:-1]  # an unpaired closing quote
+        return self._release(out)
+
+
+def drop_stray_quotes(text: str) -> str:
+    """``text`` without an unpaired ``"`` at its very start or end (a small model's habit)."""
+    stripped = text.strip()
+    if stripped.count('"') % 2 == 1:
+        if stripped.startswith('"'):
+            return text.replace('"', "", 1).lstrip()
+        if stripped.endswith('"'):
+            return text[:text.rindex('"')] + text[text.rindex('"') + 1:]
+    return text
 
 
 def _norm(text: str) -> str:
