@@ -7,10 +7,9 @@ With ``gated`` (small models), speech is released a whole sentence at a time
 (:class:`~.speech.SentenceGate`): the unfinished sentence a token cap leaves behind is
 never shown, so nothing a view printed is taken back (the cost: speech shows a sentence,
 not a word, at a time; large models keep word-by-word streaming, they rarely need this).
-With ``earlier`` replies given,
-the opening of the reply is also held (up to ``CHECK_CHARS`` of speech, the first action
-or the end) and compared with them: a copy sets ``repeat`` and emits nothing, so the
-caller can ask again.
+With ``earlier`` replies given, the opening of the reply is also held (up to
+``CHECK_CHARS`` of speech, the first action or the end) and compared with them: a copy
+sets ``repeat`` and emits nothing, so the caller can ask again.
 """
 
 from __future__ import annotations
