@@ -7,9 +7,10 @@ With ``gated`` (small models), speech is released a whole sentence at a time
 (:class:`~.speech.SentenceGate`): the unfinished sentence a token cap leaves behind is
 never shown, so nothing a view printed is taken back (the cost: speech shows a sentence,
 not a word, at a time; large models keep word-by-word streaming, they rarely need this).
-With ``earlier`` replies given, the opening of the reply is also held (up to
+With ``earlier`` replies given (and ``may_retry``), the opening of the reply is also held (up to
 ``CHECK_CHARS`` of speech, the first action or the end) and compared with them: a copy
-sets ``repeat`` and emits nothing, so the caller can ask again.
+sets ``repeat`` and emits nothing, so the caller can ask again; later, a sentence that
+copies one of theirs is left out (``copied_sentences``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .events import ActionEvent, Event, TextDeltaEvent
 from .models import AgentConfig, WhiteboardActionRecord, new_id
 from .parser import StructuredStreamParser
 from .parser_items import Item, TextItem
-from .speech import SentenceGate, repeats_earlier
+from .speech import SentenceGate, drop_copied_sentences, repeats_earlier
 
 CHECK_CHARS = 60  # about one sentence: enough to tell a copy, little delay before speech shows
 
@@ -28,7 +29,7 @@ class ReplyStream:
     """Assembles the events of one attempt at an agent's reply."""
 
     def __init__(self, agent: AgentConfig, allowed: list[str], message_id: str, *, gated: bool = False,
-                 earlier: list[str] | None = None) -> None:
+                 earlier: list[str] | None = None, may_retry: bool = True) -> None:
         self.agent = agent
         self.allowed = allowed
         self.message_id = message_id
@@ -39,10 +40,12 @@ class ReplyStream:
         self.actions = 0
         self.dropped = 0
         self.repeat = False
+        self.copied_sentences = 0
+        self._heard = ""  # speech released by the gate, copies included (the opening check reads it)
         self._text_index = -1
         self._gate = SentenceGate() if gated else None
         self._earlier = earlier or []
-        self._pending: list[Event] | None = [] if self._earlier else None  # None: checked (or no check)
+        self._pending: list[Event] | None = [] if self._earlier and may_retry else None  # None: no check (left)
 
     @property
     def content(self) -> str:
@@ -60,6 +63,12 @@ class ReplyStream:
 
     # -- items → events -------------------------------------------------------------------
     def _speak(self, content: str) -> list[Event]:
+        self._heard += content
+        if content and self._gate is not None and self._earlier:
+            content, dropped = drop_copied_sentences(content, self._earlier)
+            self.copied_sentences += dropped
+            if not self.content:
+                content = content.lstrip()
         if not content:
             return []
         self.speech.append(content)
@@ -99,10 +108,10 @@ class ReplyStream:
         if self._pending is None:
             return events
         self._pending += events
-        ready = final or len(self.content) >= CHECK_CHARS or any(isinstance(e, ActionEvent) for e in events)
+        ready = final or len(self._heard) >= CHECK_CHARS or any(isinstance(e, ActionEvent) for e in events)
         if not ready:
             return []
-        if repeats_earlier(self.content, self._earlier):
+        if repeats_earlier(self._heard, self._earlier) or (self.copied_sentences and not self.content.strip()):
             self.repeat = True
             return []
         out, self._pending = self._pending, None

@@ -9,6 +9,7 @@ a new question with its previous answer word for word):
   last finished sentence and holds back the unfinished one until the reply ends, so a
   view never shows words that are later taken back;
 * :func:`drop_stray_quotes` removes an unpaired ``"`` opening (or closing) the reply;
+* :func:`drop_copied_sentences` leaves out a sentence copied from an earlier reply;
 * :func:`repeats_earlier` tells whether a reply (or its opening) copies an earlier one.
 """
 
@@ -88,6 +89,21 @@ class SentenceGate:
         if out.endswith('"') and (self.released + out).count('"') % 2 == 1:
             out = out[:-1]  # an unpaired closing quote
         return self._release(out)
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` in finished sentences (each with the whitespace before it) and any unfinished rest."""
+    pieces, start = [], 0
+    for match in _BOUNDARY.finditer(text):
+        pieces.append(text[start:match.end()])
+        start = match.end()
+    return [*pieces, text[start:]] if text[start:] else pieces
+
+
+def drop_copied_sentences(text: str, earlier: list[str]) -> tuple[str, int]:
+    """``text`` without the sentences that copy one of ``earlier``'s replies, and how many went."""
+    kept = [s for s in split_sentences(text) if not repeats_earlier(s, earlier)]
+    return "".join(kept), len(split_sentences(text)) - len(kept)
 
 
 def drop_stray_quotes(text: str) -> str:

@@ -205,7 +205,7 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
     earlier = earlier_replies(request.messages, state) if compact else []
     error: LLMError | None = None
     for attempt in range(2 if earlier else 1):
-        reply = ReplyStream(agent, allowed, message_id, gated=compact, earlier=earlier if attempt == 0 else None)
+        reply = ReplyStream(agent, allowed, message_id, gated=compact, earlier=earlier, may_retry=attempt == 0)
         texts = _timed_stream(llm, call if attempt == 0 else _hotter(call), usage.agent)
         try:
             async for text in texts:

@@ -9,7 +9,8 @@ prompts, as ``maic chat`` uses it), then prints what a watcher would notice:
 * clean prose: speech with no braces, brackets, escapes or JSON fragments;
 * stray quotes: speech that opens with a quote mark;
 * verbatim repeats: a reply (nearly) identical to an earlier reply of the session, to an
-  example reply written in the prompt templates, or to an earlier question;
+  example reply written in the prompt templates, or to an earlier question; and replies
+  with a long sentence copied from an earlier reply;
 * cut replies: speech that stops mid-sentence (no final . ! ? …);
 * rounds with two or more speakers;
 * markup in speech (``**``, backticks, headings, bullets, HTML tags);
@@ -74,6 +75,16 @@ class Reply:
     actions: list[str] = field(default_factory=list)
 
 
+def sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?…])\s+", text) if len(s) >= 40]
+
+
+def copies_a_sentence(text: str, earlier: list[str]) -> bool:
+    """A long sentence of ``text`` is (nearly) one of an earlier reply's sentences."""
+    theirs = [s for e in earlier for s in sentences(e)]
+    return any(is_repeat(mine, theirs) for mine in sentences(text))
+
+
 def is_repeat(text: str, earlier: list[str]) -> bool:
     norm = " ".join(text.lower().split())
     if len(norm) < 20:
@@ -127,6 +138,7 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     cut = [r for r in spoken if not SENTENCE_END.search(r.text)]
     markdown = [r for r in spoken if MARKDOWN.search(r.text)]
     repeats = [r for i, r in enumerate(spoken) if is_repeat(r.text, [e.text for e in spoken[:i]])]
+    copied = [r for i, r in enumerate(spoken) if copies_a_sentence(r.text, [e.text for e in spoken[:i]])]
     examples = prompt_examples()
     copies = [r for r in spoken if is_repeat(r.text, examples)]
     asked = [r for r in spoken if is_repeat(r.text, QUESTIONS[:r.round - 1])]
@@ -138,6 +150,7 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     print(f"clean prose:                {len(clean)}/{len(spoken)} ({len(clean) / n:.0%})")
     print(f"stray opening quote:        {len(quotes)}")
     print(f"verbatim repeats:           {len(repeats)}")
+    print(f"replies copying a sentence: {len(copied)}")
     print(f"copies of a prompt example: {len(copies)}")
     print(f"copies of an earlier question: {len(asked)}")
     print(f"cut mid-sentence:           {len(cut)}")
@@ -147,8 +160,8 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     print(f"time per round:             median {statistics.median(times):.1f} s, max {max(times):.1f} s")
     print(f"speakers per round:         {[len(s) for s in speakers]}")
     unclean = [r for r in spoken if all(r is not c for c in clean)]
-    groups = {"NOT-CLEAN": unclean, "CUT": cut, "MARKDOWN": markdown, "REPEAT": repeats, "QUOTE": quotes,
-              "EXAMPLE-COPY": copies, "OLD-QUESTION": asked}
+    groups = {"NOT-CLEAN": unclean, "CUT": cut, "MARKDOWN": markdown, "REPEAT": repeats,
+              "COPIED-SENTENCE": copied, "QUOTE": quotes, "EXAMPLE-COPY": copies, "OLD-QUESTION": asked}
     print()
     for r in replies:
         marks = [name for name, group in groups.items() if any(x is r for x in group)]
