@@ -19,7 +19,7 @@ from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.round import run_round
 from maic_cli.engine.schemas import SPEECH_MARK, agent_reply_schema
-from maic_cli.engine.speech import SentenceGate, repeats_earlier, trim_to_sentence
+from maic_cli.engine.speech import SentenceGate, repeats_earlier
 from maic_cli.engine.turn import RETRY_TEMPERATURE
 from maic_cli.llm import local
 from maic_cli.llm.port import LLMRequest
@@ -30,14 +30,6 @@ CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T", allowed_actions=
                            agent("mia", "student", "Mia"))}
 ANSWER = ("The Earth is tilted, so each half gets more direct sunlight for part of the year. "
           "That half has summer. Where do you feel it most?")
-
-
-def test_trim_to_sentence_keeps_whole_sentences_only() -> None:
-    assert trim_to_sentence("Light bends. It slows down in wat") == "Light bends."
-    assert trim_to_sentence("Is it 3.5 metres? Yes! And then") == "Is it 3.5 metres? Yes!"
-    assert trim_to_sentence('He said "stop." Then he') == 'He said "stop."'
-    assert trim_to_sentence("Already whole.  ") == "Already whole."
-    assert trim_to_sentence("no full stop at all") == "no full stop at all"  # nothing better to keep
 
 
 def feed_all(gate: SentenceGate, text: str, size: int) -> list[str]:
@@ -54,6 +46,16 @@ def test_gate_never_shows_an_unfinished_sentence(size: int) -> None:
         released += piece
         assert released == "" or released.rstrip()[-1] in ".!?", released
     assert released == "Pi is about 3.14 here. It never ends!"
+
+
+@pytest.mark.parametrize(("streamed", "shown"), [
+    ("Light bends. It slows down in wat", "Light bends."),
+    ("Is it 3.5 metres? Yes! And then", "Is it 3.5 metres? Yes!"),
+    ('He said "stop." Then he', 'He said "stop."'),
+    ("Already whole.  ", "Already whole."),
+])
+def test_gate_ends_a_reply_at_its_last_full_sentence(streamed: str, shown: str) -> None:
+    assert "".join(feed_all(SentenceGate(), streamed, 2)) == shown
 
 
 def test_gate_releases_a_finished_tail_and_a_lone_fragment() -> None:

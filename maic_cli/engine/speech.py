@@ -4,10 +4,9 @@ Pure functions and one small stateful filter, used by the agent turn when compac
 prompts are on (a 135M model ran into its token cap mid-sentence, and once answered
 a new question with its previous answer word for word):
 
-* :func:`trim_to_sentence` ends a text at its last full sentence;
-* :class:`SentenceGate` does the same to a stream of deltas: it releases text up to the
-  last finished sentence and holds back the unfinished one until the reply ends, so a
-  view never shows words that are later taken back;
+* :class:`SentenceGate` ends a streamed reply at its last full sentence: it releases text
+  up to the last finished sentence and holds back the unfinished one until the reply
+  ends, so a view never shows words that are later taken back;
 * :func:`drop_stray_quotes` removes an unpaired ``"`` opening (or closing) the reply;
 * :func:`drop_copied_sentences` leaves out a sentence copied from an earlier reply;
 * :func:`repeats_earlier` tells whether a reply (or its opening) copies an earlier one.
@@ -38,14 +37,6 @@ def _last_boundary(text: str) -> int:
     for match in _BOUNDARY.finditer(text):
         last = match.end()
     return last
-
-
-def trim_to_sentence(text: str) -> str:
-    """``text`` up to its last full sentence; unchanged if it ends one or has none at all."""
-    if ends_sentence(text):
-        return text.rstrip()
-    cut = _last_boundary(text)
-    return text[:cut] if cut else text.rstrip()
 
 
 class SentenceGate:
