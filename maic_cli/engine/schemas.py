@@ -37,10 +37,18 @@ COMPACT_ACTION_PARAMS: dict[str, dict[str, Any]] = {
 }
 
 
-def _text_item(min_length: int = 0) -> dict[str, Any]:
+# Marks a string schema as spoken prose: a backend that builds its own grammar (the offline
+# model) may narrow it further (no braces, brackets, backslashes, quotes or newlines, and a
+# final . ! ?).  Other backends ignore unknown ``x-`` keys.
+SPEECH_MARK = "x-maic-speech"
+
+
+def _text_item(min_length: int = 0, speech_only: bool = False) -> dict[str, Any]:
     content: dict[str, Any] = {"type": "string"}
     if min_length:
         content["minLength"] = min_length
+    if speech_only:
+        content[SPEECH_MARK] = True
     return {"type": "object", "properties": {"type": {"const": "text"}, "content": content},
             "required": ["type", "content"], "additionalProperties": False}
 
@@ -62,9 +70,9 @@ def agent_reply_schema(actions: list[str], compact: bool = False) -> dict[str, A
     """
     if compact:
         usable = [a for a in actions if a in COMPACT_ACTION_PARAMS]
-        items: list[dict[str, Any]] = [_text_item(min_length=2)]
+        items: list[dict[str, Any]] = [_text_item(min_length=2, speech_only=True)]
         items += [_action_item(a, COMPACT_ACTION_PARAMS[a]) for a in usable]
-        text, any_item = _text_item(min_length=2), {"anyOf": items} if len(items) > 1 else items[0]
+        text, any_item = _text_item(min_length=2, speech_only=True), {"anyOf": items} if len(items) > 1 else items[0]
         # Tuples (speech first, then up to two more items), as llama.cpp's grammar converter reads them.
         return {"anyOf": [{"type": "array", "items": [text, *[any_item] * extra]} for extra in range(3)]}
     variants: list[dict[str, Any]] = [_text_item()]

@@ -12,15 +12,16 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Any
 
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
-from .actions import CATALOGUE, accept_action_params, allowed_actions
+from .actions import allowed_actions
 from .agent_prompt import build_agent_call
+from .agent_reply import ReplyStream
 from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
 from .director_prompt import build_director_prompt
 from .events import (
-    ActionEvent,
     AgentEndEvent,
     AgentStartEvent,
     CallUsage,
@@ -29,7 +30,6 @@ from .events import (
     DoneEvent,
     ErrorEvent,
     Event,
-    TextDeltaEvent,
     ThinkingEvent,
     TurnUsage,
 )
@@ -40,12 +40,9 @@ from .models import (
     DirectorState,
     Message,
     TurnRequest,
-    WhiteboardActionRecord,
     new_id,
 )
 from .outcomes import DirectorOutcome
-from .parser import StructuredStreamParser
-from .parser_items import Item, TextItem
 from .policies import DirectorPolicy
 from .prompt_set import PromptSet
 from .sanitize import replace_surrogates
@@ -55,6 +52,8 @@ DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
 MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
 MAX_PICK_ERROR = 300  # characters of a failing hook's message in the error event
 COMPACT_MAX_TOKENS = 160  # a small model's turn: at most three short items
+RECENT_REPLIES = 12  # how many earlier agent replies a new one is checked against
+RETRY_TEMPERATURE = 1.0  # a reply that copied an earlier one is asked for again, hotter
 
 
 def resolve_agents(request: TurnRequest,
@@ -226,6 +225,18 @@ async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[
             yield event
 
 
+def earlier_replies(messages: list[Message], state: DirectorState) -> list[str]:
+    """What agents said lately (this round's turns included): a new reply must not copy it."""
+    said = [m.text for m in messages if m.role == "agent" and m.text.strip()]
+    said += [r.content_preview for r in state.agent_responses if r.content_preview.strip()]
+    return said[-RECENT_REPLIES:]
+
+
+def _hotter(call: LLMRequest) -> LLMRequest:
+    """The same call, sampled hotter: its prompt is cached, its reply differs."""
+    return replace(call, temperature=max(call.temperature or 0.0, RETRY_TEMPERATURE))
+
+
 async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, state: DirectorState,
                      usage: TurnUsage, prompts: PromptSet | None) -> AsyncGenerator[Event, None]:
     store = request.store_state
@@ -237,68 +248,50 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
     yield AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
                           avatar=agent.avatar, color=agent.color)
     messages, context = build_agent_call(request, agent, allowed, state, prompts=prompts)
+    compact = request.config.compact_prompts
     call = LLMRequest(messages=messages,
                       purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
-                      max_tokens=COMPACT_MAX_TOKENS if request.config.compact_prompts else request.model.max_tokens,
-                      response_schema=agent_reply_schema(allowed, compact=request.config.compact_prompts),
+                      max_tokens=COMPACT_MAX_TOKENS if compact else request.model.max_tokens,
+                      response_schema=agent_reply_schema(allowed, compact=compact),
                       facts=TurnFacts(turn=state.turn_count, spoken=tuple(r.agent_id for r in state.agent_responses),
                                       learner_text=_learner_text(request.messages), agent_role=agent.role))
-    parser = StructuredStreamParser()
-    raw: list[str] = []
-    speech: list[str] = []
-    wb_actions: list[WhiteboardActionRecord] = []
-    counts = {"actions": 0, "dropped": 0, "text_index": -1}
+    # Small models: whole sentences only, and one more try (same prompt, so it is all cached;
+    # a higher temperature) when the reply opens with a copy of an earlier one (agent_reply.py).
+    earlier = earlier_replies(request.messages, state) if compact else []
     error: LLMError | None = None
-
-    def events_for(items: list[Item]) -> list[Event]:
-        out: list[Event] = []
-        for item in items:
-            if isinstance(item, TextItem):
-                content = item.content
-                if item.index != counts["text_index"]:
-                    if speech and not speech[-1][-1:].isspace():
-                        content = " " + content.lstrip()
-                    counts["text_index"] = item.index
-                speech.append(content)
-                out.append(TextDeltaEvent(message_id=message_id, content=content))
-            elif item.name not in allowed or item.name not in CATALOGUE or not accept_action_params(item):
-                counts["dropped"] += 1
-            else:
-                counts["actions"] += 1
-                out.append(ActionEvent(action_id=new_id("act"), action_name=item.name,
-                                       params=item.params, agent_id=agent.id, message_id=message_id))
-                if item.name.startswith("wb_"):
-                    wb_actions.append(WhiteboardActionRecord(
-                        action_name=item.name, agent_id=agent.id, agent_name=agent.name,
-                        params=item.params))
-        return out
-
-    texts = _timed_stream(llm, call, usage.agent)
-    try:
-        async for text in texts:
-            raw.append(text)
-            for event in events_for(parser.feed(text)):
-                yield event
-    except LLMError as exc:
-        error = exc
-    finally:
-        await texts.aclose()  # an abandoned turn ends its call here (its record is written now)
-    for event in events_for(parser.finish()):
-        yield event
+    for attempt in range(2 if earlier else 1):
+        reply = ReplyStream(agent, allowed, message_id, gated=compact, earlier=earlier, may_retry=attempt == 0)
+        texts = _timed_stream(llm, call if attempt == 0 else _hotter(call), usage.agent)
+        try:
+            async for text in texts:
+                for event in reply.feed(text):
+                    yield event
+                if reply.repeat:
+                    break
+        except LLMError as exc:
+            error = exc
+        finally:
+            await texts.aclose()  # an abandoned turn ends its call here (its record is written now)
+        finished = [] if reply.repeat else reply.finish()  # after an error too: what it said stands
+        if reply.repeat and error is None:
+            continue
+        for event in finished:
+            yield event
+        break
     yield AgentEndEvent(message_id=message_id, agent_id=agent.id,
-                        raw_reply="".join(raw) if error is None else None, context=context)
+                        raw_reply="".join(reply.raw) if error is None else None, context=context)
 
-    content = "".join(speech)
+    content = reply.content
     state.turn_count += 1
     state.agent_responses.append(AgentTurnSummary(
         agent_id=agent.id, agent_name=agent.name, content_preview=content[:300],
-        action_count=counts["actions"], whiteboard_actions=wb_actions))
-    state.whiteboard_ledger.extend(wb_actions)
+        action_count=reply.actions, whiteboard_actions=reply.wb_actions))
+    state.whiteboard_ledger.extend(reply.wb_actions)
     if error is not None:
         yield ErrorEvent(message=str(error))
-    yield _done(state, usage, DirectorOutcome.agent(agent.id), total_actions=counts["actions"], total_agents=1,
-                agent_had_content=bool(content.strip() or counts["actions"]),
-                dropped_actions=counts["dropped"], parse_recoveries=parser.stats.recoveries)
+    yield _done(state, usage, DirectorOutcome.agent(agent.id), total_actions=reply.actions, total_agents=1,
+                agent_had_content=bool(content.strip() or reply.actions),
+                dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries)
 
 
 __all__ = ["DirectorDecision", "generate_turn", "resolve_agents"]

@@ -34,10 +34,45 @@ DEFAULT_MAX_TOKENS = 200
 REPEAT_PENALTY = 1.2  # a 135M model loops without it
 CACHE_BYTES = 512 << 20
 PROPERTY_ORDER = ("next_agent", "type", "name", "content", "params")
+SPEECH_MARK = "x-maic-speech"  # = engine.schemas.SPEECH_MARK (the llm layer does not import the engine)
+SPEECH_PLACEHOLDER = "maic-speech-placeholder"
+# Spoken prose, written as GBNF by hand (a JSON-schema ``pattern`` crashed llama.cpp's grammar
+# parser in this build): no JSON, escapes, markup or newlines inside, no leading quote or space,
+# and it ends a sentence, so the model cannot close a reply mid-sentence.
+SPEECH_RULES = (
+    'maic-speech ::= maic-speech-first maic-speech-char* maic-speech-end\n'
+    'maic-speech-first ::= [^"\\\\{}\\[\\]*`#<>_ \'\\x00-\\x1F\\x7F]\n'
+    'maic-speech-char ::= [^"\\\\{}\\[\\]*`#<>_\\x00-\\x1F\\x7F]\n'
+    'maic-speech-end ::= [.!?]\n'
+)
 
 
 def offline_available() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("llama_cpp", MODEL_PACKAGE))
+
+
+def _mark_speech(schema: Any) -> Any:
+    """A copy of ``schema`` whose speech strings are a placeholder constant (see ``speech_gbnf``)."""
+    if isinstance(schema, dict):
+        if schema.get(SPEECH_MARK):
+            return {"const": SPEECH_PLACEHOLDER}
+        return {key: _mark_speech(value) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [_mark_speech(value) for value in schema]
+    return schema
+
+
+def speech_gbnf(schema: dict[str, Any]) -> str:
+    """The llama.cpp grammar of ``schema``, its speech strings narrowed to prose (``SPEECH_RULES``)."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    # "type" first: the model must know it is writing speech before it writes it.
+    gbnf: str = json_schema_to_gbnf(json.dumps(_mark_speech(schema), sort_keys=True),
+                                    prop_order=list(PROPERTY_ORDER))
+    literal = json.dumps(json.dumps(SPEECH_PLACEHOLDER))  # the placeholder's quoted GBNF literal
+    if literal not in gbnf:
+        return gbnf
+    return gbnf.replace(literal, '"\\"" maic-speech "\\""') + "\n" + SPEECH_RULES
 
 
 def find_model_file() -> Path:
@@ -99,11 +134,9 @@ class LocalLlamaClient:
             return None
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
-            from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+            from llama_cpp.llama_grammar import LlamaGrammar
 
-            # "type" first: the model must know it is writing speech before it writes it.
-            gbnf = json_schema_to_gbnf(key, prop_order=list(PROPERTY_ORDER))
-            self._grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
+            self._grammars[key] = LlamaGrammar.from_string(speech_gbnf(schema), verbose=False)
         return self._grammars[key]
 
     def cached_prefix(self, tokens: list[int]) -> int:

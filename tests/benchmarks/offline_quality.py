@@ -9,7 +9,8 @@ prompts, as ``maic chat`` uses it), then prints what a watcher would notice:
 * clean prose: speech with no braces, brackets, escapes or JSON fragments;
 * stray quotes: speech that opens with a quote mark;
 * verbatim repeats: a reply (nearly) identical to an earlier reply of the session, to an
-  example reply written in the prompt templates, or to an earlier question;
+  example reply written in the prompt templates, or to an earlier question; and replies
+  with a long sentence copied from an earlier reply;
 * cut replies: speech that stops mid-sentence (no final . ! ? …);
 * rounds with two or more speakers;
 * markup in speech (``**``, backticks, headings, bullets, HTML tags);
@@ -35,6 +36,7 @@ from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig, UserProfile
 from maic_cli.engine.round import run_round
 from maic_cli.llm.local import LocalLlamaClient
+from maic_cli.llm.recording import CallRecord, RecordingLLM
 from maic_cli.store.personas import load_registry
 
 QUESTIONS = [
@@ -73,6 +75,16 @@ class Reply:
     actions: list[str] = field(default_factory=list)
 
 
+def sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?…])\s+", text) if len(s) >= 40]
+
+
+def copies_a_sentence(text: str, earlier: list[str]) -> bool:
+    """A long sentence of ``text`` is (nearly) one of an earlier reply's sentences."""
+    theirs = [s for e in earlier for s in sentences(e)]
+    return any(is_repeat(mine, theirs) for mine in sentences(text))
+
+
 def is_repeat(text: str, earlier: list[str]) -> bool:
     norm = " ".join(text.lower().split())
     if len(norm) < 20:
@@ -81,10 +93,22 @@ def is_repeat(text: str, earlier: list[str]) -> bool:
                for e in earlier)
 
 
+def describe_calls(calls: list[CallRecord]) -> str:
+    """Where a round's time went: per purpose, calls, seconds, prompt/cached/completion tokens."""
+    parts = []
+    for purpose in ("director", "agent"):
+        mine = [c for c in calls if c.purpose == purpose]
+        tokens = [sum(c.usage.get(k, 0) for c in mine) for k in ("prompt_tokens", "cached_tokens", "completion_tokens")]
+        parts.append(f"{purpose} {len(mine)} calls {sum(c.duration for c in mine):.1f} s "
+                     f"prompt {tokens[0]} cached {tokens[1]} out {tokens[2]}")
+    return "; ".join(parts)
+
+
 async def play(seed: int) -> tuple[list[Reply], list[float], list[list[str]]]:
     registry = load_registry()
     agents = registry.agents
-    llm = LocalLlamaClient(seed=seed)
+    calls: list[CallRecord] = []
+    llm = RecordingLLM(LocalLlamaClient(seed=seed), calls.append)
     classroom = Classroom()
     ids = sorted(agents, key=lambda i: -agents[i].priority)
     config = TurnConfig(agent_ids=ids, compact_prompts=True)
@@ -93,7 +117,7 @@ async def play(seed: int) -> tuple[list[Reply], list[float], list[list[str]]]:
     speakers: list[list[str]] = []
     for number, question in enumerate(QUESTIONS, 1):
         classroom.add_learner_message(question)
-        before = len(classroom.messages)
+        before, first_call = len(classroom.messages), len(calls)
         start = time.monotonic()
         result = await run_round(classroom, config, llm, registry=agents, profile=PROFILE)
         times.append(time.monotonic() - start)
@@ -102,7 +126,8 @@ async def play(seed: int) -> tuple[list[Reply], list[float], list[list[str]]]:
             if message.role == "agent" and message.agent_id:
                 replies.append(Reply(number, message.agent_id, agents[message.agent_id].role,
                                      message.text.strip(), [a.name for a in message.actions]))
-        print(f"round {number}: {times[-1]:.1f} s, {result.reason}, speakers {result.speakers}", flush=True)
+        print(f"round {number}: {times[-1]:.1f} s, {result.reason}, speakers {result.speakers}; "
+              f"{describe_calls(calls[first_call:])}", flush=True)
     return replies, times, speakers
 
 
@@ -113,6 +138,7 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     cut = [r for r in spoken if not SENTENCE_END.search(r.text)]
     markdown = [r for r in spoken if MARKDOWN.search(r.text)]
     repeats = [r for i, r in enumerate(spoken) if is_repeat(r.text, [e.text for e in spoken[:i]])]
+    copied = [r for i, r in enumerate(spoken) if copies_a_sentence(r.text, [e.text for e in spoken[:i]])]
     examples = prompt_examples()
     copies = [r for r in spoken if is_repeat(r.text, examples)]
     asked = [r for r in spoken if is_repeat(r.text, QUESTIONS[:r.round - 1])]
@@ -124,6 +150,7 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     print(f"clean prose:                {len(clean)}/{len(spoken)} ({len(clean) / n:.0%})")
     print(f"stray opening quote:        {len(quotes)}")
     print(f"verbatim repeats:           {len(repeats)}")
+    print(f"replies copying a sentence: {len(copied)}")
     print(f"copies of a prompt example: {len(copies)}")
     print(f"copies of an earlier question: {len(asked)}")
     print(f"cut mid-sentence:           {len(cut)}")
@@ -133,8 +160,8 @@ def report(replies: list[Reply], times: list[float], speakers: list[list[str]], 
     print(f"time per round:             median {statistics.median(times):.1f} s, max {max(times):.1f} s")
     print(f"speakers per round:         {[len(s) for s in speakers]}")
     unclean = [r for r in spoken if all(r is not c for c in clean)]
-    groups = {"NOT-CLEAN": unclean, "CUT": cut, "MARKDOWN": markdown, "REPEAT": repeats, "QUOTE": quotes,
-              "EXAMPLE-COPY": copies, "OLD-QUESTION": asked}
+    groups = {"NOT-CLEAN": unclean, "CUT": cut, "MARKDOWN": markdown, "REPEAT": repeats,
+              "COPIED-SENTENCE": copied, "QUOTE": quotes, "EXAMPLE-COPY": copies, "OLD-QUESTION": asked}
     print()
     for r in replies:
         marks = [name for name, group in groups.items() if any(x is r for x in group)]
