@@ -21,10 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .director import END, USER
 from .models import AgentConfig, DirectorState, Message, TurnConfig
-
-USER = "USER"
-END = "END"
 
 GuardRule = Literal["repeat_speaker", "unanswered", "unknown_agent"]
 ROLE_ORDER = {"teacher": 0, "assistant": 1, "student": 2}

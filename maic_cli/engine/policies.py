@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .guards import END, USER, opens_discussion, rank
+from .director import END, USER
+from .guards import opens_discussion, rank
 from .models import AgentConfig, DirectorState, Message, TurnConfig
 
 PolicyFn = Callable[[Sequence[AgentConfig], DirectorState, Sequence[Message], TurnConfig], "str | None"]
