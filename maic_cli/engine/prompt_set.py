@@ -16,11 +16,13 @@ user's file.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 import jinja2
@@ -31,6 +33,8 @@ from ..errors import InputError
 BUILTIN = "built-in"
 MAX_RENDERED_CHARS = 200_000  # a prompt is a few thousand characters; a runaway template stops here
 MAX_RANGE = 1_000  # range() inside a template (Jinja2's sandbox allows 100,000)
+MAX_STEPS = 1_000_000  # Python lines a user's template may run per render (a built-in one needs a few thousand)
+MAX_NUMBER_ARGUMENT = 100_000  # a filter's numeric argument (center(1e9) would allocate before any check)
 PLAIN_TYPES = (str, int, float, bool, type(None))
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -84,10 +88,10 @@ class PromptSet:
                 found = self._sources.get(name)
                 return None if found is None else (found.text, found.origin, lambda: True)
 
-            self._env = ImmutableSandboxedEnvironment(
+            self._env = _BoundedEnvironment(
                 loader=jinja2.FunctionLoader(load), undefined=jinja2.StrictUndefined, autoescape=False,
-                trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
-            self._env.globals["range"] = _small_range
+                trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False,
+                optimized=False)  # no constant folding: ``{{ 10**4300 }}`` is checked like any render
         return self._env
 
     def check(self) -> None:
@@ -103,6 +107,8 @@ class PromptSet:
             raise PromptError(f"{origin}:{exc.lineno}: {exc.message}") from None
         except jinja2.TemplateNotFound:
             raise PromptError(f"{self.name} prompt set: no template {name!r}") from None
+        except Exception as exc:  # noqa: BLE001 - whatever compiling a user's template raises is its fault
+            raise PromptError(self._describe(exc, name)) from None
 
     def render(self, name: str, data: Mapping[str, Any]) -> str:
         """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one."""
@@ -111,11 +117,12 @@ class PromptSet:
         pieces: list[str] = []
         size = 0
         try:
-            for piece in template.generate(dict(data)):
-                size += len(piece)
-                if size > MAX_RENDERED_CHARS:
-                    raise PromptError(f"{self._origin(name)}: renders more than {MAX_RENDERED_CHARS:,} characters")
-                pieces.append(piece)
+            with _StepBudget(MAX_STEPS if self.overridden else None):  # a user's template runs on a budget
+                for piece in template.generate(dict(data)):
+                    size += len(piece)
+                    if size > MAX_RENDERED_CHARS:
+                        raise PromptError(f"{self._origin(name)}: renders more than {MAX_RENDERED_CHARS:,} characters")
+                    pieces.append(piece)
         except PromptError:
             raise
         except Exception as exc:  # noqa: BLE001 - anything a template does wrong is the template's fault
@@ -146,6 +153,71 @@ class PromptSet:
                 found = (filename, tb.tb_lineno)
             tb = tb.tb_next
         return found
+
+
+class _TooExpensive(Exception):
+    """A template ran out of its step budget (an endless or enormous loop)."""
+
+
+class _StepBudget:
+    """Count the Python lines a render runs (Jinja2 compiles a template to Python) and stop it at
+    ``steps``: loops nested over small ranges, or over a long string, end with an error instead
+    of a hang.  ``None``: no budget (the built-in templates, which are part of the program)."""
+
+    def __init__(self, steps: int | None) -> None:
+        self.left = steps
+        self._previous: Any = None
+
+    def _trace(self, frame: FrameType, event: str, arg: object) -> Callable[..., Any]:
+        if event == "line" and self.left is not None:
+            self.left -= 1
+            if self.left < 0:
+                raise _TooExpensive(f"the template runs more than {MAX_STEPS:,} steps (an endless loop?)")
+        return self._trace
+
+    def __enter__(self) -> None:
+        if self.left is not None:
+            self._previous = sys.gettrace()
+            sys.settrace(self._trace)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.left is not None:
+            sys.settrace(self._previous)
+
+
+class _BoundedEnvironment(ImmutableSandboxedEnvironment):
+    """The sandbox, with what it still lets a template do at C speed bounded too: ``*`` and ``**``
+    (``"x" * 10**9``), numeric filter arguments (``center(10**9)``), and no ``lipsum``/``cycler``/
+    ``joiner`` (the templates need only ``range``, bounded as well)."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.globals.clear()
+        self.globals["range"] = _small_range
+        self.filters = {name: _bounded_filter(fn) for name, fn in self.filters.items()}
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and isinstance(right, int | float) and abs(right) > 64:
+            raise OverflowError("an exponent above 64 in a prompt template")
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, str | list | tuple) and isinstance(times, int) and \
+                        len(seq) * times > MAX_RENDERED_CHARS:
+                    raise OverflowError(f"a repetition longer than {MAX_RENDERED_CHARS:,} in a prompt template")
+        return super().call_binop(context, operator, left, right)
+
+
+def _bounded_filter(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        for value in (*args[1:], *kwargs.values()):
+            if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > MAX_NUMBER_ARGUMENT:
+                raise OverflowError(f"a number above {MAX_NUMBER_ARGUMENT:,} given to a filter in a prompt template")
+        return fn(*args, **kwargs)
+
+    return bounded
 
 
 def _small_range(*args: int) -> range:

@@ -31,9 +31,13 @@ def read_overrides(folder: Path) -> dict[str, TemplateSource]:
     if not folder.is_dir():
         raise InputError(f"{folder}: no such prompts folder")
     found: dict[str, TemplateSource] = {}
+    root = folder.resolve()
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or path.suffix not in TEMPLATE_SUFFIXES:
             continue
+        if path.is_symlink() or not path.resolve().is_relative_to(root):
+            # A link would let a folder someone sent you read any file into a prompt (and a provider).
+            raise InputError(f"{path}: a template that is a link (or leads outside {folder}) is not read")
         if len(found) >= MAX_TEMPLATES:
             raise InputError(f"{folder}: more than {MAX_TEMPLATES} templates; is this the right folder?")
         try:
