@@ -103,3 +103,16 @@ def test_an_unexpected_error_is_one_line_never_a_traceback(tmp_path: Path, monke
     debug = runner.invoke(app, ["chat", "--model", "demo", "--plain", "--session", str(tmp_path / "t.json")],
                           input="hello\n")
     assert isinstance(debug.exception, RuntimeError)  # the traceback is there for whoever asked
+
+
+def test_a_session_file_cannot_lift_the_turn_limit_or_switch_off_the_repeat_guard(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.json"
+    saved_session(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["config"]["allow_repeat_speaker"] = True
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert load_session(path).config.allow_repeat_speaker is False
+    data["config"]["max_turns"] = 1_000_000_000
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SessionError, match="max_turns"):
+        load_session(path)

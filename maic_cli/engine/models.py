@@ -248,12 +248,14 @@ class TurnConfig(BaseModel):
     discussion_prompt: str | None = None
     initiator_id: str | None = None  # who opens a discussion (named to the director)
     agent_configs: dict[str, AgentConfig] = Field(default_factory=dict)
-    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1)
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=50)  # as --max-turns: a file cannot lift it
     language: str | None = None
     # Who picks the next speaker (engine/policies.py): llm, rules, hybrid or a typed module:function;
     # None: the model's default.  A name here never imports code; only the --director flag does.
     director: str | None = None
-    allow_repeat_speaker: bool = False  # routing guard: may an agent speak twice in one round?
+    # Routing guard: may an agent speak twice in one round?  Set by code (a researcher's runner), never
+    # stored, so a session or transcript someone sent cannot switch the guard off.
+    allow_repeat_speaker: bool = Field(default=False, exclude=True)
     # Request-scoped, never stored: the runner sets it from the model at request time.
     compact_prompts: bool = Field(default=False, exclude=True)
 

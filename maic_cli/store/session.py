@@ -67,7 +67,7 @@ def load_session(path: Path) -> Session:
         raise SessionError(f"{path}: session version {version} is newer than this maic "
                            f"understands ({SESSION_VERSION}); upgrade maic. The file was left untouched")
     try:
-        return Session.model_validate(data)
+        session = Session.model_validate(data)
     except RecursionError:
         raise SessionError(f"{path}: damaged session file (nested too deeply); it was left untouched") from None
     except ValidationError as exc:
@@ -75,6 +75,8 @@ def load_session(path: Path) -> Session:
         field = ".".join(str(p) for p in first["loc"])
         raise SessionError(f"{path}: damaged session file: {field}: {first['msg']}; "
                            "it was left untouched") from None
+    session.config.allow_repeat_speaker = False  # request-scoped: never taken from a file
+    return session
 
 
 def save_session(session: Session, path: Path) -> None:
