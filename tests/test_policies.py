@@ -185,3 +185,17 @@ def test_rules_the_initiator_opens_only_the_discussions_first_round() -> None:
 def test_a_hooks_pick_is_read_like_the_llms_spaces_and_case_aside() -> None:
     result, _ = play(ScriptedLLM([reply("Rayleigh!")]), director="tests.test_policies:padded_hook")
     assert result.speakers == ["leo"] and result.reason == "cue_user"
+
+
+def test_a_hook_in_the_current_folder_is_found_by_the_installed_script(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``maic`` console script (unlike ``python -m``) does not put the current folder on sys.path."""
+    import os
+    import sys
+
+    from maic_cli.engine.policies import load_hook
+
+    (tmp_path / "hook_in_cwd.py").write_text("def pick(agents, state, messages, config):\n    return 'END'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", os.getcwd())])
+    assert load_hook("hook_in_cwd:pick").name == "hook_in_cwd:pick"

@@ -255,3 +255,16 @@ def test_resume_with_another_prompt_set_is_refused(tmp_path: Path) -> None:
                "--resume", str(out))
     assert same.exit_code == 0, same.output
     assert "1 runs already done, 1 to go" in same.stderr
+
+
+def test_resume_with_another_director_is_refused(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", SCENARIO)
+    out = tmp_path / "out"
+    first = run(str(scenario), "--model", script(tmp_path, *ROUND), "--director", "llm", "--repeat", "2",
+                "--out", str(out))
+    assert first.exit_code == 0, first.output
+    (out / "runs" / "sky__scripted-script__r2.json").unlink()
+    other = run(str(scenario), "--model", script(tmp_path, *ROUND), "--director", "rules", "--repeat", "2",
+                "--resume", str(out))
+    assert other.exit_code == 2
+    assert "run sky__scripted-script__r1 used the director llm, this batch uses rules" in other.stderr

@@ -65,11 +65,15 @@ class DefaultPromptSets:
 
 
 def check_same_prompt_sets(specs: list[RunSpec], done: dict[str, RunResult], folder: Path) -> None:
-    """``--resume`` continues a batch with the prompt sets it began with: a run id does not name
-    its set when only one is used, so another set would be mixed in under the same ids."""
+    """``--resume`` continues a batch with the prompt sets and director policy it began with: a run
+    id names neither when only one is used, so another would be mixed in under the same ids."""
     for spec in specs:
         earlier = done.get(spec.run_id)
         if earlier is not None and earlier.prompts != spec.prompts_label:
             raise InputError(f"--resume {folder}: run {clean(spec.run_id)} used the prompt set "
                              f"{clean(earlier.prompts)}, this batch uses {spec.prompts_label}; resume with the "
                              "same --prompts, or start a new --out")
+        if earlier is not None and earlier.director != spec.policy.name:
+            raise InputError(f"--resume {folder}: run {clean(spec.run_id)} used the director "
+                             f"{clean(earlier.director)}, this batch uses {clean(spec.policy.name)}; resume with "
+                             "the same --director, or start a new --out")

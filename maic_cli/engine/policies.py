@@ -22,6 +22,8 @@ pick anyone after the teacher, and a director call costs them seconds per turn.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -123,6 +125,10 @@ def load_hook(spec: str) -> DirectorPolicy:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise InputError(f"--director {spec!r:.80}: use llm, rules, hybrid or module:function")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        # The installed ``maic`` script does not look in the current folder; ``python -m`` does.
+        # A hook is named by a flag the user typed, so their own folder is where it lives.
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
