@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
@@ -118,3 +119,15 @@ def test_a_transcript_with_corrections_replays_and_checks_clean(tmp_path: Path) 
     assert shown.exit_code == 0 and "Sunlight scatters." in shown.stdout, shown.output
     checked = runner.invoke(app, ["replay", str(transcript), "--check"])
     assert checked.exit_code == 0 and "the same" in checked.stdout, checked.output
+
+
+def test_a_resumed_session_that_named_a_hook_says_it_is_not_loaded(capsys: pytest.CaptureFixture[str]) -> None:
+    from maic_cli.cli.chat_cmd import choose_director, new_session
+    from maic_cli.store.config import Settings
+
+    session = new_session(Settings(agents=["teacher"]), None, None)
+    session.config.director = "evil_director:pick\x1b]0;title\x07"  # as a file someone sent could hold
+    assert choose_director(session, None) is None
+    note = capsys.readouterr().err
+    assert "used the director evil_director:pick" in note and "\x1b" not in note
+    assert session.config.director is None

@@ -380,4 +380,4 @@ def test_a_template_error_quoting_control_characters_is_printed_clean(tmp_path: 
     write(folder, "agent/system.j2", "{% if %}\n")
     with pytest.raises(PromptError) as caught:
         load_prompt_set(folder)
-    assert "\x1b" not in str(caught.value) and "evil?[2Jname/agent/system.j2:1: " in str(caught.value)
+    assert "\x1b" not in str(caught.value) and "evilname/agent/system.j2:1: " in str(caught.value)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ..errors import InputError
-from ..untrusted import clean
+from ..untrusted import clean, one_line
 from .errors import friendly
 
 if TYPE_CHECKING:
@@ -131,7 +131,11 @@ def choose_director(session: Session, flag: str | None) -> DirectorPolicy | None
         policy = policy_from_flag(flag)
         session.config.director = policy.name
         return policy
-    if builtin_policy(session.config.director) is None:
+    stored = session.config.director
+    if builtin_policy(stored) is None:
+        if stored:  # a hook's name: said, not imported
+            typer.echo(f"maic: note: this session used the director {one_line(stored)[:80]}; a file never "
+                       "loads code, so the default director is used (pass --director again to use it)", err=True)
         session.config.director = None
     return None
 

@@ -29,6 +29,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..errors import InputError
+from ..untrusted import one_line
 
 BUILTIN = "built-in"
 MAX_RENDERED_CHARS = 200_000  # a prompt is a few thousand characters; a runaway template stops here
@@ -37,7 +38,6 @@ MAX_STEPS = 1_000_000  # Python lines a user's template may run per render (a bu
 MAX_NUMBER_ARGUMENT = 100_000  # a filter's numeric argument (center(1e9) would allocate before any check)
 PLAIN_TYPES = (str, int, float, bool, type(None))
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class PromptError(InputError):
@@ -47,7 +47,7 @@ class PromptError(InputError):
     characters are replaced: it is printed to a terminal as it is."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(_CONTROL.sub("?", " ".join(message.split())))
+        super().__init__(one_line(message))
 
 
 @dataclass(frozen=True)
