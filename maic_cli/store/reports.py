@@ -2,7 +2,8 @@
 
 ``OUT/runs/<run_id>.json`` is written (atomically) when a run ends, so
 ``--resume`` can skip it and ``--merge`` can combine folders from several
-machines.  ``report.json`` is machine-readable; ``report.md`` is for people.
+machines.  ``report.json`` is machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
+(store/report_tables.py) are for analysis.
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
 API keys, and a Markdown table cell cannot break its table.
@@ -236,4 +237,7 @@ def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> 
     report: dict[str, Any] = safe_strings(build_report(results, meta))
     write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     write_atomic(out / "report.md", report_markdown(report))
+    from .report_tables import write_tables  # imports this module
+
+    write_tables(out, results)
     return report
