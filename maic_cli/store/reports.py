@@ -23,6 +23,7 @@ from ..engine.metrics import RoundSummary, percentile
 from ..errors import InputError
 from ..files import read_bounded
 from ..untrusted import clean, one_line, redactor
+from . import report_stats
 from .paths import write_atomic
 
 
@@ -139,13 +140,20 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
         by_model[result.model].append(result)
         by_prompts[result.prompts].append(result)
         by_director[result.director].append(result)
+    def summarise(group: list[RunResult]) -> dict[str, Any]:
+        return {**aggregate(group), "intervals": report_stats.intervals(group)}
+
     return {
         "meta": meta,
-        "overall": aggregate(results),
-        "by_scenario": {k: aggregate(v) for k, v in sorted(by_scenario.items())},
-        "by_model": {k: aggregate(v) for k, v in sorted(by_model.items())},
-        "by_prompts": {k: aggregate(v) for k, v in sorted(by_prompts.items())},
-        "by_director": {k: aggregate(v) for k, v in sorted(by_director.items())},
+        "statistics": report_stats.METHODS,
+        "overall": summarise(results),
+        "by_scenario": {k: summarise(v) for k, v in sorted(by_scenario.items())},
+        "by_model": {k: summarise(v) for k, v in sorted(by_model.items())},
+        "by_prompts": {k: summarise(v) for k, v in sorted(by_prompts.items())},
+        "by_director": {k: summarise(v) for k, v in sorted(by_director.items())},
+        "comparisons": {"by_model": report_stats.comparisons(by_model),
+                        "by_prompts": report_stats.comparisons(by_prompts),
+                        "by_director": report_stats.comparisons(by_director)},
         "runs": [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "prompts": r.prompts,
                   "director": r.director,
                   "repeat": r.repeat,
@@ -166,6 +174,7 @@ def report_markdown(report: dict[str, Any]) -> str:
     if "by_director" in report:
         lines += ["## By director policy", "", _table(report["by_director"]), ""]
     lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
+    lines += _uncertainty_markdown(report)
     lines += ["## Runs", "", "| run | status | speakers per round | end reasons | duration s |",
               "|---|---|---|---|---|"]
     for run in report["runs"]:
@@ -181,6 +190,30 @@ def report_markdown(report: dict[str, Any]) -> str:
         problems = run["failures"] or [run["error"] or run["status"]]
         lines.append(f"- `{run['run_id']}`: " + one_line("; ".join(problems)))
     return "\n".join(lines) + "\n"
+
+
+GROUPINGS = (("by_scenario", "By scenario"), ("by_model", "By model"), ("by_prompts", "By prompt set"),
+             ("by_director", "By director policy"))
+
+
+def _uncertainty_markdown(report: dict[str, Any]) -> list[str]:
+    """Intervals when some group has two runs or more; comparisons where a report has two groups or more."""
+    if "intervals" not in report["overall"] or report["overall"]["runs"] < report_stats.MIN_RUNS:
+        return []
+    lines = ["## Uncertainty (95% intervals)", "", *report_stats.methods_markdown(),
+             *report_stats.intervals_markdown("Overall", {"all runs": report["overall"]})]
+    for key, title in GROUPINGS:
+        if len(report.get(key, {})) > 1:
+            lines += report_stats.intervals_markdown(title, report[key])
+    compared = [(key, title) for key, title in GROUPINGS[1:] if report.get("comparisons", {}).get(key)]
+    if compared:
+        methods = report["statistics"]
+        lines += ["## Comparisons", "", f"Differences are first − second. Rates: {methods['rate_differences']}; "
+                  f"means: {methods['mean_differences']}. *Larger than the noise*: "
+                  f"{methods['larger_than_noise']}.", ""]
+        for key, title in compared:
+            lines += report_stats.comparisons_markdown(title, report["comparisons"][key])
+    return lines
 
 
 def _table(groups: dict[str, dict[str, Any]]) -> str:
