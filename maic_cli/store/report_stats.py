@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from statistics import NormalDist, fmean
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # reports.py imports this module
-    from .reports import RunResult
+if TYPE_CHECKING:
+    from .run_results import RunResult
 
 CONFIDENCE = 0.95
 SEED = 14  # any fixed number: reports must be reproducible

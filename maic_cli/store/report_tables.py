@@ -25,7 +25,7 @@ from typing import Any
 from ..errors import InputError
 from ..untrusted import one_line, redactor
 from .paths import write_atomic
-from .reports import RunResult
+from .run_results import RunResult
 from .transcript import EventLine, RoundLine, Transcript, read_transcript
 
 RUN_COLUMNS = ["run_id", "scenario", "model", "prompts", "director", "repeat"]

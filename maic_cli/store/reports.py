@@ -2,7 +2,8 @@
 
 ``OUT/runs/<run_id>.json`` is written (atomically) when a run ends, so
 ``--resume`` can skip it and ``--merge`` can combine folders from several
-machines.  ``report.json`` is machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
+machines (the models and their files are in store/run_results.py).  ``report.json`` is
+machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
 (store/report_tables.py) are for analysis.
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
@@ -12,75 +13,20 @@ API keys, and a Markdown table cell cannot break its table.
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
-
-from ..engine.metrics import RoundSummary, percentile
-from ..errors import InputError
-from ..files import read_bounded
+from ..engine.metrics import percentile
 from ..untrusted import clean, one_line, redactor
 from . import report_stats
 from .paths import write_atomic
-
-
-class CallStat(BaseModel):
-    purpose: str
-    agent_id: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    cost: float = 0.0
-    ttft: float | None = None
-    duration: float = 0.0
-    error_kind: str | None = None
-
-
-class RunResult(BaseModel):
-    run_id: str
-    scenario: str
-    scenario_path: str
-    model: str
-    director: str = "llm"  # the director policy (engine/policies.py); runs before it were "llm"
-    repeat: int
-    status: str  # complete | error | cancelled
-    prompts: str = "builtin"  # the prompt set's label (results saved before prompt sets: the built-in one)
-    rounds: list[RoundSummary] = Field(default_factory=list)
-    calls: list[CallStat] = Field(default_factory=list)
-    failures: list[str] = Field(default_factory=list)
-    error: str | None = None
-    transcript: str | None = None
-    started_at: float = Field(default_factory=time.time)
-    duration: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "complete" and not self.failures
-
-
-def runs_dir(out: Path) -> Path:
-    return out / "runs"
-
-
-def save_run(out: Path, result: RunResult) -> None:
-    """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it."""
-    write_atomic(runs_dir(out) / f"{result.run_id}.json", result.model_dump_json(indent=1), durable=False)
-
-
-def load_runs(folder: Path) -> list[RunResult]:
-    directory = runs_dir(folder)
-    if not directory.is_dir():
-        raise InputError(f"{folder}: no runs/ folder here (not a maic run output folder)")
-    results = []
-    for path in sorted(directory.glob("*.json")):
-        try:
-            results.append(RunResult.model_validate_json(read_bounded(path, 2**26, "run result")))
-        except (ValidationError, ValueError) as exc:
-            raise InputError(f"{path}: damaged run result ({str(exc).splitlines()[0]})") from None
-    return results
+from .report_tables import write_tables
+from .run_results import CallStat as CallStat
+from .run_results import RunResult as RunResult
+from .run_results import load_runs as load_runs
+from .run_results import runs_dir as runs_dir
+from .run_results import save_run as save_run
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -270,7 +216,5 @@ def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> 
     report: dict[str, Any] = safe_strings(build_report(results, meta))
     write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     write_atomic(out / "report.md", report_markdown(report))
-    from .report_tables import write_tables  # imports this module
-
     write_tables(out, results)
     return report
