@@ -77,3 +77,36 @@ def test_learner_text_that_looks_like_a_formula_is_quoted_in_rounds_csv(tmp_path
     assert rounds[0]["learner"] == "'=cmd|' /C calc'!A0"
     raw = (out / "rounds.csv").read_text(encoding="utf-8")
     assert ",=cmd" not in raw and "\"=cmd" not in raw
+
+
+def test_a_merged_report_reads_the_transcripts_where_the_runs_were_made(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    model = script(tmp_path, *GOOD_ROUND)
+    shards = []
+    for index in (1, 2):
+        shards.append(tmp_path / f"shard{index}")
+        result = run(tmp_path, str(scenario), "--model", model, "--repeat", "2", "--shard", f"{index}/2",
+                     "--out", str(shards[-1]))
+        assert result.exit_code == 0, result.output
+    merged = tmp_path / "merged"
+    result = run(tmp_path, "--merge", str(shards[0]), "--merge", str(shards[1]), "--out", str(merged))
+    assert result.exit_code == 0, result.output
+    _, turns = read_csv(merged / "turns.csv")
+    assert [(t["repeat"], t["source"]) for t in turns] == [("1", "transcript")] * 2 + [("2", "transcript")] * 2
+
+
+def test_a_results_file_cannot_point_the_tables_at_another_file(tmp_path: Path) -> None:
+    out = batch(tmp_path)
+    results = load_runs(out)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "transcripts").mkdir(parents=True)
+    for result in results:
+        source = out / "transcripts" / f"{result.run_id}.jsonl"
+        target = elsewhere / "transcripts" / f"{result.run_id}.jsonl"  # no runs/<id>.json beside it
+        target.write_bytes(source.read_bytes())
+        source.unlink()
+        result.transcript = str(target)
+    results.append(results[0].model_copy(update={"run_id": "../escape", "transcript": str(target)}))
+    write_tables(out, results)
+    _, turns = read_csv(out / "turns.csv")
+    assert {t["source"] for t in turns} == {"summary"} and len(turns) == 6

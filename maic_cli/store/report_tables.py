@@ -5,8 +5,9 @@ spaces).  ``turns.csv`` has one row per agent turn, read from the run's
 transcript in the batch folder (``transcripts/<run_id>.jsonl``): each ``done``
 event of an agent turn gives its tokens, actions and dropped actions, and its
 latency is the time since the previous ``done`` (or the round's start), as the
-report's turn latencies are.  A run without a readable transcript (an error
-before it opened, a merged folder without it) gives rows from its round
+report's turn latencies are.  After ``--merge`` a transcript is read in the
+batch folder its run was made in.  A run without a readable transcript (an
+error before it opened, a folder moved away) gives rows from its round
 summaries with the token and latency cells empty (``source`` says which).
 Rounds and turns are numbered from 1.
 
@@ -68,12 +69,23 @@ def round_rows(results: list[RunResult]) -> list[dict[str, Any]]:
     return rows
 
 
-def transcript_path(out: Path, run_id: str) -> Path | None:
-    """The run's transcript in this batch folder (never a path a results file names)."""
+def transcript_path(out: Path, result: RunResult) -> Path | None:
+    """The run's transcript: in this batch folder, else (a ``--merge``) in the batch folder it was run in.
+
+    A results file may be hostile, so the path it names is read only when it is a batch folder's
+    ``transcripts/<run_id>.jsonl`` beside that folder's ``runs/<run_id>.json``.
+    """
+    run_id = result.run_id
     if not run_id or Path(run_id).name != run_id or run_id.startswith("."):
         return None
-    path = out / "transcripts" / f"{run_id}.jsonl"
-    return path if path.is_file() else None
+    here = out / "transcripts" / f"{run_id}.jsonl"
+    if here.is_file():
+        return here
+    stored = Path(result.transcript) if result.transcript else None
+    if (stored is not None and stored.name == f"{run_id}.jsonl" and stored.parent.name == "transcripts"
+            and (stored.parent.parent / "runs" / f"{run_id}.json").is_file() and stored.is_file()):
+        return stored
+    return None
 
 
 def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[dict[str, Any]]:
@@ -115,7 +127,7 @@ def _turns_from_summaries(result: RunResult) -> list[dict[str, Any]]:
 def turn_rows(out: Path, results: list[RunResult]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for result in results:
-        path = transcript_path(out, result.run_id)
+        path = transcript_path(out, result)
         transcript = None
         if path is not None:
             try:
