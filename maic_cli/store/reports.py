@@ -2,7 +2,9 @@
 
 ``OUT/runs/<run_id>.json`` is written (atomically) when a run ends, so
 ``--resume`` can skip it and ``--merge`` can combine folders from several
-machines.  ``report.json`` is machine-readable; ``report.md`` is for people.
+machines (the models and their files are in store/run_results.py).  ``report.json`` is
+machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
+(store/report_tables.py) are for analysis.
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
 API keys, and a Markdown table cell cannot break its table.
@@ -11,74 +13,20 @@ API keys, and a Markdown table cell cannot break its table.
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
-
-from ..engine.metrics import RoundSummary, percentile
-from ..errors import InputError
-from ..files import read_bounded
+from ..engine.metrics import percentile
 from ..untrusted import clean, one_line, redactor
+from . import report_stats
 from .paths import write_atomic
-
-
-class CallStat(BaseModel):
-    purpose: str
-    agent_id: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    cost: float = 0.0
-    ttft: float | None = None
-    duration: float = 0.0
-    error_kind: str | None = None
-
-
-class RunResult(BaseModel):
-    run_id: str
-    scenario: str
-    scenario_path: str
-    model: str
-    director: str = "llm"  # the director policy (engine/policies.py); runs before it were "llm"
-    repeat: int
-    status: str  # complete | error | cancelled
-    prompts: str = "builtin"  # the prompt set's label (results saved before prompt sets: the built-in one)
-    rounds: list[RoundSummary] = Field(default_factory=list)
-    calls: list[CallStat] = Field(default_factory=list)
-    failures: list[str] = Field(default_factory=list)
-    error: str | None = None
-    transcript: str | None = None
-    started_at: float = Field(default_factory=time.time)
-    duration: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "complete" and not self.failures
-
-
-def runs_dir(out: Path) -> Path:
-    return out / "runs"
-
-
-def save_run(out: Path, result: RunResult) -> None:
-    """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it."""
-    write_atomic(runs_dir(out) / f"{result.run_id}.json", result.model_dump_json(indent=1), durable=False)
-
-
-def load_runs(folder: Path) -> list[RunResult]:
-    directory = runs_dir(folder)
-    if not directory.is_dir():
-        raise InputError(f"{folder}: no runs/ folder here (not a maic run output folder)")
-    results = []
-    for path in sorted(directory.glob("*.json")):
-        try:
-            results.append(RunResult.model_validate_json(read_bounded(path, 2**26, "run result")))
-        except (ValidationError, ValueError) as exc:
-            raise InputError(f"{path}: damaged run result ({str(exc).splitlines()[0]})") from None
-    return results
+from .report_tables import write_tables
+from .run_results import CallStat as CallStat
+from .run_results import RunResult as RunResult
+from .run_results import load_runs as load_runs
+from .run_results import runs_dir as runs_dir
+from .run_results import save_run as save_run
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -138,13 +86,20 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
         by_model[result.model].append(result)
         by_prompts[result.prompts].append(result)
         by_director[result.director].append(result)
+    def summarise(group: list[RunResult]) -> dict[str, Any]:
+        return {**aggregate(group), "intervals": report_stats.intervals(group)}
+
     return {
         "meta": meta,
-        "overall": aggregate(results),
-        "by_scenario": {k: aggregate(v) for k, v in sorted(by_scenario.items())},
-        "by_model": {k: aggregate(v) for k, v in sorted(by_model.items())},
-        "by_prompts": {k: aggregate(v) for k, v in sorted(by_prompts.items())},
-        "by_director": {k: aggregate(v) for k, v in sorted(by_director.items())},
+        "statistics": report_stats.METHODS,
+        "overall": summarise(results),
+        "by_scenario": {k: summarise(v) for k, v in sorted(by_scenario.items())},
+        "by_model": {k: summarise(v) for k, v in sorted(by_model.items())},
+        "by_prompts": {k: summarise(v) for k, v in sorted(by_prompts.items())},
+        "by_director": {k: summarise(v) for k, v in sorted(by_director.items())},
+        "comparisons": {"by_model": report_stats.comparisons(by_model),
+                        "by_prompts": report_stats.comparisons(by_prompts),
+                        "by_director": report_stats.comparisons(by_director)},
         "runs": [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "prompts": r.prompts,
                   "director": r.director,
                   "repeat": r.repeat,
@@ -165,6 +120,7 @@ def report_markdown(report: dict[str, Any]) -> str:
     if "by_director" in report:
         lines += ["## By director policy", "", _table(report["by_director"]), ""]
     lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
+    lines += _uncertainty_markdown(report)
     lines += ["## Runs", "", "| run | status | speakers per round | end reasons | duration s |",
               "|---|---|---|---|---|"]
     for run in report["runs"]:
@@ -180,6 +136,30 @@ def report_markdown(report: dict[str, Any]) -> str:
         problems = run["failures"] or [run["error"] or run["status"]]
         lines.append(f"- `{run['run_id']}`: " + one_line("; ".join(problems)))
     return "\n".join(lines) + "\n"
+
+
+GROUPINGS = (("by_scenario", "By scenario"), ("by_model", "By model"), ("by_prompts", "By prompt set"),
+             ("by_director", "By director policy"))
+
+
+def _uncertainty_markdown(report: dict[str, Any]) -> list[str]:
+    """Intervals when some group has two runs or more; comparisons where a report has two groups or more."""
+    if "intervals" not in report["overall"] or report["overall"]["runs"] < report_stats.MIN_RUNS:
+        return []
+    lines = ["## Uncertainty (95% intervals)", "", *report_stats.methods_markdown(),
+             *report_stats.intervals_markdown("Overall", {"all runs": report["overall"]})]
+    for key, title in GROUPINGS:
+        if len(report.get(key, {})) > 1:
+            lines += report_stats.intervals_markdown(title, report[key])
+    compared = [(key, title) for key, title in GROUPINGS[1:] if report.get("comparisons", {}).get(key)]
+    if compared:
+        methods = report["statistics"]
+        lines += ["## Comparisons", "", f"Differences are first − second. Rates: {methods['rate_differences']}; "
+                  f"means: {methods['mean_differences']}. *Larger than the noise*: "
+                  f"{methods['larger_than_noise']}.", ""]
+        for key, title in compared:
+            lines += report_stats.comparisons_markdown(title, report["comparisons"][key])
+    return lines
 
 
 def _table(groups: dict[str, dict[str, Any]]) -> str:
@@ -236,4 +216,5 @@ def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> 
     report: dict[str, Any] = safe_strings(build_report(results, meta))
     write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
     write_atomic(out / "report.md", report_markdown(report))
+    write_tables(out, results)
     return report

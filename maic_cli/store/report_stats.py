@@ -1,0 +1,264 @@
+"""95% intervals for a batch report's rates and means, and whether two groups differ beyond the noise.
+
+* A **rate** (pass rate, cue-user rate, share of rounds with a repeated speaker …)
+  gets a Wilson score interval (a closed formula; its z is the stdlib's normal
+  quantile).  Rounds of one run are counted as independent trials, which they
+  are not quite, so a round rate's interval is somewhat too narrow.
+* A **mean** (agent turns per round, turn latency, tokens and cost per run …) is
+  computed per run and then averaged over runs; its interval is a percentile
+  bootstrap over runs (numpy, ``RESAMPLES`` resamples, fixed ``SEED``: the same
+  runs give the same report).
+* A **difference** between two groups (two models, prompt sets or director
+  policies): for a rate, Newcombe's hybrid score interval (built from the two
+  Wilson intervals); for a mean, a bootstrap of the difference of means (each
+  group resampled on its own).  The difference is *larger than the noise* when
+  its 95% interval leaves out zero.
+
+A group needs ``MIN_RUNS`` runs for intervals (``maic run --repeat K`` with K ≥ 2).
+numpy is imported inside the functions: ``maic run --help`` stays light.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from statistics import NormalDist, fmean
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .run_results import RunResult
+
+CONFIDENCE = 0.95
+SEED = 14  # any fixed number: reports must be reproducible
+RESAMPLES = 4000
+MIN_RUNS = 2
+
+Interval = tuple[float, float]
+
+METHODS = {
+    "confidence": CONFIDENCE,
+    "rates": "Wilson score interval",
+    "means": f"percentile bootstrap over runs ({RESAMPLES} resamples, seed {SEED})",
+    "rate_differences": "Newcombe hybrid score interval of the difference (from the two Wilson intervals)",
+    "mean_differences": f"percentile bootstrap of the difference of means ({RESAMPLES} resamples, seed {SEED})",
+    "larger_than_noise": "the difference's 95% interval leaves out zero",
+    "min_runs": MIN_RUNS,
+}
+
+
+def _z(confidence: float) -> float:
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def wilson(successes: int, trials: int, confidence: float = CONFIDENCE) -> Interval | None:
+    """Wilson score interval for ``successes`` out of ``trials`` (``None`` for no trials)."""
+    if trials <= 0:
+        return None
+    z, p = _z(confidence), successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def newcombe_difference(s1: int, n1: int, s2: int, n2: int, confidence: float = CONFIDENCE) -> Interval | None:
+    """Interval for ``s1/n1 - s2/n2`` (Newcombe 1998, method 10)."""
+    first, second = wilson(s1, n1, confidence), wilson(s2, n2, confidence)
+    if first is None or second is None:
+        return None
+    p1, p2 = s1 / n1, s2 / n2
+    (l1, u1), (l2, u2) = first, second
+    difference = p1 - p2
+    return (difference - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
+            difference + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
+
+
+def _resampled_means(values: Sequence[float], rng: Any, resamples: int) -> Any:
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    return data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+
+
+def _percentiles(samples: Any, confidence: float) -> Interval:
+    import numpy as np
+
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(samples, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def bootstrap_mean(values: Sequence[float], seed: int = SEED, resamples: int = RESAMPLES,
+                   confidence: float = CONFIDENCE) -> Interval | None:
+    """Percentile bootstrap interval of the mean of ``values`` (``None`` under two values)."""
+    if len(values) < MIN_RUNS:
+        return None
+    import numpy as np
+
+    return _percentiles(_resampled_means(values, np.random.default_rng(seed), resamples), confidence)
+
+
+def bootstrap_difference(first: Sequence[float], second: Sequence[float], seed: int = SEED,
+                         resamples: int = RESAMPLES, confidence: float = CONFIDENCE) -> Interval | None:
+    """Percentile bootstrap interval of ``mean(first) - mean(second)``, each resampled on its own."""
+    if len(first) < MIN_RUNS or len(second) < MIN_RUNS:
+        return None
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return _percentiles(_resampled_means(first, rng, resamples) - _resampled_means(second, rng, resamples),
+                        confidence)
+
+
+# Rates: (successes, trials) over a group's runs.
+RATES: dict[str, Callable[[list[RunResult]], tuple[int, int]]] = {
+    "pass_rate": lambda rs: (sum(r.passed for r in rs), len(rs)),
+    "cue_user_rate": lambda rs: _round_share(rs, lambda r: r.reason == "cue_user"),
+    "repeated_speaker_rate": lambda rs: _round_share(rs, lambda r: r.repeated_speakers > 0),
+    "same_role_in_a_row_rate": lambda rs: _round_share(rs, lambda r: r.same_role_in_a_row > 0),
+    "second_greeting_rate": lambda rs: _round_share(rs, lambda r: r.second_greetings > 0),
+    "corrected_round_rate": lambda rs: _round_share(rs, lambda r: r.director_corrections > 0),
+    "empty_turn_rate": lambda rs: (sum(r.empty_turns for x in rs for r in x.rounds),
+                                   sum(r.agent_turns for x in rs for r in x.rounds)),
+}
+
+RATE_LABELS = {"pass_rate": "pass rate (runs)", "cue_user_rate": "cue-user rate (rounds)",
+               "repeated_speaker_rate": "rounds with a repeated speaker",
+               "same_role_in_a_row_rate": "rounds with the same role twice in a row",
+               "second_greeting_rate": "rounds with a second greeting",
+               "corrected_round_rate": "rounds with a director correction",
+               "empty_turn_rate": "empty turns (of agent turns)"}
+
+
+def _round_share(results: list[RunResult], test: Callable[[Any], bool]) -> tuple[int, int]:
+    rounds = [r for result in results for r in result.rounds]
+    return sum(1 for r in rounds if test(r)), len(rounds)
+
+
+def _mean_or_none(values: list[float]) -> float | None:
+    return fmean(values) if values else None
+
+
+# Means: one value per run (None when the run has none), averaged over runs.
+MEANS: dict[str, Callable[[RunResult], float | None]] = {
+    "agent_turns_per_round": lambda r: _mean_or_none([float(x.agent_turns) for x in r.rounds]),
+    "turn_latency_s": lambda r: _mean_or_none([t for x in r.rounds for t in x.turn_latencies]),
+    "ttft_s": lambda r: _mean_or_none([c.ttft for c in r.calls if c.ttft is not None]),
+    "tokens_per_run": lambda r: float(sum(c.prompt_tokens + c.completion_tokens for c in r.calls)),
+    "cost_per_run": lambda r: sum(c.cost for c in r.calls),
+    "dropped_actions_per_run": lambda r: float(sum(x.dropped_actions for x in r.rounds)),
+    "run_duration_s": lambda r: r.duration,
+}
+
+MEAN_LABELS = {"agent_turns_per_round": "agent turns per round", "turn_latency_s": "turn latency s",
+               "ttft_s": "time to first token s", "tokens_per_run": "tokens per run", "cost_per_run": "cost per run",
+               "dropped_actions_per_run": "dropped actions per run", "run_duration_s": "run duration s"}
+
+COMPARED = ["pass_rate", "cue_user_rate", "repeated_speaker_rate", "empty_turn_rate",
+            "agent_turns_per_round", "turn_latency_s", "tokens_per_run", "cost_per_run"]
+
+
+def _per_run(results: list[RunResult], name: str) -> list[float]:
+    return [value for value in (MEANS[name](r) for r in results) if value is not None]
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def intervals(results: list[RunResult]) -> dict[str, Any]:
+    """Every rate and mean of a group with its 95% interval (``low``/``high`` are ``None`` under two runs)."""
+    enough = len(results) >= MIN_RUNS
+    rates: dict[str, Any] = {}
+    for name, count in RATES.items():
+        successes, trials = count(results)
+        bounds = wilson(successes, trials) if enough else None
+        rates[name] = {"value": _r(successes / trials) if trials else None, "successes": successes,
+                       "trials": trials, "low": _r(bounds[0]) if bounds else None,
+                       "high": _r(bounds[1]) if bounds else None}
+    means: dict[str, Any] = {}
+    for name in MEANS:
+        values = _per_run(results, name)
+        bounds = bootstrap_mean(values)
+        means[name] = {"value": _r(fmean(values)) if values else None, "runs": len(values),
+                       "low": _r(bounds[0]) if bounds else None, "high": _r(bounds[1]) if bounds else None}
+    return {"rates": rates, "means": means}
+
+
+def compare(name: str, first: list[RunResult], second: list[RunResult]) -> dict[str, Any]:
+    """One metric of two groups: the difference (first − second), its interval and the verdict."""
+    if name in RATES:
+        (s1, n1), (s2, n2) = RATES[name](first), RATES[name](second)
+        a, b = (s1 / n1 if n1 else None), (s2 / n2 if n2 else None)
+        enough = len(first) >= MIN_RUNS and len(second) >= MIN_RUNS
+        bounds = newcombe_difference(s1, n1, s2, n2) if enough else None
+        method = "newcombe"
+    else:
+        x, y = _per_run(first, name), _per_run(second, name)
+        a, b = _mean_or_none(x), _mean_or_none(y)
+        bounds, method = bootstrap_difference(x, y), "bootstrap"
+    if bounds is None or a is None or b is None:
+        verdict = "too few runs"
+    elif bounds[0] > 0 or bounds[1] < 0:
+        verdict = "larger than the noise"
+    else:
+        verdict = "within the noise"
+    return {"metric": name, "a": _r(a), "b": _r(b), "difference": _r(a - b) if a is not None and b is not None
+            else None, "low": _r(bounds[0]) if bounds else None, "high": _r(bounds[1]) if bounds else None,
+            "method": method, "verdict": verdict}
+
+
+def comparisons(groups: dict[str, list[RunResult]]) -> list[dict[str, Any]]:
+    """Every pair of groups (in name order) on the main metrics; empty for fewer than two groups."""
+    return [{"a": first, "b": second,
+             "metrics": [compare(name, groups[first], groups[second]) for name in COMPARED]}
+            for first, second in itertools.combinations(sorted(groups), 2)]
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4g}"
+
+
+def _with_interval(entry: dict[str, Any]) -> str:
+    if entry["low"] is None:
+        return _num(entry["value"])
+    return f"{_num(entry['value'])} [{_num(entry['low'])}, {_num(entry['high'])}]"
+
+
+def _cell(text: str) -> str:
+    return text.replace("\n", " ").replace("|", "\\|")
+
+
+def intervals_markdown(title: str, groups: dict[str, dict[str, Any]]) -> list[str]:
+    """A table of every rate and mean (rows) by group (columns), each with its interval."""
+    names = list(groups)
+    lines = [f"### {title}", "", "| metric | " + " | ".join(_cell(n) for n in names) + " |",
+             "|---|" + "---|" * len(names)]
+    for kind, labels in (("rates", RATE_LABELS), ("means", MEAN_LABELS)):
+        for metric, label in labels.items():
+            cells = [_with_interval(groups[n]["intervals"][kind][metric]) for n in names]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def comparisons_markdown(title: str, pairs: list[dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for pair in pairs:
+        a, b = _cell(pair["a"]), _cell(pair["b"])
+        lines += [f"### {title}: {a} vs {b}", "", f"| metric | {a} | {b} | difference [95%] | method | verdict |",
+                  "|---|---|---|---|---|---|"]
+        for m in pair["metrics"]:
+            label = RATE_LABELS.get(m["metric"]) or MEAN_LABELS[m["metric"]]
+            difference = _with_interval({**m, "value": m["difference"]})
+            lines.append(f"| {label} | {_num(m['a'])} | {_num(m['b'])} | {difference} | {m['method']} "
+                         f"| {m['verdict']} |")
+        lines.append("")
+    return lines
+
+
+def methods_markdown() -> list[str]:
+    return [f"Intervals are {CONFIDENCE:.0%}. Rates: {METHODS['rates']} (round rates count each round as a "
+            "trial; rounds of one run are not fully independent, so those intervals are somewhat narrow). "
+            f"Means (computed per run, then averaged over runs): {METHODS['means']}. "
+            f"Groups of fewer than {MIN_RUNS} runs have no interval (`maic run --repeat K`).", ""]

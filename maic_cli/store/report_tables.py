@@ -1,0 +1,154 @@
+"""``turns.csv`` and ``rounds.csv``: a batch's rows for pandas or a spreadsheet (no JSON to flatten).
+
+``rounds.csv`` has one row per round, from the run results (lists joined with
+spaces).  ``turns.csv`` has one row per agent turn, read from the run's
+transcript in the batch folder (``transcripts/<run_id>.jsonl``): each ``done``
+event of an agent turn gives its tokens, actions and dropped actions, and its
+latency is the time since the previous ``done`` (or the round's start), as the
+report's turn latencies are.  After ``--merge`` a transcript is read in the
+batch folder its run was made in.  A run without a readable transcript (an
+error before it opened, a folder moved away) gives rows from its round
+summaries with the token and latency cells empty (``source`` says which).
+Rounds and turns are numbered from 1.
+
+Cells come from files and models: each is one clean line, and a cell opening
+with ``= + - @`` (or a tab / carriage return) is prefixed with ``'`` so that a
+spreadsheet never runs it as a formula.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..untrusted import one_line, redactor
+from .paths import write_atomic
+from .run_results import RunResult
+from .transcript import EventLine, RoundLine, Transcript, read_transcript
+
+RUN_COLUMNS = ["run_id", "scenario", "model", "prompts", "director", "repeat"]
+TURN_COLUMNS = [*RUN_COLUMNS, "round", "turn", "speaker", "role", "prompt_tokens", "completion_tokens",
+                "cached_tokens", "cost", "latency", "actions", "dropped", "parse_recoveries", "empty", "source"]
+ROUND_COLUMNS = [*RUN_COLUMNS, "round", "learner", "speakers", "roles", "reason", "error", "agent_turns",
+                 "empty_turns", "invalid_picks", "director_corrections", "actions", "dropped_actions",
+                 "parse_recoveries", "repeated_speakers", "same_role_in_a_row", "second_greetings", "cue_user",
+                 "turn_latencies", "failures"]
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: Any) -> Any:
+    """A CSV cell: numbers as they are; text on one clean line, keys redacted, never a formula."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float):
+        return value
+    text = redactor()(one_line(str(value)))
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _run_cells(result: RunResult) -> dict[str, Any]:
+    return {"run_id": result.run_id, "scenario": result.scenario, "model": result.model,
+            "prompts": result.prompts, "director": result.director, "repeat": result.repeat}
+
+
+def round_rows(results: list[RunResult]) -> list[dict[str, Any]]:
+    rows = []
+    for result in results:
+        for summary in result.rounds:
+            row = {**_run_cells(result), **summary.model_dump()}
+            row["round"] = summary.index + 1
+            for key in ("speakers", "roles", "turn_latencies"):
+                row[key] = " ".join(str(item) for item in row[key])
+            row["failures"] = "; ".join(summary.failures)
+            rows.append(row)
+    return rows
+
+
+def transcript_path(out: Path, result: RunResult) -> Path | None:
+    """The run's transcript: in this batch folder, else (a ``--merge``) in the batch folder it was run in.
+
+    A results file may be hostile, so the path it names is read only when it is a batch folder's
+    ``transcripts/<run_id>.jsonl`` beside that folder's ``runs/<run_id>.json``.
+    """
+    run_id = result.run_id
+    if not run_id or Path(run_id).name != run_id or run_id.startswith("."):
+        return None
+    here = out / "transcripts" / f"{run_id}.jsonl"
+    if here.is_file():
+        return here
+    stored = Path(result.transcript) if result.transcript else None
+    if (stored is not None and stored.name == f"{run_id}.jsonl" and stored.parent.name == "transcripts"
+            and (stored.parent.parent / "runs" / f"{run_id}.json").is_file() and stored.is_file()):
+        return stored
+    return None
+
+
+def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[dict[str, Any]]:
+    roles = {agent.id: agent.role for agent in transcript.header.agents}
+    rows: list[dict[str, Any]] = []
+    round_number, turn, last_t, speaker = 0, 0, 0.0, None
+    for entry in transcript.entries:
+        if isinstance(entry, RoundLine):
+            round_number, turn, last_t, speaker = round_number + 1, 0, entry.t, None
+            continue
+        if not isinstance(entry, EventLine):
+            continue
+        event = entry.event
+        if event.type == "agent_start":
+            speaker = event.agent_id
+        elif event.type == "done":
+            latency, last_t = entry.t - last_t, entry.t
+            if event.outcome is None or event.outcome.kind != "agent":
+                continue
+            turn += 1
+            who = event.outcome.agent_id or speaker or ""
+            usage = event.usage.agent
+            rows.append({**_run_cells(result), "round": max(round_number, 1), "turn": turn, "speaker": who,
+                         "role": roles.get(who, "?"), "prompt_tokens": usage.prompt_tokens,
+                         "completion_tokens": usage.completion_tokens, "cached_tokens": usage.cached_tokens,
+                         "cost": usage.cost, "latency": round(latency, 4), "actions": event.total_actions,
+                         "dropped": event.dropped_actions, "parse_recoveries": event.parse_recoveries,
+                         "empty": not event.agent_had_content, "source": "transcript"})
+    return rows
+
+
+def _turns_from_summaries(result: RunResult) -> list[dict[str, Any]]:
+    return [{**_run_cells(result), "round": summary.index + 1, "turn": number, "speaker": speaker,
+             "role": role, "source": "summary"}
+            for summary in result.rounds
+            for number, (speaker, role) in enumerate(zip(summary.speakers, summary.roles, strict=False), 1)]
+
+
+def turn_rows(out: Path, results: list[RunResult]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for result in results:
+        path = transcript_path(out, result)
+        transcript = None
+        if path is not None:
+            try:
+                transcript = read_transcript(path)
+            except (InputError, OSError):
+                transcript = None
+        rows += _turns_from_transcript(result, transcript) if transcript else _turns_from_summaries(result)
+    return rows
+
+
+def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({column: safe_cell(row.get(column)) for column in columns})
+    return buffer.getvalue()
+
+
+def write_tables(out: Path, results: list[RunResult]) -> None:
+    """``turns.csv`` and ``rounds.csv`` next to ``report.json`` (private files, written atomically)."""
+    ordered = sorted(results, key=lambda r: (r.scenario, r.model, r.prompts, r.director, r.repeat, r.run_id))
+    write_atomic(out / "rounds.csv", to_csv(ROUND_COLUMNS, round_rows(ordered)))
+    write_atomic(out / "turns.csv", to_csv(TURN_COLUMNS, turn_rows(out, ordered)))

@@ -1,0 +1,117 @@
+"""95% intervals and comparisons in batch reports (store/report_stats.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from maic_cli.store.report_stats import (
+    bootstrap_difference,
+    bootstrap_mean,
+    compare,
+    newcombe_difference,
+    wilson,
+)
+from maic_cli.store.reports import RunResult
+from tests.helpers import decision, reply
+from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
+
+
+def bounds(interval: tuple[float, float] | None) -> tuple[float, float]:
+    assert interval is not None
+    return round(interval[0], 3), round(interval[1], 3)
+
+
+def test_wilson_bounds_match_hand_checked_values() -> None:
+    assert bounds(wilson(8, 10)) == (0.490, 0.943)
+    assert bounds(wilson(0, 4)) == (0.0, 0.490)
+    assert bounds(wilson(4, 4)) == (0.510, 1.0)
+    assert bounds(wilson(1, 2)) == (0.095, 0.905)
+    assert wilson(0, 0) is None
+
+
+def test_newcombe_difference_matches_the_published_example() -> None:
+    # Newcombe (1998), Statistics in Medicine 17:873, table II example (56/70 vs 48/80), method 10.
+    assert bounds(newcombe_difference(56, 70, 48, 80)) == (0.052, 0.334)
+    assert newcombe_difference(1, 2, 0, 0) is None
+
+
+def test_bootstrap_is_reproducible_with_its_seed_and_brackets_the_mean() -> None:
+    values = [1.1, 2.3, 2.9, 4.7, 7.3, 3.05, 5.2, 0.4]
+    first, again = bootstrap_mean(values), bootstrap_mean(values)
+    assert first == again
+    assert first is not None and min(values) <= first[0] < sum(values) / len(values) < first[1] <= max(values)
+    assert bootstrap_mean(values, seed=1, resamples=200) != bootstrap_mean(values, seed=2, resamples=200)
+    assert bootstrap_mean([3.0, 3.0, 3.0]) == (3.0, 3.0)
+    assert bootstrap_mean([3.0]) is None
+    assert bootstrap_difference([5.0, 6.0, 5.5], [1.0, 1.5, 1.2]) == bootstrap_difference([5.0, 6.0, 5.5],
+                                                                                          [1.0, 1.5, 1.2])
+    low, high = bounds(bootstrap_difference([5.0, 6.0, 5.5], [1.0, 1.5, 1.2]))
+    assert 3.5 <= low < high <= 5.0
+
+
+def _result(model: str, repeat: int, passed: bool) -> RunResult:
+    return RunResult(run_id=f"{model}-{repeat}", scenario="s", scenario_path="s.yaml", model=model, repeat=repeat,
+                     status="complete", failures=[] if passed else ["round 1: missed"])
+
+
+@pytest.mark.parametrize(("a_passes", "b_passes", "verdict"), [
+    (10, 0, "larger than the noise"), (6, 5, "within the noise")])
+def test_rate_comparison_verdict(a_passes: int, b_passes: int, verdict: str) -> None:
+    a = [_result("a", k, k <= a_passes) for k in range(1, 11)]
+    b = [_result("b", k, k <= b_passes) for k in range(1, 11)]
+    result = compare("pass_rate", a, b)
+    assert result["method"] == "newcombe" and result["verdict"] == verdict
+    assert result["difference"] == pytest.approx((a_passes - b_passes) / 10)
+    assert compare("pass_rate", a[:1], b)["verdict"] == "too few runs"
+
+
+def test_two_model_batch_reports_intervals_and_a_comparison(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    talkative = script(tmp_path, *GOOD_ROUND, name="talkative.json")  # two agents, then hands back: cue_user
+    brief = script(tmp_path, decision("teacher"), reply("Scattering."), decision("END"), name="brief.json")
+    out = tmp_path / "out"
+    result = run(tmp_path, str(scenario), "--model", talkative, "--model", brief, "--repeat", "3",
+                 "--out", str(out))
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["statistics"]["rates"] == "Wilson score interval"
+    overall = report["overall"]["intervals"]
+    cue = overall["rates"]["cue_user_rate"]
+    assert (cue["successes"], cue["trials"], cue["value"]) == (3, 6, 0.5)
+    assert (cue["low"], cue["high"]) == pytest.approx(wilson(3, 6), abs=1e-4)
+    turns = overall["means"]["agent_turns_per_round"]
+    assert turns["value"] == 1.5 and turns["runs"] == 6 and 1.0 <= turns["low"] < 1.5 < turns["high"] <= 2.0
+    by_model = report["by_model"]
+    assert len(by_model) == 2
+    for name, group in by_model.items():
+        pass_rate = group["intervals"]["rates"]["pass_rate"]
+        assert (pass_rate["value"], pass_rate["low"], pass_rate["high"]) == (1.0, 0.4385, 1.0), name
+    [pair] = report["comparisons"]["by_model"]
+    assert {pair["a"], pair["b"]} == set(by_model)
+    verdicts = {m["metric"]: m for m in pair["metrics"]}
+    sign = 1 if "talkative" in pair["a"] else -1
+    assert verdicts["cue_user_rate"]["difference"] == sign * 1.0
+    assert verdicts["cue_user_rate"]["verdict"] == "larger than the noise"
+    assert verdicts["agent_turns_per_round"]["method"] == "bootstrap"
+    assert verdicts["agent_turns_per_round"]["verdict"] == "larger than the noise"
+    assert verdicts["pass_rate"]["verdict"] == "within the noise"
+    assert report["comparisons"]["by_prompts"] == [] and report["comparisons"]["by_director"] == []
+    markdown = (out / "report.md").read_text()
+    assert "## Uncertainty (95% intervals)" in markdown and "Wilson score interval" in markdown
+    assert "percentile bootstrap over runs" in markdown and "## Comparisons" in markdown
+    assert "| cue-user rate (rounds) | 1 | 0 | 1 [" in markdown or "| cue-user rate (rounds) | 0 | 1 | -1 [" in markdown
+    assert "larger than the noise" in markdown
+
+
+def test_a_single_run_has_values_but_no_intervals(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    out = tmp_path / "out"
+    assert run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--out", str(out)).exit_code == 0
+    report = json.loads((out / "report.json").read_text())
+    rate = report["overall"]["intervals"]["rates"]["cue_user_rate"]
+    assert rate["value"] == 1.0 and rate["low"] is None and rate["high"] is None
+    assert report["overall"]["intervals"]["means"]["tokens_per_run"]["low"] is None
+    assert "## Uncertainty" not in (out / "report.md").read_text()
