@@ -199,3 +199,16 @@ def test_a_hook_in_the_current_folder_is_found_by_the_installed_script(tmp_path:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", os.getcwd())])
     assert load_hook("hook_in_cwd:pick").name == "hook_in_cwd:pick"
+
+
+def test_rules_reads_the_question_at_the_end_of_the_whole_reply() -> None:
+    """A long reply ending in a question to the class counts (the turn summary keeps only 300 characters);
+    a rhetorical question answered in the same reply does not."""
+    long_question = "Light is a wave. " * 20 + "So which colour do you think scatters most?"
+    llm = ScriptedLLM([reply("Blue light scatters most."), reply(long_question), reply("Violet, maybe.")])
+    result, _ = play(llm, director="rules")
+    assert result.speakers == ["teacher", "leo", "mia"]  # Leo asked the class: one more speaker
+    rhetorical = "Why is it blue? Because blue light scatters most."
+    llm = ScriptedLLM([reply("Blue light scatters most."), reply(rhetorical)])
+    result, _ = play(llm, director="rules")
+    assert result.speakers == ["teacher", "leo"] and result.reason == "cue_user"  # nobody was asked

@@ -55,10 +55,16 @@ def ask_llm(agents: Sequence[AgentConfig], state: DirectorState, messages: Seque
     return None
 
 
-def _last_asked_question(state: DirectorState) -> bool:
+def _last_asked_question(state: DirectorState, messages: Sequence[Message]) -> bool:
+    """The last speaker's reply ends with a question (to the class), not a rhetorical one mid-reply.
+
+    Read from the reply itself in ``messages`` (the turn summary keeps only its first 300 characters)."""
     if not state.agent_responses:
         return False
-    return "?" in state.agent_responses[-1].content_preview
+    speaker = state.agent_responses[-1].agent_id
+    last = next((m for m in reversed(messages) if m.role == "agent" and m.agent_id == speaker), None)
+    text = last.text if last is not None else state.agent_responses[-1].content_preview
+    return text.rstrip().rstrip("\"'”’)").endswith("?")
 
 
 def _unspoken(agents: Sequence[AgentConfig], state: DirectorState) -> list[AgentConfig]:
@@ -81,7 +87,7 @@ def rules(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequenc
     if not left:
         return USER
     count = len(state.agent_responses)
-    asked = _last_asked_question(state)
+    asked = _last_asked_question(state, messages)
     limit = DISCUSSION_SPEAKERS if config.discussion_topic else (
         QA_SPEAKERS_AFTER_QUESTION if asked else QA_SPEAKERS)
     if count >= limit:
