@@ -209,3 +209,11 @@ def test_list_names_every_template_and_what_a_folder_overrides(tmp_path: Path) -
     result = runner.invoke(app, ["prompts", "list", "--prompts", str(tmp_path / "set")])
     rows = dict(line.split("\t") for line in result.stdout.splitlines())
     assert rows["snippets/speech.md"] == str(speech) and rows["agent/system.j2"] == "built-in"
+
+
+def test_the_director_preview_says_when_the_policy_rarely_asks_the_model() -> None:
+    local = runner.invoke(app, ["prompts", "show", "director", "--model", "local"])
+    assert local.exit_code == 0, local.output
+    assert "with the rules director the model is asked only where the rules are not sure" in local.stderr
+    hosted = show("director")  # the demo model: the llm director, no such note
+    assert hosted.exit_code == 0 and "rules director" not in hosted.stderr

@@ -118,6 +118,14 @@ def show(
     variant = " (the compact prompts for small models)" if request.config.compact_prompts else ""
     typer.echo(f"maic: note: the {who}'s next call for {clean(model)}{variant}, prompt set "
                f"{clean(prompt_set.name)}", err=True)
+    if who == "director":
+        from ..engine.policies import default_policy_name
+        from ..llm.spec import ModelSpec
+
+        policy = session.config.director or default_policy_name(ModelSpec.parse(model).compact_prompts)
+        if policy != "llm":
+            typer.echo(f"maic: note: with the {clean(policy)} director the model is asked only where the rules "
+                       "are not sure (rules: never); this is the call it would make then", err=True)
     typer.echo(json.dumps(messages, indent=1) + "\n" if as_json else as_text(messages), nl=False)  # JSON: \u-escaped
 
 
