@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from .. import __version__
-from . import agents_cmd, chat_cmd, prompts_cmd, replay_cmd, run_cmd
+from . import agents_cmd, chat_cmd, prompts_cmd, replay_cmd, report_cmd, run_cmd
 from .help_option import help_option
 
 app = typer.Typer(
@@ -36,3 +36,4 @@ app.add_typer(prompts_cmd.app, name="prompts")
 app.command("chat")(chat_cmd.chat)
 app.command("replay")(replay_cmd.replay)
 app.command("run")(run_cmd.run)
+app.command("report")(report_cmd.report)
