@@ -210,3 +210,25 @@ def test_a_sentence_copied_from_an_earlier_reply_is_left_out() -> None:
     assert "".join(deltas(events)) == f"{opening} And what about the poles in winter?"
     assert classroom.messages[-1].raw_reply == reply(said)
 
+
+
+def test_a_huge_reply_keeps_only_bounded_state_while_it_streams() -> None:
+    """The copy check reads only the opening and the gate scans only new text: a long reply (a hostile
+    server ignores max_tokens) costs time linear in its length, not quadratic."""
+    from maic_cli.engine.agent_reply import HEARD_CHARS, ReplyStream
+
+    stream = ReplyStream(agent("teacher", "teacher"), [], "m", gated=True, earlier=["An earlier answer."])
+    stream.feed('[{"type": "text", "content": "')
+    for _ in range(2_000):
+        stream.feed("words without any sentence end ")
+    assert len(stream._heard) <= HEARD_CHARS
+    stream.feed('and then one. "')
+    stream.feed("]")
+    stream.finish()
+    assert stream.content.endswith("and then one.")  # released at its sentence end, nothing after it
+
+
+def test_the_gate_finds_a_sentence_end_split_across_deltas() -> None:
+    gate = SentenceGate()
+    assert gate.feed("x" * 500 + " Done.") == ""  # no whitespace after the "." yet
+    assert gate.feed(" Next") == "x" * 500 + " Done."

@@ -23,6 +23,7 @@ from .parser_items import Item, TextItem
 from .speech import SentenceGate, drop_copied_sentences, repeats_earlier
 
 CHECK_CHARS = 60  # about one sentence: enough to tell a copy, little delay before speech shows
+HEARD_CHARS = 800  # kept of the opening: what repeats_earlier compares (2 × its 400) and no more
 
 
 class ReplyStream:
@@ -41,7 +42,8 @@ class ReplyStream:
         self.dropped = 0
         self.repeat = False
         self.copied_sentences = 0
-        self._heard = ""  # speech released by the gate, copies included (the opening check reads it)
+        self._heard = ""  # the opening of the speech, copies included (the opening check reads it; bounded)
+        self._last_spoken = ""  # the last character of the speech so far (content is joined only at the end)
         self._text_index = -1
         self._gate = SentenceGate() if gated else None
         self._earlier = earlier or []
@@ -63,22 +65,24 @@ class ReplyStream:
 
     # -- items → events -------------------------------------------------------------------
     def _speak(self, content: str) -> list[Event]:
-        self._heard += content
+        if len(self._heard) < HEARD_CHARS:  # the opening is all the check reads: stays linear
+            self._heard += content
         if content and self._gate is not None and self._earlier:
             content, dropped = drop_copied_sentences(content, self._earlier)
             self.copied_sentences += dropped
-            if not self.content:
+            if not self._last_spoken:
                 content = content.lstrip()
         if not content:
             return []
         self.speech.append(content)
+        self._last_spoken = content[-1]
         return [TextDeltaEvent(message_id=self.message_id, content=content)]
 
     def _text(self, item: TextItem) -> list[Event]:
         content = item.content
         if item.index != self._text_index:
-            spoken = self.content + (self._gate.held if self._gate else "")
-            if spoken and not spoken[-1:].isspace():
+            spoken = (self._gate.held if self._gate else "")[-1:] or self._last_spoken
+            if spoken and not spoken.isspace():
                 content = " " + content.lstrip()
             self._text_index = item.index
         return self._speak(self._gate.feed(content) if self._gate else content)

@@ -31,10 +31,10 @@ def ends_sentence(text: str) -> bool:
     return bool(_FINAL.search(text))
 
 
-def _last_boundary(text: str) -> int:
-    """The end of the last finished sentence in ``text`` (0: none)."""
+def _last_boundary(text: str, start: int = 0) -> int:
+    """The end of the last finished sentence in ``text[start:]`` (0: none)."""
     last = 0
-    for match in _BOUNDARY.finditer(text):
+    for match in _BOUNDARY.finditer(text, start):
         last = match.end()
     return last
 
@@ -47,22 +47,27 @@ class SentenceGate:
     beats silence), else nothing — the unfinished sentence is dropped.
     """
 
+    LOOKBACK = 64  # a sentence end split across deltas: "." then " " (closing quotes in between)
+
     def __init__(self) -> None:
-        self.released = ""
         self.held = ""
+        self._released_any = False  # some speech was shown
+        self._released_quotes = 0  # '"' in what was shown (an unpaired closing one is dropped at the end)
 
     def feed(self, delta: str) -> str:
+        start = max(0, len(self.held) - self.LOOKBACK)  # the held text had no boundary: scan only the new end
         self.held += delta
-        cut = _last_boundary(self.held)
+        cut = _last_boundary(self.held, start)
         if not cut:
             return ""
         out, self.held = self.held[:cut], self.held[cut:]
         return self._release(out)
 
     def _release(self, out: str) -> str:
-        if not self.released.strip():
+        if not self._released_any:
             out = drop_stray_quotes(out)
-        self.released += out
+        self._released_any = self._released_any or bool(out.strip())
+        self._released_quotes += out.count('"')
         return out
 
     def flush_sentence(self) -> str:
@@ -74,10 +79,10 @@ class SentenceGate:
 
     def finish(self) -> str:
         tail, self.held = self.held, ""
-        if not ends_sentence(tail) and self.released.strip():
+        if not ends_sentence(tail) and self._released_any:
             return ""
         out = tail.rstrip()
-        if out.endswith('"') and (self.released + out).count('"') % 2 == 1:
+        if out.endswith('"') and (self._released_quotes + out.count('"')) % 2 == 1:
             out = out[:-1]  # an unpaired closing quote
         return self._release(out)
 
