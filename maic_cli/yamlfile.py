@@ -129,7 +129,7 @@ def format_validation_error(path: Path, node: yaml.Node | None, error: Validatio
     first = error.errors()[0]
     loc = data_loc(data, tuple(first["loc"])) if data is not None else tuple(first["loc"])
     field = ".".join(str(step) for step in loc) or "(top level)"
-    message = first["msg"]
+    message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
         message = "unknown field"
     others = {tuple(e["loc"])[:1] for e in error.errors()[1:]} - {tuple(first["loc"])[:1]}

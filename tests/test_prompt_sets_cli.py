@@ -171,8 +171,8 @@ def test_maic_home_prompts_are_the_default(tmp_path: Path, maic_home: Path) -> N
 
 
 @pytest.mark.parametrize(("value", "line", "problem"), [
-    ("/etc", 7, "prompts: Value error, a prompt-set folder relative to the scenario file"),
-    ("../elsewhere", 7, "prompts: Value error, a prompt-set folder relative to the scenario file"),
+    ("/etc", 7, "prompts: a prompt-set folder relative to the scenario file"),
+    ("../elsewhere", 7, "prompts: a prompt-set folder relative to the scenario file"),
 ])
 def test_a_scenario_prompt_folder_stays_beside_the_file(tmp_path: Path, value: str, line: int,
                                                          problem: str) -> None:

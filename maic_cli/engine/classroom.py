@@ -87,6 +87,13 @@ class Classroom(BaseModel):
             if target is not None:
                 target.raw_reply = _clean_optional(event.raw_reply)
                 target.context = _clean_optional(event.context)
+        elif event.type == "lesson":
+            self.store.slides = [slide.model_copy(deep=True) for slide in event.slides]
+            self.store.current_slide, self.store.spotlight, self.store.laser = 0, None, None
+        elif event.type == "scene":
+            if event.slide is not None and event.slide < len(self.store.slides):
+                self.store.current_slide = event.slide
+            self.store.spotlight = self.store.laser = None
         elif event.type == "done":
             self.director_state = event.director_state
             self.usage.director.add(event.usage.director)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
-from .models import DirectorState
+from .models import DirectorState, Slide
 from .outcomes import DirectorOutcome
 
 
@@ -92,6 +92,55 @@ class DirectorCorrectionEvent(BaseModel):
     rule: Literal["repeat_speaker", "unanswered", "unknown_agent"]
 
 
+class LessonEvent(BaseModel):
+    """Beyond the reference: a lesson was opened; its slides replace the class's slides."""
+
+    type: Literal["lesson"] = "lesson"
+    title: str
+    slides: list[Slide] = Field(default_factory=list)
+    scenes: int = 0  # how many scenes the lesson has
+
+
+class SceneEvent(BaseModel):
+    """Beyond the reference: the lesson moved to a scene (``slide`` is its slide's 0-based
+    position among the lesson's slides, for slide scenes)."""
+
+    type: Literal["scene"] = "scene"
+    index: int = Field(ge=0)
+    scene_id: str
+    kind: Literal["slide", "quiz", "discussion"]
+    title: str = ""
+    slide: int | None = Field(default=None, ge=0)
+
+
+class QuizAnswerEvent(BaseModel):
+    """Beyond the reference: the learner answered a quiz question and it was graded."""
+
+    type: Literal["quiz_answer"] = "quiz_answer"
+    scene_id: str
+    question_id: str
+    question: str
+    options: list[str] = Field(default_factory=list)
+    answer: str
+    chosen: list[str] = Field(default_factory=list)
+    key: list[str] = Field(default_factory=list)  # the right letters (choice questions)
+    points: float = 0.0
+    max_points: int = 1
+    correct: bool = False
+    comment: str | None = None
+
+
+class QuizScoreEvent(BaseModel):
+    """Beyond the reference: a quiz was finished; its score and the lesson's so far."""
+
+    type: Literal["quiz_score"] = "quiz_score"
+    scene_id: str
+    points: float
+    max_points: int
+    lesson_points: float = 0.0
+    lesson_max_points: int = 0
+
+
 class ErrorEvent(BaseModel):
     type: Literal["error"] = "error"
     message: str
@@ -122,10 +171,12 @@ class DoneEvent(BaseModel):
 
 Event = Annotated[
     ThinkingEvent | AgentStartEvent | TextDeltaEvent | ActionEvent | AgentEndEvent
-    | CueUserEvent | DirectorCorrectionEvent | ErrorEvent | DoneEvent,
+    | CueUserEvent | DirectorCorrectionEvent | ErrorEvent | DoneEvent
+    | LessonEvent | SceneEvent | QuizAnswerEvent | QuizScoreEvent,
     Field(discriminator="type"),
 ]
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 EVENT_TYPES = frozenset({"thinking", "agent_start", "text_delta", "action", "agent_end",
-                         "cue_user", "director_correction", "error", "done"})
+                         "cue_user", "director_correction", "error", "done",
+                         "lesson", "scene", "quiz_answer", "quiz_score"})

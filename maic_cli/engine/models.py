@@ -130,12 +130,30 @@ class Message(BaseModel):
         return cls(role="user", parts=[MessagePart(kind="text", text=text)])
 
 
+SlideElementType = Literal["text", "bullets", "image", "formula", "chart", "video", "shape", "table", "code"]
+
+
 class SlideElement(BaseModel):
+    """One element of a slide, pointed at by its id.  ``content`` is the text (an image's alt
+    text, a formula's source, a code block); a bullet list has ``items``, a table ``rows``
+    (the first row is the header)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    id: str
-    type: Literal["text", "image", "formula", "chart", "video", "shape", "table", "code"] = "text"
+    id: str = Field(min_length=1, max_length=64)
+    type: SlideElementType = "text"
     content: str = ""
+    items: list[str] = Field(default_factory=list)  # bullets
+    rows: list[list[str]] = Field(default_factory=list)  # table
+    language: str | None = None  # code
+
+    def plain_text(self) -> str:
+        """The element as one line of plain text (for prompts and previews)."""
+        if self.type == "bullets" and self.items:
+            return "; ".join(f"- {item}" for item in self.items)
+        if self.type == "table" and self.rows:
+            return " / ".join(" | ".join(row) for row in self.rows)
+        return self.content
 
 
 class Slide(BaseModel):

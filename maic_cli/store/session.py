@@ -18,6 +18,7 @@ from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.classroom import Classroom
+from ..engine.lesson import LessonPlay
 from ..engine.models import AgentConfig, TurnConfig, UserProfile, new_id
 from ..errors import SessionError
 from .paths import open_private, write_atomic
@@ -37,6 +38,7 @@ class Session(BaseModel):
     agents: list[AgentConfig] = Field(default_factory=list)  # the class as it was when created
     classroom: Classroom = Field(default_factory=Classroom)
     transcript: str | None = None
+    lesson: LessonPlay | None = None  # the lesson being played (a copy) and the learner's progress
 
 
 def sessions_dir(home: Path) -> Path:

@@ -20,6 +20,8 @@ import time
 
 from rich.console import Console, RenderableType
 from rich.live import Live
+from rich.panel import Panel
+from rich.text import Text
 
 from ..engine.events import Event
 from ..engine.round import RoundResult
@@ -128,3 +130,8 @@ class LiveView(View):
 
     def error(self, text: str) -> None:
         self.console.print(f"maic: error: {clean(text)}", style="red", markup=False, highlight=False)
+
+    def block(self, title: str, lines: list[str]) -> None:
+        body = Text("\n".join(clean(line) for line in lines))
+        self.console.print(Panel(body, title=Text(clean(title), style="bold"), title_align="left",
+                                 border_style="cyan", expand=False))

@@ -70,3 +70,7 @@ class PlainView(View):
     def error(self, text: str) -> None:
         self.err.write(f"maic: error: {clean(text)}\n")
         self.err.flush()
+
+    def block(self, title: str, lines: list[str]) -> None:
+        self.out.write("".join(f"{clean(line)}\n" for line in [f"== {title} ==", *lines]))
+        self.out.flush()

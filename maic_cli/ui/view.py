@@ -1,7 +1,8 @@
 """The view seam: what the live layout and the plain output both do with a class.
 
 A view is told when a round starts and ends and sees every engine event in
-between; ``info`` and ``error`` print one cleaned line.  ``round()`` is the
+between; ``info`` and ``error`` print one cleaned line, ``block`` a titled
+block of cleaned lines.  ``round()`` is the
 exception-safe way to run a round: whatever happens inside, the view gives the
 terminal back (Live stopped, cursor shown, output no longer redirected).
 """
@@ -32,3 +33,6 @@ class View(Protocol):
     def round_finished(self, result: RoundResult | None = None) -> None: ...
     def info(self, text: str) -> None: ...
     def error(self, text: str) -> None: ...
+    def block(self, title: str, lines: list[str]) -> None:
+        """A titled block of lines between rounds (a lesson's outline, a quiz question, a score);
+        every line is cleaned like model text."""
