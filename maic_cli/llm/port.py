@@ -79,7 +79,9 @@ class LLMRequest:
     """One call: the chat messages plus what the engine knows about its purpose."""
 
     messages: list[dict[str, str]]
-    purpose: Literal["director", "agent"] = "agent"
+    # director and agent calls play the class; grade (a quiz answer against its rubric), generate (a step
+    # of ``maic lesson new``) and judge (a batch's turns against a rubric) are priced apart from it.
+    purpose: Literal["director", "agent", "grade", "generate", "judge"] = "agent"
     agent_id: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
