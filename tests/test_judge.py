@@ -185,6 +185,19 @@ def test_judge_scores_land_in_every_report_with_intervals_and_apart_from_the_cla
     assert {(r["judge_answered"], r["judge_status"]) for r in rounds} == {("1", "ok")}
 
 
+def test_resume_with_a_judge_judges_the_runs_done_before_too(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    out = tmp_path / "out"
+    model = script(tmp_path, *GOOD_ROUND)
+    assert run(tmp_path, str(scenario), "--model", model, "--out", str(out)).exit_code == 0
+    result = run(tmp_path, str(scenario), "--model", model, "--repeat", "2", "--resume", str(out),
+                 "--judge", script(tmp_path, verdict(True, True), name="judge.json"))
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["judge"]["runs_judged"] == 2 and report["overall"]["judge"]["turns_judged"] == 4
+    assert "judged turns" in result.stdout and "100%" in result.stdout  # the console summary
+
+
 def test_an_unusable_verdict_is_counted_as_missing(tmp_path: Path) -> None:
     out, result = judged_batch(tmp_path, "Looks fine to me.", "Still no JSON.")
     assert result.exit_code == 0, result.output
@@ -256,7 +269,7 @@ def test_report_judges_a_batch_run_without_a_judge_then_keeps_its_verdicts(tmp_p
     judge = script(tmp_path, verdict(False, True), name="judge.json")
     result = runner.invoke(app, ["report", str(out), "--judge", judge])
     assert result.exit_code == 0, result.output
-    assert "Judged 2 runs" in result.stderr
+    assert "Judging 2 runs (2 rounds, one judge call each)" in result.stderr and "Judged 2 runs" in result.stderr
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["overall"]["judge"]["rates"]["new"]["successes"] == 2 and report["meta"]["judge"] == judge
     assert report["overall"]["runs"] == 2  # nothing re-ran: the same runs, the same rounds
@@ -273,6 +286,21 @@ def test_report_judges_a_batch_run_without_a_judge_then_keeps_its_verdicts(tmp_p
     assert rejudged.exit_code == 0, rejudged.output
     overall = json.loads((out / "report.json").read_text(encoding="utf-8"))["overall"]["judge"]
     assert overall["turns_judged"] == 0 and overall["turns_missing"] == 4
+
+
+def test_a_transcript_with_more_rounds_than_its_run_does_not_run_up_the_judge(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    out = tmp_path / "out"
+    assert run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--out", str(out)).exit_code == 0
+    transcript = next((out / "transcripts").iterdir())
+    head, *body = transcript.read_text(encoding="utf-8").splitlines(keepends=True)
+    transcript.write_text(head + "".join(body) * 5, encoding="utf-8")  # five rounds recorded, one reported
+    assert len(rounds_to_judge(read_transcript(transcript))) == 5
+    result = runner.invoke(app, ["report", str(out), "--judge", script(tmp_path, *[verdict(True, True)] * 5,
+                                                                        name="judge.json")])
+    assert result.exit_code == 0, result.output
+    judge = json.loads((out / "report.json").read_text(encoding="utf-8"))["overall"]["judge"]
+    assert judge["usage"]["calls"] == 1 and judge["turns_judged"] == 2
 
 
 def test_report_judge_refuses_several_folders_and_flags_without_judge(tmp_path: Path) -> None:

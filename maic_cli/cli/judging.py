@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine.judge import RoundToJudge, RubricIdentity, TurnToJudge, judge_messages, judge_rounds, rubric_identity
@@ -35,6 +35,7 @@ from ..store.run_results import CallStat, RunJudgement, RunResult, save_run
 from ..store.transcript import read_transcript
 from ..untrusted import clean
 
+MAX_JUDGED_TURNS = 50  # per round (a batch's --max-turns is at most 50)
 _SAMPLE = RoundToJudge(index=0, learner="Why is the sky blue?", learner_name="Ana", topic=None,
                        turns=(TurnToJudge("teacher", "Teacher", "teacher", "A teacher.", "Light scatters.",
                                           ("wb_draw_text",)),))
@@ -102,6 +103,9 @@ async def judge_run(judge: Judge, result: RunResult, transcript: Path | None) ->
     except (InputError, OSError) as exc:
         judgement.error = f"cannot read the transcript: {exc}"
         return judgement
+    # Only the rounds the run reports, each with at most MAX_JUDGED_TURNS turns: a transcript someone sent
+    # cannot make the judge (and its bill) run without end; what is left out is counted as missing.
+    rounds = [replace(r, turns=r.turns[:MAX_JUDGED_TURNS]) for r in rounds[:len(result.rounds)]]
 
     def on_call(record: CallRecord) -> None:
         calls.append(CallStat.from_record(record))

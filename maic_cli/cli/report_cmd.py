@@ -25,6 +25,7 @@ import typer
 
 from .. import __version__
 from ..errors import InputError
+from ..untrusted import clean
 from .errors import friendly
 
 
@@ -47,6 +48,10 @@ def judge_batch(folder: Path, results: list[Any], model: str, *, api_base: str |
     from .judging import judge_folder, make_judge
 
     judging = make_judge(model, load_prompt_set(prompts), api_base=api_base)
+    todo = [r for r in results if r.status != "cancelled" and (rejudge or not judging.judged_already(r))]
+    if todo:
+        typer.echo(f"Judging {len(todo)} runs ({sum(len(r.rounds) for r in todo)} rounds, one judge call each) "
+                   f"with {clean(model)}", err=True)
     return asyncio.run(judge_folder(judging, folder, results, rejudge=rejudge, concurrency=concurrency))
 
 

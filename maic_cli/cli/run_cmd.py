@@ -182,12 +182,35 @@ def summary_table(report: dict[str, Any], group: str = "by_scenario", name: str 
     return table
 
 
+def judge_table(report: dict[str, Any], group: str = "by_model", name: str = "model") -> Table:
+    """The judge's scores at a glance (share of judged turns meeting each criterion), one row per model."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..engine.judge import CRITERIA, CRITERIA_LABELS
+
+    table = Table(title="judged turns", box=None, pad_edge=False)
+    for column in (name, "turns", "missing", *(CRITERIA_LABELS[c] for c in CRITERIA), "answered", "score",
+                   "judge cost"):
+        table.add_column(column, justify="left" if column == name else "right")
+    for key, s in report[group].items():
+        judge = s["judge"]
+        rates = [judge["rates"][c]["value"] for c in (*CRITERIA, "answered")]
+        score = judge["means"]["turn_score"]["value"]
+        table.add_row(Text(key), str(judge["turns_judged"]), str(judge["turns_missing"]),
+                      *("–" if rate is None else f"{rate:.0%}" for rate in rates),
+                      "–" if score is None else f"{score:.2f}", f"${judge['usage']['cost']:.4f}")
+    return table
+
+
 def print_summary(report: dict[str, Any], console: Console) -> None:
     from rich.text import Text
 
     console.print(summary_table(report))
     if len(report["by_prompts"]) > 1:  # prompt sets compared: side by side
         console.print(summary_table(report, "by_prompts", "prompt set"))
+    if report.get("judge"):
+        console.print(judge_table(report))
     failing = [r for r in report["runs"] if not r["passed"]]
     for run in failing[:20]:
         problems = run["failures"] or [run["error"] or run["status"]]

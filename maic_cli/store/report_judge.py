@@ -19,6 +19,7 @@ from statistics import fmean
 from typing import Any
 
 from ..engine.judge import CRITERIA, CRITERIA_LABELS, TurnVerdict
+from ..untrusted import one_line
 from . import report_stats
 from .run_results import CallStat, RunResult
 
@@ -157,9 +158,12 @@ def markdown(report: dict[str, Any], groupings: tuple[tuple[str, str], ...]) -> 
     judge = report.get("judge")
     if not judge:
         return []
+    def names(key: str) -> str:
+        return one_line(", ".join(judge[key]))
+
     lines = ["## Judged turns", "",
-             f"Judge: {', '.join(judge['models'])}; rubric {', '.join(judge['rubric_versions'])} "
-             f"(fingerprint {', '.join(judge['rubric_fingerprints'])}; {', '.join(judge['rubric_sources'])}). "
+             f"Judge: {names('models')}; rubric {names('rubric_versions')} "
+             f"(fingerprint {names('rubric_fingerprints')}; {names('rubric_sources')}). "
              f"Scale: {SCALE}. Rates are of judged turns (answered: of judged rounds with a learner message), "
              "with a 95% Wilson interval; the turn score is a mean over runs with a bootstrap interval. "
              "Missing verdicts (unusable replies) are counted, not scored. Judge calls are priced here, "
