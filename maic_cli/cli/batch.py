@@ -3,7 +3,9 @@
 Each run is one class: a fresh classroom, one round per learner message, a
 transcript, metrics from the events, expectations checked per round.  Runs are
 independent: one that fails never stops the others.  Ctrl-C stops launching
-new runs, cancels the running ones and still writes a (partial) report.
+new runs, cancels the running ones and still writes a (partial) report.  With a
+judge (``maic run --judge``, cli/judging.py) each run's rounds are judged from its
+transcript once its class has ended, before its result is saved.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..engine.classroom import Classroom
 from ..engine.events import Event
@@ -31,6 +34,9 @@ from ..store.reports import CallStat, RunResult, save_run
 from ..store.scenarios import Scenario, initial_store
 from ..store.transcript import TranscriptHeader, TranscriptWriter
 from .signals import on_sigint
+
+if TYPE_CHECKING:
+    from .judging import Judge
 
 
 @dataclass
@@ -83,6 +89,7 @@ class RunContext:
     out: Path
     clients: ClientPool
     progress: dict[str, Progress] = field(default_factory=dict)  # the running classes; a display polls it
+    judge: Judge | None = None  # --judge: each run is judged when its class ends
 
 
 async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
@@ -104,15 +111,33 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
 
     def on_call(record: CallRecord) -> None:
         writer.call(record)
-        result.calls.append(CallStat(purpose=record.purpose, agent_id=record.agent_id,
-                                     ttft=record.ttft, duration=record.duration, error_kind=record.error_kind,
-                                     **{k: record.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens",
-                                                                           "cached_tokens", "cost")}))
+        result.calls.append(CallStat.from_record(record))
 
     hooks = _RunHooks(writer, {a.id: a for a in spec.agents}, progress)
     runner = ClassRunner(Classroom(store=initial_store(spec.scenario)), spec.config, RecordingLLM(client, on_call),
                          agents=hooks.agents, profile=spec.scenario.learner, spec=spec.model, prompts=spec.prompts,
                          hooks=[hooks], director=spec.policy)
+    try:
+        try:
+            await _play_rounds(spec, runner, hooks, progress, result)
+        finally:
+            writer.close()
+            result.duration = time.monotonic() - clock
+        if context.judge is not None and result.status != "cancelled":
+            from .judging import judge_run
+
+            progress.status = "the judge is scoring"
+            result.judge = await judge_run(context.judge, result, transcript_path)
+    finally:
+        context.progress.pop(spec.run_id, None)
+    if result.status != "cancelled":
+        await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
+    return result
+
+
+async def _play_rounds(spec: RunSpec, runner: ClassRunner, hooks: _RunHooks, progress: Progress,
+                       result: RunResult) -> None:
+    """The class, one round per learner message, each checked against its expectations."""
     try:
         for index, (text, expect) in enumerate(spec.rounds()):
             progress.round, progress.status = index + 1, "the director is choosing"
@@ -129,13 +154,6 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
                 break
     except asyncio.CancelledError:
         result.status, result.error = "cancelled", "stopped by Ctrl-C"
-    finally:
-        writer.close()
-        result.duration = time.monotonic() - clock
-        context.progress.pop(spec.run_id, None)
-    if result.status != "cancelled":
-        await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
-    return result
 
 
 def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:
@@ -210,4 +228,6 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
             await asyncio.gather(*tasks, return_exceptions=True)
     finally:
         await context.clients.aclose()
+        if context.judge is not None:
+            await context.judge.aclose()
     return results, stopping.is_set()

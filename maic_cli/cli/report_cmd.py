@@ -5,6 +5,13 @@ from its ``runs/`` results (after an upgrade of maic, or to get the new tables a
 intervals for an old batch).  Several folders: their runs are combined into
 ``--out``, as ``maic run --merge`` does, each folder and each run counted once.
 Only maic's own batch folders are read or written.
+
+``--judge MODEL`` first judges the stored transcripts of one batch (no class is
+re-run; cli/judging.py) and keeps the verdicts in its ``runs/`` results.  A run already
+judged by the same model with the same rubric keeps its verdicts (so an interrupted
+judging continues where it stopped, and judging again costs nothing); ``--rejudge``
+judges every run again.  The rubric comes from ``--prompts DIR``, else
+``$MAIC_HOME/prompts``, else the built-in one.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import typer
 
 from .. import __version__
 from ..errors import InputError
+from ..untrusted import clean
 from .errors import friendly
 
 
@@ -31,10 +39,34 @@ def previous_meta(folder: Path) -> dict[str, Any]:
         else {}
 
 
+def judge_batch(folder: Path, results: list[Any], model: str, *, api_base: str | None, prompts: Path | None,
+                rejudge: bool, concurrency: int) -> tuple[int, int]:
+    """Judge a finished batch's transcripts in place; (judged, skipped)."""
+    import asyncio
+
+    from ..store.prompts import load_prompt_set
+    from .judging import judge_folder, make_judge
+
+    judging = make_judge(model, load_prompt_set(prompts), api_base=api_base)
+    todo = [r for r in results if r.status != "cancelled" and (rejudge or not judging.judged_already(r))]
+    if todo:
+        typer.echo(f"Judging {len(todo)} runs ({sum(len(r.rounds) for r in todo)} rounds, one judge call each) "
+                   f"with {clean(model)}", err=True)
+    return asyncio.run(judge_folder(judging, folder, results, rejudge=rejudge, concurrency=concurrency))
+
+
 @friendly
 def report(
     folders: list[Path] = typer.Argument(..., help="Output folders of maic run (batches)."),
     out: Path = typer.Option(None, "--out", help="With several folders: where the combined report goes."),
+    judge: str = typer.Option(None, "--judge", help="Judge the batch's stored transcripts with this model "
+                              "first (one folder; runs judged by it with this rubric are kept)."),
+    judge_api_base: str = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server "
+                                       "for the judge."),
+    rejudge: bool = typer.Option(False, "--rejudge", help="With --judge: judge every run again."),
+    prompts: Path = typer.Option(None, "--prompts", help="With --judge: a prompt-set folder whose judge/ "
+                                 "templates override the built-in rubric (default: $MAIC_HOME/prompts)."),
+    concurrency: int = typer.Option(4, "--concurrency", "-j", min=1, max=512, help="Runs judged at once."),
 ) -> None:
     """Rebuild the reports (md, json, csv) of one or more finished batches; nothing is re-run."""
     from rich.console import Console
@@ -46,9 +78,19 @@ def report(
     for folder in folders:
         if not folder.is_dir() or not is_batch_folder(folder):
             raise InputError(f"{folder}: no maic batch there (no runs/ folder); nothing was changed")
+    if judge and (len(folders) > 1 or out is not None):
+        raise InputError("--judge judges one batch in place: judge each folder, then combine them with --out")
+    if (rejudge or prompts is not None or judge_api_base) and not judge:
+        raise InputError("--rejudge, --prompts and --judge-api-base go with --judge MODEL")
     if len(folders) == 1 and out is None:
         target, results = folders[0], load_runs(folders[0])
         meta = {**previous_meta(target), "rebuilt by": f"maic {__version__}"}
+        if judge:
+            judged, skipped = judge_batch(target, results, judge, api_base=judge_api_base, prompts=prompts,
+                                          rejudge=rejudge, concurrency=concurrency)
+            meta["judge"] = judge
+            typer.echo(f"Judged {judged} runs" + (f"; {skipped} already judged by {judge} with this rubric "
+                                                  "(--rejudge to judge them again)" if skipped else ""), err=True)
     else:
         if out is None:
             raise InputError("several folders need --out: the combined report goes to its own folder")

@@ -1,7 +1,8 @@
 """``maic run SCENARIO…``: batch classes with expectations, metrics and reports.
 
 Scenarios run with every ``--model`` and every ``--prompts`` set (compared side by side
-in the report), each ``--repeat`` times.
+in the report), each ``--repeat`` times.  ``--judge MODEL`` scores every run's turns
+after its class (cli/judging.py).
 
 ``maic run --help`` must stay as quick as a bare Typer app's: the scenario and report
 stores, the engine, the LLM clients and Rich's live display are imported inside the
@@ -181,12 +182,35 @@ def summary_table(report: dict[str, Any], group: str = "by_scenario", name: str 
     return table
 
 
+def judge_table(report: dict[str, Any], group: str = "by_model", name: str = "model") -> Table:
+    """The judge's scores at a glance (share of judged turns meeting each criterion), one row per model."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..engine.judge import CRITERIA, CRITERIA_LABELS
+
+    table = Table(title="judged turns", box=None, pad_edge=False)
+    for column in (name, "turns", "missing", *(CRITERIA_LABELS[c] for c in CRITERIA), "answered", "score",
+                   "judge cost"):
+        table.add_column(column, justify="left" if column == name else "right")
+    for key, s in report[group].items():
+        judge = s["judge"]
+        rates = [judge["rates"][c]["value"] for c in (*CRITERIA, "answered")]
+        score = judge["means"]["turn_score"]["value"]
+        table.add_row(Text(key), str(judge["turns_judged"]), str(judge["turns_missing"]),
+                      *("–" if rate is None else f"{rate:.0%}" for rate in rates),
+                      "–" if score is None else f"{score:.2f}", f"${judge['usage']['cost']:.4f}")
+    return table
+
+
 def print_summary(report: dict[str, Any], console: Console) -> None:
     from rich.text import Text
 
     console.print(summary_table(report))
     if len(report["by_prompts"]) > 1:  # prompt sets compared: side by side
         console.print(summary_table(report, "by_prompts", "prompt set"))
+    if report.get("judge"):
+        console.print(judge_table(report))
     failing = [r for r in report["runs"] if not r["passed"]]
     for run in failing[:20]:
         problems = run["failures"] or [run["error"] or run["status"]]
@@ -267,6 +291,11 @@ def run(
     director: list[str] = typer.Option(None, "--director", help="Who picks the speakers: llm, rules, hybrid or "
                                        "module:function (repeatable: compared side by side; default: rules for "
                                        "the offline model, else llm)."),
+    judge: str = typer.Option(None, "--judge", help="A judge model (any --model string) that scores every agent "
+                              "turn and round against the rubric (judge/rubric.j2) after each run; its calls "
+                              "are priced apart."),
+    judge_api_base: str = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server "
+                                       "for the judge."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -281,6 +310,9 @@ def run(
     console = Console(stderr=True) if sys.stderr.isatty() and not plain else None
     stdout = Console() if sys.stdout.isatty() else Console(width=160)
     if merge:
+        if judge:
+            raise InputError("--judge judges runs, --merge only combines reports: judge each folder with "
+                             "`maic report DIR --judge MODEL`, then merge")
         if out is None:
             raise InputError("--merge needs --out: the merged report goes to its own folder, "
                              "so each merged folder keeps its own report")
@@ -306,9 +338,15 @@ def run(
 
     check_same_prompt_sets(specs, done, folder)
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
+    judging = None
+    if judge:
+        from .judging import batch_rubric, make_judge
+
+        judging = make_judge(judge, batch_rubric(spec.prompts for spec in specs), api_base=judge_api_base,
+                             structured=structured)
     context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
                                                          structured=structured, temperature=temperature,
-                                                         client=client))
+                                                         client=client), judge=judging)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:
@@ -316,9 +354,14 @@ def run(
     results, interrupted = asyncio.run(_run_with_progress(todo, context, concurrency, console))
     wanted = {spec.run_id for spec in specs}
     kept = {r.run_id: r for r in done.values() if r.run_id in wanted}
+    if judging is not None and kept and not interrupted:  # --resume --judge: the runs done before, too
+        from .judging import judge_folder
+
+        asyncio.run(judge_folder(judging, folder, list(kept.values()), concurrency=concurrency))
     kept.update({r.run_id: r for r in results})
     meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
-            "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted}
+            "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
+            **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
     typer.echo(f"Report: {folder / 'report.md'} and {folder / 'report.json'}", err=True)

@@ -170,32 +170,28 @@ def _r(value: float | None) -> float | None:
 def intervals(results: list[RunResult]) -> dict[str, Any]:
     """Every rate and mean of a group with its 95% interval (``low``/``high`` are ``None`` under two runs)."""
     enough = len(results) >= MIN_RUNS
-    rates: dict[str, Any] = {}
-    for name, count in RATES.items():
-        successes, trials = count(results)
-        bounds = wilson(successes, trials) if enough else None
-        rates[name] = {"value": _r(successes / trials) if trials else None, "successes": successes,
-                       "trials": trials, "low": _r(bounds[0]) if bounds else None,
-                       "high": _r(bounds[1]) if bounds else None}
-    means: dict[str, Any] = {}
-    for name in MEANS:
-        values = _per_run(results, name)
-        bounds = bootstrap_mean(values)
-        means[name] = {"value": _r(fmean(values)) if values else None, "runs": len(values),
-                       "low": _r(bounds[0]) if bounds else None, "high": _r(bounds[1]) if bounds else None}
-    return {"rates": rates, "means": means}
+    return {"rates": {name: rate_entry(*count(results), enough) for name, count in RATES.items()},
+            "means": {name: mean_entry(_per_run(results, name)) for name in MEANS}}
 
 
-def compare(name: str, first: list[RunResult], second: list[RunResult]) -> dict[str, Any]:
-    """One metric of two groups: the difference (first − second), its interval and the verdict."""
-    if name in RATES:
-        (s1, n1), (s2, n2) = RATES[name](first), RATES[name](second)
+RateCount = Callable[[list["RunResult"]], tuple[int, int]]
+PerRun = Callable[["RunResult"], float | None]
+
+
+def compare(name: str, first: list[RunResult], second: list[RunResult], *,
+            rates: dict[str, RateCount] | None = None, means: dict[str, PerRun] | None = None) -> dict[str, Any]:
+    """One metric of two groups: the difference (first − second), its interval and the verdict.
+    ``rates``/``means``: where the metric is defined (default: the class's metrics above)."""
+    rates, means = RATES if rates is None else rates, MEANS if means is None else means
+    if name in rates:
+        (s1, n1), (s2, n2) = rates[name](first), rates[name](second)
         a, b = (s1 / n1 if n1 else None), (s2 / n2 if n2 else None)
         enough = len(first) >= MIN_RUNS and len(second) >= MIN_RUNS
         bounds = newcombe_difference(s1, n1, s2, n2) if enough else None
         method = "newcombe"
     else:
-        x, y = _per_run(first, name), _per_run(second, name)
+        x = [v for v in map(means[name], first) if v is not None]
+        y = [v for v in map(means[name], second) if v is not None]
         a, b = _mean_or_none(x), _mean_or_none(y)
         bounds, method = bootstrap_difference(x, y), "bootstrap"
     if bounds is None or a is None or b is None:
@@ -209,48 +205,68 @@ def compare(name: str, first: list[RunResult], second: list[RunResult]) -> dict[
             "method": method, "verdict": verdict}
 
 
-def comparisons(groups: dict[str, list[RunResult]]) -> list[dict[str, Any]]:
+def comparisons(groups: dict[str, list[RunResult]], metrics: list[str] | None = None, *,
+                rates: dict[str, RateCount] | None = None,
+                means: dict[str, PerRun] | None = None) -> list[dict[str, Any]]:
     """Every pair of groups (in name order) on the main metrics; empty for fewer than two groups."""
     return [{"a": first, "b": second,
-             "metrics": [compare(name, groups[first], groups[second]) for name in COMPARED]}
+             "metrics": [compare(name, groups[first], groups[second], rates=rates, means=means)
+                         for name in (COMPARED if metrics is None else metrics)]}
             for first, second in itertools.combinations(sorted(groups), 2)]
+
+
+def rate_entry(successes: int, trials: int, enough: bool) -> dict[str, Any]:
+    """A rate as reports hold it: value, counts and its Wilson interval (``None`` bounds when not ``enough``)."""
+    bounds = wilson(successes, trials) if enough else None
+    return {"value": _r(successes / trials) if trials else None, "successes": successes, "trials": trials,
+            "low": _r(bounds[0]) if bounds else None, "high": _r(bounds[1]) if bounds else None}
+
+
+def mean_entry(values: list[float]) -> dict[str, Any]:
+    """A mean over runs as reports hold it: value, runs and its bootstrap interval."""
+    bounds = bootstrap_mean(values)
+    return {"value": _r(fmean(values)) if values else None, "runs": len(values),
+            "low": _r(bounds[0]) if bounds else None, "high": _r(bounds[1]) if bounds else None}
 
 
 def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.4g}"
 
 
-def _with_interval(entry: dict[str, Any]) -> str:
+def with_interval(entry: dict[str, Any]) -> str:
     if entry["low"] is None:
         return _num(entry["value"])
     return f"{_num(entry['value'])} [{_num(entry['low'])}, {_num(entry['high'])}]"
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     return text.replace("\n", " ").replace("|", "\\|")
 
 
 def intervals_markdown(title: str, groups: dict[str, dict[str, Any]]) -> list[str]:
     """A table of every rate and mean (rows) by group (columns), each with its interval."""
     names = list(groups)
-    lines = [f"### {title}", "", "| metric | " + " | ".join(_cell(n) for n in names) + " |",
+    lines = [f"### {title}", "", "| metric | " + " | ".join(cell(n) for n in names) + " |",
              "|---|" + "---|" * len(names)]
     for kind, labels in (("rates", RATE_LABELS), ("means", MEAN_LABELS)):
         for metric, label in labels.items():
-            cells = [_with_interval(groups[n]["intervals"][kind][metric]) for n in names]
+            cells = [with_interval(groups[n]["intervals"][kind][metric]) for n in names]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
 
-def comparisons_markdown(title: str, pairs: list[dict[str, Any]]) -> list[str]:
+def comparisons_markdown(title: str, pairs: list[dict[str, Any]],
+                         labels: dict[str, str] | None = None) -> list[str]:
+    """A table per pair; ``labels`` names metrics defined elsewhere (the judge's)."""
     lines: list[str] = []
     for pair in pairs:
-        a, b = _cell(pair["a"]), _cell(pair["b"])
+        a, b = cell(pair["a"]), cell(pair["b"])
         lines += [f"### {title}: {a} vs {b}", "", f"| metric | {a} | {b} | difference [95%] | method | verdict |",
                   "|---|---|---|---|---|---|"]
         for m in pair["metrics"]:
-            label = RATE_LABELS.get(m["metric"]) or MEAN_LABELS[m["metric"]]
-            difference = _with_interval({**m, "value": m["difference"]})
+            label = RATE_LABELS.get(m["metric"]) or MEAN_LABELS.get(m["metric"]) or \
+                (labels or {}).get(m["metric"], m["metric"])
+            difference = with_interval({**m, "value": m["difference"]})
             lines.append(f"| {label} | {_num(m['a'])} | {_num(m['b'])} | {difference} | {m['method']} "
                          f"| {m['verdict']} |")
         lines.append("")

@@ -9,7 +9,10 @@ report's turn latencies are.  After ``--merge`` a transcript is read in the
 batch folder its run was made in.  A run without a readable transcript (an
 error before it opened, a folder moved away) gives rows from its round
 summaries with the token and latency cells empty (``source`` says which).
-Rounds and turns are numbered from 1.
+Rounds and turns are numbered from 1.  A judged run (store/report_judge.py) fills the
+``judge_*`` cells: 1/0 per criterion and the turn score (0–5) in ``turns.csv``, 1/0 for
+``judge_answered`` in ``rounds.csv``, each with the judge's one-line reason; a missing
+verdict leaves them empty (``judge_status`` says why).
 
 Cells come from files and models: each is one clean line, and a cell opening
 with ``= + - @`` (or a tab / carriage return) is prefixed with ``'`` so that a
@@ -23,6 +26,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from ..engine.judge import CRITERIA
 from ..errors import InputError
 from ..untrusted import one_line, redactor
 from .paths import write_atomic
@@ -31,11 +35,12 @@ from .transcript import EventLine, RoundLine, Transcript, read_transcript
 
 RUN_COLUMNS = ["run_id", "scenario", "model", "prompts", "director", "repeat"]
 TURN_COLUMNS = [*RUN_COLUMNS, "round", "turn", "speaker", "role", "prompt_tokens", "completion_tokens",
-                "cached_tokens", "cost", "latency", "actions", "dropped", "parse_recoveries", "empty", "source"]
+                "cached_tokens", "cost", "latency", "actions", "dropped", "parse_recoveries", "empty", "source",
+                *(f"judge_{name}" for name in CRITERIA), "judge_score", "judge_reason"]
 ROUND_COLUMNS = [*RUN_COLUMNS, "round", "learner", "speakers", "roles", "reason", "error", "agent_turns",
                  "empty_turns", "invalid_picks", "director_corrections", "actions", "dropped_actions",
                  "parse_recoveries", "repeated_speakers", "same_role_in_a_row", "second_greetings", "cue_user",
-                 "turn_latencies", "failures"]
+                 "turn_latencies", "failures", "judge_answered", "judge_answered_reason", "judge_status"]
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -65,8 +70,28 @@ def round_rows(results: list[RunResult]) -> list[dict[str, Any]]:
             for key in ("speakers", "roles", "turn_latencies"):
                 row[key] = " ".join(str(item) for item in row[key])
             row["failures"] = "; ".join(summary.failures)
-            rows.append(row)
+            rows.append(row | _round_verdict(result, summary.index + 1))
     return rows
+
+
+def _round_verdict(result: RunResult, round_number: int) -> dict[str, Any]:
+    if result.judge is None:
+        return {}
+    verdict = result.judge.verdict(round_number)
+    if verdict is None:
+        return {"judge_status": "missing"}
+    return {"judge_answered": verdict.answered, "judge_answered_reason": verdict.answered_reason,
+            "judge_status": verdict.status}
+
+
+def _turn_verdict(result: RunResult, row: dict[str, Any]) -> dict[str, Any]:
+    """The judge's cells of one turn row (matched by round, turn and speaker)."""
+    verdict = result.judge.verdict(row["round"]) if result.judge else None
+    turn = next((t for t in verdict.turns if t.turn == row["turn"]), None) if verdict else None
+    if turn is None or not turn.usable or turn.speaker != row["speaker"]:
+        return {}
+    return {**{f"judge_{name}": getattr(turn, name) for name in CRITERIA}, "judge_score": turn.score,
+            "judge_reason": turn.reason}
 
 
 def transcript_path(out: Path, result: RunResult) -> Path | None:
@@ -134,7 +159,8 @@ def turn_rows(out: Path, results: list[RunResult]) -> list[dict[str, Any]]:
                 transcript = read_transcript(path)
             except (InputError, OSError):
                 transcript = None
-        rows += _turns_from_transcript(result, transcript) if transcript else _turns_from_summaries(result)
+        found = _turns_from_transcript(result, transcript) if transcript else _turns_from_summaries(result)
+        rows += [row | _turn_verdict(result, row) for row in found]
     return rows
 
 

@@ -4,7 +4,8 @@
 ``--resume`` can skip it and ``--merge`` can combine folders from several
 machines (the models and their files are in store/run_results.py).  ``report.json`` is
 machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
-(store/report_tables.py) are for analysis.
+(store/report_tables.py) are for analysis.  Judged runs add the judge's scores
+(store/report_judge.py) to each of them.
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
 API keys, and a Markdown table cell cannot break its table.
@@ -19,7 +20,7 @@ from typing import Any
 
 from ..engine.metrics import percentile
 from ..untrusted import clean, one_line, redactor
-from . import report_stats
+from . import report_judge, report_stats
 from .paths import write_atomic
 from .report_tables import write_tables
 from .run_results import CallStat as CallStat
@@ -86,27 +87,38 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
         by_model[result.model].append(result)
         by_prompts[result.prompts].append(result)
         by_director[result.director].append(result)
+    judged = report_judge.judged(results)
+
     def summarise(group: list[RunResult]) -> dict[str, Any]:
-        return {**aggregate(group), "intervals": report_stats.intervals(group)}
+        extra = {"judge": report_judge.summary(group)} if judged else {}
+        return {**aggregate(group), "intervals": report_stats.intervals(group), **extra}
+
+    def compared(groups: dict[str, list[RunResult]]) -> list[dict[str, Any]]:
+        pairs = report_stats.comparisons(groups)
+        if judged:
+            for pair, scores in zip(pairs, report_judge.comparisons(groups), strict=True):
+                pair["metrics"] += scores["metrics"]
+        return pairs
 
     return {
         "meta": meta,
         "statistics": report_stats.METHODS,
+        "judge": report_judge.overview(results),
         "overall": summarise(results),
         "by_scenario": {k: summarise(v) for k, v in sorted(by_scenario.items())},
         "by_model": {k: summarise(v) for k, v in sorted(by_model.items())},
         "by_prompts": {k: summarise(v) for k, v in sorted(by_prompts.items())},
         "by_director": {k: summarise(v) for k, v in sorted(by_director.items())},
-        "comparisons": {"by_model": report_stats.comparisons(by_model),
-                        "by_prompts": report_stats.comparisons(by_prompts),
-                        "by_director": report_stats.comparisons(by_director)},
+        "comparisons": {"by_model": compared(by_model), "by_prompts": compared(by_prompts),
+                        "by_director": compared(by_director)},
         "runs": [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "prompts": r.prompts,
                   "director": r.director,
                   "repeat": r.repeat,
                   "status": r.status, "passed": r.passed, "failures": r.failures, "error": r.error,
                   "speaker_sequence": [round_.speakers for round_ in r.rounds],
                   "end_reasons": [round_.reason for round_ in r.rounds],
-                  "transcript": r.transcript, "duration": round(r.duration, 3), "metrics": aggregate([r])}
+                  "transcript": r.transcript, "duration": round(r.duration, 3), "metrics": aggregate([r]),
+                  **({"judge": report_judge.run_entry(r)} if judged else {})}
                  for r in sorted(results, key=lambda r: (r.scenario, r.model, r.prompts, r.repeat))],
     }
 
@@ -120,6 +132,7 @@ def report_markdown(report: dict[str, Any]) -> str:
     if "by_director" in report:
         lines += ["## By director policy", "", _table(report["by_director"]), ""]
     lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
+    lines += report_judge.markdown(report, GROUPINGS)
     lines += _uncertainty_markdown(report)
     lines += ["## Runs", "", "| run | status | speakers per round | end reasons | duration s |",
               "|---|---|---|---|---|"]
@@ -158,7 +171,7 @@ def _uncertainty_markdown(report: dict[str, Any]) -> list[str]:
                   f"means: {methods['mean_differences']}. *Larger than the noise*: "
                   f"{methods['larger_than_noise']}.", ""]
         for key, title in compared:
-            lines += report_stats.comparisons_markdown(title, report["comparisons"][key])
+            lines += report_stats.comparisons_markdown(title, report["comparisons"][key], report_judge.LABELS)
     return lines
 
 

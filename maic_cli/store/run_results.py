@@ -2,7 +2,9 @@
 
 Written (atomically) when a run ends, so ``--resume`` can skip it and
 ``--merge`` can combine folders from several machines; store/reports.py,
-store/report_stats.py and store/report_tables.py read them.
+store/report_stats.py and store/report_tables.py read them.  A judged run
+(``maic run --judge``, ``maic report --judge``) carries its verdicts and the judge's
+own calls in ``judge``, apart from the class's ``calls``.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..engine.judge import RoundVerdict
 from ..engine.metrics import RoundSummary
 from ..errors import InputError
 from ..files import read_bounded
+from ..llm.recording import CallRecord
 from .paths import write_atomic
 
 
@@ -28,6 +32,29 @@ class CallStat(BaseModel):
     ttft: float | None = None
     duration: float = 0.0
     error_kind: str | None = None
+
+    @classmethod
+    def from_record(cls, record: CallRecord) -> CallStat:
+        return cls(purpose=record.purpose, agent_id=record.agent_id, ttft=record.ttft, duration=record.duration,
+                   error_kind=record.error_kind,
+                   **{k: record.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens", "cached_tokens",
+                                                         "cost")})
+
+
+class RunJudgement(BaseModel):
+    """A judge's verdicts on one run: one per round, and the judge's calls (priced apart from the class's)."""
+
+    model: str
+    rubric_version: str
+    rubric_fingerprint: str
+    rubric_source: str = "built-in"
+    rounds: list[RoundVerdict] = Field(default_factory=list)
+    calls: list[CallStat] = Field(default_factory=list)
+    error: str | None = None  # the run could not be judged at all (its transcript is unreadable)
+    judged_at: float = Field(default_factory=time.time)
+
+    def verdict(self, round_number: int) -> RoundVerdict | None:
+        return next((v for v in self.rounds if v.round == round_number), None)
 
 
 class RunResult(BaseModel):
@@ -46,6 +73,7 @@ class RunResult(BaseModel):
     transcript: str | None = None
     started_at: float = Field(default_factory=time.time)
     duration: float = 0.0
+    judge: RunJudgement | None = None
 
     @property
     def passed(self) -> bool:

@@ -1,0 +1,141 @@
+"""``--judge MODEL``: a judge model scores the recorded rounds of a batch's runs.
+
+``maic run --judge`` judges each run as soon as its class ends; ``maic report DIR
+--judge`` judges the stored transcripts of a finished batch.  Both read the run's
+transcript back (store/judge_rounds.py) and ask the judge once per round
+(engine/judge.py); the verdicts and the judge's own calls are kept in the run's
+result (``runs/<run_id>.json``, field ``judge``), priced apart from the class's calls.
+
+The judge model string is parsed like ``--model`` (a ``scripted:``/``replay:`` file, the
+offline model, any litellm string; ``--judge-api-base`` for an OpenAI-compatible
+server).  One rubric judges the whole batch: the judge templates of the prompt set
+in use (``--prompts``, ``$MAIC_HOME/prompts`` or the built-in ones); prompt sets that
+are compared must agree on them, or their scores could not be compared.  The rubric
+is rendered once on a sample round before anything runs, so a broken override is
+``path:line: problem``, exit 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..engine.judge import RoundToJudge, RubricIdentity, TurnToJudge, judge_messages, judge_rounds, rubric_identity
+from ..engine.prompt_set import PromptError, PromptSet
+from ..errors import InputError
+from ..llm import LLMClient, close_llm, make_llm
+from ..llm.pool import ClientPool
+from ..llm.recording import CallRecord, RecordingLLM
+from ..llm.spec import ModelSpec
+from ..store.judge_rounds import rounds_to_judge
+from ..store.report_tables import transcript_path
+from ..store.run_results import CallStat, RunJudgement, RunResult, save_run
+from ..store.transcript import read_transcript
+from ..untrusted import clean
+
+MAX_JUDGED_TURNS = 50  # per round (a batch's --max-turns is at most 50)
+_SAMPLE = RoundToJudge(index=0, learner="Why is the sky blue?", learner_name="Ana", topic=None,
+                       turns=(TurnToJudge("teacher", "Teacher", "teacher", "A teacher.", "Light scatters.",
+                                          ("wb_draw_text",)),))
+
+
+@dataclass
+class Judge:
+    spec: ModelSpec
+    prompts: PromptSet
+    rubric: RubricIdentity
+    clients: ClientPool
+
+    def judged_already(self, result: RunResult) -> bool:
+        """Judged by this model with this rubric (a run's verdicts are kept unless ``--rejudge``)."""
+        judged = result.judge
+        return (judged is not None and judged.error is None and judged.model == self.spec.raw
+                and judged.rubric_fingerprint == self.rubric.fingerprint)
+
+    async def aclose(self) -> None:
+        await self.clients.aclose()
+
+
+def make_judge(model: str, prompts: PromptSet, *, api_base: str | None = None, structured: str = "auto") -> Judge:
+    """The judge, checked before anything runs: its model file can be read and its rubric renders."""
+    spec = ModelSpec.parse(model)
+
+    def build(judge_spec: ModelSpec) -> LLMClient:
+        if not judge_spec.is_real:
+            return make_llm(judge_spec.raw)
+        return make_llm(judge_spec.raw, api_base=api_base, structured=structured, rate_limit_retries=10)
+
+    try:
+        judge_messages(prompts, _SAMPLE)
+    except PromptError as exc:
+        raise PromptError(f"--judge: the rubric does not render: {exc}") from None
+    clients = ClientPool(build)
+    if spec.per_class:
+        clients.get(spec)  # a missing or broken scripted/replay file: exit 2 now, not per run
+    return Judge(spec, prompts, rubric_identity(prompts), clients)
+
+
+def batch_rubric(prompt_sets: Iterable[PromptSet | None]) -> PromptSet:
+    """The one prompt set whose judge templates judge a batch (compared sets must agree on them)."""
+    chosen: dict[str, PromptSet] = {}
+    for prompt_set in prompt_sets:
+        resolved = prompt_set or PromptSet.builtin()
+        chosen.setdefault(rubric_identity(resolved).fingerprint, resolved)
+    if len(chosen) > 1:
+        names = ", ".join(clean(p.name) for p in chosen.values())
+        raise InputError(f"--judge: the prompt sets {names} hold different judge templates (judge/…); one rubric "
+                         "must judge every run compared: give them the same judge/ files, or none")
+    return next(iter(chosen.values()), PromptSet.builtin())
+
+
+async def judge_run(judge: Judge, result: RunResult, transcript: Path | None) -> RunJudgement:
+    """The verdicts on one run's rounds; never raises for a bad transcript or reply (they are missing)."""
+    calls: list[CallStat] = []
+    judgement = RunJudgement(model=judge.spec.raw, rubric_version=judge.rubric.version,
+                             rubric_fingerprint=judge.rubric.fingerprint, rubric_source=judge.rubric.source)
+    if transcript is None:
+        judgement.error = "no transcript of this run in its batch folder"
+        return judgement
+    try:
+        rounds = rounds_to_judge(await asyncio.to_thread(read_transcript, transcript))
+    except (InputError, OSError) as exc:
+        judgement.error = f"cannot read the transcript: {exc}"
+        return judgement
+    # Only the rounds the run reports, each with at most MAX_JUDGED_TURNS turns: a transcript someone sent
+    # cannot make the judge (and its bill) run without end; what is left out is counted as missing.
+    rounds = [replace(r, turns=r.turns[:MAX_JUDGED_TURNS]) for r in rounds[:len(result.rounds)]]
+
+    def on_call(record: CallRecord) -> None:
+        calls.append(CallStat.from_record(record))
+
+    client = judge.clients.get(judge.spec)
+    try:
+        judgement.rounds = await judge_rounds(RecordingLLM(client, on_call), judge.prompts, rounds)
+    except PromptError as exc:  # the rubric renders the sample but not this round's text
+        judgement.error = str(exc)
+    finally:
+        judgement.calls = calls  # a model copies a list it is given: the calls are set once made
+        if judge.spec.per_class:
+            await close_llm(client)
+    return judgement
+
+
+async def judge_folder(judge: Judge, folder: Path, results: list[RunResult], *, rejudge: bool = False,
+                       concurrency: int = 4) -> tuple[int, int]:
+    """Judge a finished batch's runs in place (each saved as soon as it is judged, so an interrupted
+    judging continues where it stopped); returns (judged, skipped)."""
+    todo = [r for r in results if r.status != "cancelled" and (rejudge or not judge.judged_already(r))]
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(result: RunResult) -> None:
+        async with semaphore:
+            result.judge = await judge_run(judge, result, transcript_path(folder, result))
+            await asyncio.to_thread(save_run, folder, result)
+
+    try:
+        await asyncio.gather(*(one(result) for result in todo))
+    finally:
+        await judge.aclose()
+    return len(todo), len(results) - len(todo)

@@ -1,0 +1,271 @@
+"""Judged turns: a judge model scores a finished round of a class against a rubric.
+
+One judge call per round: the round's turns are judged together, in one structured
+reply, because "adds something new this round" can only be judged against the
+turns before it, "was the learner answered" needs all of them, and one call per
+round costs a fraction of one per turn.  The scores are yes/no (``CRITERIA`` per
+turn, ``answered`` per round with a learner message), each with a one-line reason:
+a small model manages a yes/no far better than a 1–5 scale, and yes/no rates get
+exact-enough Wilson intervals in the report.
+
+The rubric is a template like every other prompt (``judge/rubric.j2`` for the system
+message, ``judge/round.j2`` for the round), rendered in the prompt set's sandbox and
+overridable by relative path; a ``rubric-version: NAME`` line in the rubric names it,
+and a fingerprint of the judge templates tells two edits apart even when the version
+was not changed.
+
+The reply is read like any model reply: the first JSON object (``json-repair`` when it
+is broken, on a bounded prefix), each turn's verdict validated on its own.  An
+incomplete verdict is asked for again (``ATTEMPTS`` calls at most); what is still
+unusable is recorded as missing, never raised.  Pure: no files, no clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import json_repair
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
+from ..untrusted import one_line
+from .prompt_set import PromptSet
+
+RUBRIC_TEMPLATE = "judge/rubric.j2"
+ROUND_TEMPLATE = "judge/round.j2"
+CRITERIA = ("on_topic", "correct", "in_role", "brief", "new")
+CRITERIA_LABELS = {"on_topic": "on topic", "correct": "correct", "in_role": "in role and persona",
+                   "brief": "brief enough", "new": "adds something new"}
+ATTEMPTS = 2  # calls per round at most: the first, and one more when its verdict is incomplete
+MAX_TURN_CHARS = 2_000  # of one turn's speech shown to the judge
+MAX_REPLY_CHARS = 20_000  # of a reply read (a server that ignores max_tokens stops here)
+MAX_REPAIR_CHARS = 8_000  # given to json_repair (slow on long text; a verdict is short)
+MAX_REASON_CHARS = 200
+UNVERSIONED = "unversioned"
+_VERSION = re.compile(r"rubric-version:[ \t]*([A-Za-z0-9._-]{1,60})")
+_DECODER = json.JSONDecoder(strict=False)
+_BOOL: TypeAdapter[bool] = TypeAdapter(bool)  # lax: true/false, yes/no, 1/0
+
+
+@dataclass(frozen=True)
+class TurnToJudge:
+    speaker: str
+    name: str
+    role: str
+    persona: str
+    text: str
+    actions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RoundToJudge:
+    index: int  # 0-based, as in the run's round summaries
+    learner: str | None  # None: a discussion's opening round (nothing to answer)
+    turns: tuple[TurnToJudge, ...]
+    learner_name: str = "the learner"
+    topic: str | None = None
+
+
+class TurnVerdict(BaseModel):
+    """One turn's scores; a criterion is ``None`` when the verdict for the turn was unusable."""
+
+    turn: int  # 1-based within the round
+    speaker: str
+    on_topic: bool | None = None
+    correct: bool | None = None
+    in_role: bool | None = None
+    brief: bool | None = None
+    new: bool | None = None
+    reason: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return all(getattr(self, name) is not None for name in CRITERIA)
+
+    @property
+    def score(self) -> int | None:
+        """Criteria met (0 to 5), ``None`` when missing."""
+        return sum(bool(getattr(self, name)) for name in CRITERIA) if self.usable else None
+
+
+class RoundVerdict(BaseModel):
+    round: int  # 1-based
+    status: Literal["ok", "partial", "missing", "no_turns"]
+    answered: bool | None = None  # None: missing, or no learner message to answer
+    answered_reason: str = ""
+    turns: list[TurnVerdict] = Field(default_factory=list)
+    attempts: int = 0
+    repaired: bool = False  # the reply was broken JSON that json-repair mended
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class RubricIdentity:
+    version: str
+    fingerprint: str  # of every judge/ template: two edits differ even under one version
+    source: str  # "built-in", or the prompt set that overrides a judge template
+
+
+def rubric_identity(prompts: PromptSet) -> RubricIdentity:
+    names = [name for name in prompts.names if name.startswith("judge/")]
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(f"{name}\0{prompts.source(name).text}\0".encode())
+    found = _VERSION.search(prompts.source(RUBRIC_TEMPLATE).text) if RUBRIC_TEMPLATE in names else None
+    overridden = any(name.startswith("judge/") for name in prompts.overridden)
+    return RubricIdentity(found.group(1) if found else UNVERSIONED, digest.hexdigest()[:12],
+                          prompts.name if overridden else "built-in")
+
+
+def judge_messages(prompts: PromptSet, round_: RoundToJudge) -> list[dict[str, str]]:
+    agents: dict[str, dict[str, str]] = {}
+    turns = []
+    for number, turn in enumerate(round_.turns, 1):
+        agents.setdefault(turn.speaker, {"id": turn.speaker, "name": turn.name, "role": turn.role,
+                                         "persona": turn.persona})
+        turns.append({"number": number, "speaker": turn.speaker, "name": turn.name, "role": turn.role,
+                      "text": turn.text[:MAX_TURN_CHARS], "chars": len(turn.text),
+                      "cut": len(turn.text) > MAX_TURN_CHARS, "actions": list(turn.actions)})
+    data = {"learner": round_.learner, "learner_name": round_.learner_name, "topic": round_.topic,
+            "agents": list(agents.values()), "turns": turns}
+    return [{"role": "system", "content": prompts.render(RUBRIC_TEMPLATE, data)},
+            {"role": "user", "content": prompts.render(ROUND_TEMPLATE, data)}]
+
+
+def verdict_schema(turns: int, learner: bool) -> dict[str, Any]:
+    """The reply's JSON schema: exactly one verdict per turn (no string lengths: a llama.cpp
+    grammar nests one rule per character of a length limit)."""
+    turn = {"type": "object",
+            "properties": {"turn": {"type": "integer", "minimum": 1, "maximum": turns},
+                           "reason": {"type": "string"},
+                           **{name: {"type": "boolean"} for name in CRITERIA}},
+            "required": ["turn", "reason", *CRITERIA], "additionalProperties": False}
+    properties: dict[str, Any] = {"turns": {"type": "array", "items": turn, "minItems": turns, "maxItems": turns}}
+    if learner:
+        properties |= {"answered_reason": {"type": "string"}, "answered": {"type": "boolean"}}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def judge_request(prompts: PromptSet, round_: RoundToJudge) -> LLMRequest:
+    """The judge call for one round; its facts (speakers, learner text) let a fake answer without the prompt."""
+    n = len(round_.turns)
+    return LLMRequest(messages=judge_messages(prompts, round_), purpose="judge", temperature=0.0,
+                      max_tokens=120 + 90 * n, response_schema=verdict_schema(n, round_.learner is not None),
+                      facts=TurnFacts(turn=n, spoken=tuple(t.speaker for t in round_.turns),
+                                      learner_text=round_.learner))
+
+
+def _first_object(text: str) -> tuple[dict[str, Any] | None, bool]:
+    """The reply's first JSON object and whether it had to be repaired (linear: one decode, one
+    bounded repair)."""
+    start = text.find("{")
+    if start == -1:
+        return None, False
+    try:
+        value, _ = _DECODER.raw_decode(text, start)
+        if isinstance(value, dict):
+            return value, False
+    except (ValueError, RecursionError):
+        pass
+    try:
+        repaired = json_repair.loads(text[start:start + MAX_REPAIR_CHARS])
+    except Exception:  # noqa: BLE001 - a reply json-repair cannot mend is an unusable verdict
+        return None, False
+    return (repaired, True) if isinstance(repaired, dict) else (None, False)
+
+
+def _flag(value: Any) -> bool | None:
+    try:
+        return _BOOL.validate_python(value)
+    except ValidationError:
+        return None
+
+
+def _reason(value: Any) -> str:
+    return one_line(value).strip()[:MAX_REASON_CHARS] if isinstance(value, str) else ""
+
+
+def _turn_items(items: Any, count: int) -> list[dict[str, Any] | None]:
+    """Each turn's item: by its ``turn`` number when every item has a distinct valid one, else by position."""
+    found: list[dict[str, Any] | None] = [item if isinstance(item, dict) else None for item in items] \
+        if isinstance(items, list) else []
+    numbers = [item.get("turn") if item else None for item in found]
+    if len(set(numbers)) == len(numbers) and all(type(n) is int and 1 <= n <= count for n in numbers):
+        by_number = dict(zip(numbers, found, strict=True))
+        return [by_number.get(number) for number in range(1, count + 1)]
+    return (found + [None] * count)[:count]
+
+
+def parse_verdict(text: str, round_: RoundToJudge) -> RoundVerdict:
+    """A round's verdict from a judge's reply; whatever cannot be read is missing (never an exception)."""
+    data, repaired = _first_object(text[:MAX_REPLY_CHARS])
+    data = data or {}
+    turns = []
+    for number, (turn, item) in enumerate(zip(round_.turns, _turn_items(data.get("turns"), len(round_.turns)),
+                                              strict=True), 1):
+        verdict = TurnVerdict(turn=number, speaker=turn.speaker)
+        if item is not None:
+            flags = {name: _flag(item.get(name)) for name in CRITERIA}
+            if all(flag is not None for flag in flags.values()):
+                verdict = verdict.model_copy(update={**flags, "reason": _reason(item.get("reason"))})
+        turns.append(verdict)
+    answered = _flag(data.get("answered")) if round_.learner is not None else None
+    usable = sum(t.usable for t in turns) + (answered is not None)
+    wanted = len(turns) + (round_.learner is not None)
+    status: Literal["ok", "partial", "missing"] = "ok" if usable == wanted else "partial" if usable else "missing"
+    error = None if status == "ok" else ("the reply holds no JSON object" if not data else
+                                         f"{wanted - usable} of {wanted} verdicts unusable")
+    return RoundVerdict(round=round_.index + 1, status=status, answered=answered, repaired=repaired,
+                        answered_reason=_reason(data.get("answered_reason")) if answered is not None else "",
+                        turns=turns, error=error)
+
+
+async def _reply(llm: LLMClient, request: LLMRequest) -> str:
+    parts: list[str] = []
+    size = 0
+    async with aclosing(llm.stream(request)) as pieces:  # type: ignore[type-var]
+        async for piece in pieces:
+            parts.append(piece.text)
+            size += len(piece.text)
+            if size > MAX_REPLY_CHARS:
+                break
+    return "".join(parts)
+
+
+def _usable(verdict: RoundVerdict) -> int:
+    return sum(t.usable for t in verdict.turns) + (verdict.answered is not None)
+
+
+async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
+                      attempts: int = ATTEMPTS) -> RoundVerdict:
+    """Judge one round, asking again (up to ``attempts`` calls) while the verdict is incomplete;
+    the most complete verdict is kept.  A round nobody spoke in needs no call: it was not answered."""
+    if not round_.turns:
+        return RoundVerdict(round=round_.index + 1, status="no_turns",
+                            answered=False if round_.learner is not None else None,
+                            answered_reason="no agent spoke" if round_.learner is not None else "")
+    request = judge_request(prompts, round_)
+    best: RoundVerdict | None = None
+    for attempt in range(1, attempts + 1):
+        try:
+            verdict = parse_verdict(await _reply(llm, request), round_)
+        except LLMError as exc:
+            verdict = parse_verdict("", round_).model_copy(update={"error": str(exc)})
+        verdict.attempts = attempt
+        if best is None or _usable(verdict) >= _usable(best):  # on a tie the latest (its error is the last)
+            best = verdict
+        best.attempts = attempt
+        if best.status == "ok":
+            break
+    assert best is not None
+    return best
+
+
+async def judge_rounds(llm: LLMClient, prompts: PromptSet, rounds: list[RoundToJudge]) -> list[RoundVerdict]:
+    """Every round of a run, one after another (a run's rounds share one judge client)."""
+    return [await judge_round(llm, prompts, round_) for round_ in rounds]
