@@ -78,7 +78,8 @@ def test_the_lesson_check_reads_the_events() -> None:
     ok = LessonExpectations(reaches_scene="check", quiz_score=(4, 7), discussion_speakers={"talk": ["curious_student"]})
     assert check_lesson(ok, log, lesson) == []
     strict = LessonExpectations(reaches_scene=5, quiz_score=6, discussion_speakers={"talk": ["teacher"]})
-    assert check_lesson(strict, log, lesson) == ["quiz score 5/7, expected 6–6", "teacher did not speak in discussion talk"]
+    assert check_lesson(strict, log, lesson) == ["quiz score 5/7, expected 6–6",
+                                                 "teacher did not speak in discussion talk"]
 
 
 def test_a_lesson_that_stopped_early_fails_its_expectations() -> None:
