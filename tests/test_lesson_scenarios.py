@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from maic_cli.cli.app import app
 from maic_cli.engine.events import AgentStartEvent, QuizScoreEvent, SceneEvent
 from maic_cli.engine.lesson_expect import LessonExpectations, LessonLog, check_lesson
 from maic_cli.errors import InputError
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.scenarios import load_scenario, scenario_lesson
+from maic_cli.store.transcript import LearnerLine, read_transcript
+from tests.helpers import decision, reply
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "lessons" / "photosynthesis.yaml"
@@ -89,3 +94,97 @@ def test_a_lesson_that_stopped_early_fails_its_expectations() -> None:
     failures = check_lesson(LessonExpectations(reaches_scene="check", quiz_score=(0, 7)), log, lesson)
     assert failures == ["the lesson reached scene 2 (equation), expected scene 5 (check)",
                         "no quiz was finished, expected a score of 0–7"]
+
+
+# -- maic run plays the lesson ---------------------------------------------------------------------
+PLANTS = """title: Plants
+scenes:
+  - type: slide
+    id: s1
+    title: What plants need
+    elements: [{id: e1, content: Light}]
+    script: [{say: "Plants need light."}, {spotlight: e1}, {say: "And water."}]
+  - type: slide
+    id: s2
+    title: The leaf
+    elements: [{id: leaf, type: image, content: a green leaf}]
+  - type: discussion
+    id: d1
+    topic: Plants in the dark
+    initiator: curious_student
+  - type: quiz
+    id: q
+    questions:
+      - {id: q1, type: single, question: "Energy?", options: [Soil, Light], answer: B, points: 2}
+      - {id: q2, type: short, question: "Why light?", rubric: "Energy.", points: 3}
+"""
+
+PLAN = """id: plants
+class:
+  agents: [teacher, curious_student]
+expect: {first_speaker: teacher}
+lesson:
+  file: plants.yaml
+  questions:
+    - {scene: s1, after_step: 1, text: "Why light?"}
+  answers: {q1: B, q2: "It gives energy."}
+  expect: {reaches_scene: q, quiz_score: %s, discussion_speakers: {d1: [curious_student]}}
+"""
+
+# In order: the learner's question (director, teacher, director), the live lecture of s2 (the teacher,
+# one turn), the discussion (its initiator, director, teacher, director), the short answer's grade.
+PLAYED = [decision("teacher"), reply("Light is energy."), decision("USER"),
+          reply("Leaves catch the light."),
+          reply("I think it dies."), decision("teacher"), reply("Yes, it starves."), decision("END"),
+          '{"points": 2, "comment": "Mentions energy."}']
+
+
+def _run_lesson(tmp_path: Path, score: str) -> tuple[int, str, Path]:
+    (tmp_path / "plants.yaml").write_text(PLANTS, encoding="utf-8")
+    scenario = tmp_path / "plan.yaml"
+    scenario.write_text(PLAN % score, encoding="utf-8")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(PLAYED), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", str(scenario), "--model", f"scripted:{script}", "--out", str(out),
+                                      "--plain"])
+    return result.exit_code, result.output, out
+
+
+def test_maic_run_plays_a_lesson_with_its_learner_part(tmp_path: Path) -> None:
+    code, output, out = _run_lesson(tmp_path, "[4, 5]")
+    assert code == 0, output
+    report = json.loads((out / "report.json").read_text())
+    run = report["runs"][0]
+    assert run["failures"] == [] and run["status"] == "complete"
+    # Three rounds of the report: the question, the live lecture, the discussion (not the scripted lecture).
+    assert run["speaker_sequence"] == [["teacher"], ["teacher"], ["curious_student", "teacher"]]
+    transcript = read_transcript(Path(run["transcript"]))
+    events = [event for _, event in transcript.events()]
+    scenes = [e.scene_id for e in events if e.type == "scene"]
+    assert scenes == ["s1", "s2", "d1", "q"]
+    said = "".join(e.content for e in events if e.type == "text_delta")
+    # The lecture stopped after its first step, the question was answered, the lecture went on.
+    assert said.index("Plants need light.") < said.index("Light is energy.") < said.index("And water.")
+    learner = [e.text for e in transcript.entries if isinstance(e, LearnerLine)]
+    assert learner == ["Why light?"]
+    answers = [(e.question_id, e.points, e.correct) for e in events if e.type == "quiz_answer"]
+    assert answers == [("q1", 2.0, True), ("q2", 2.0, False)]
+    score = next(e for e in events if e.type == "quiz_score")
+    assert (score.points, score.max_points) == (4.0, 5)
+
+
+def test_a_lesson_that_misses_its_expectations_fails_the_run(tmp_path: Path) -> None:
+    code, output, out = _run_lesson(tmp_path, "5")
+    assert code == 1, output
+    run = json.loads((out / "report.json").read_text())["runs"][0]
+    assert run["failures"] == ["lesson: quiz score 4/5, expected 5–5"]
+
+
+def test_replay_check_says_it_does_not_rerun_a_lesson(tmp_path: Path) -> None:
+    code, output, out = _run_lesson(tmp_path, "[4, 5]")
+    assert code == 0, output
+    transcript = next((out / "transcripts").glob("*.jsonl"))
+    result = CliRunner().invoke(app, ["replay", str(transcript), "--check"])
+    assert result.exit_code == 2
+    assert "plays a lesson; --check re-runs Q&A and discussion transcripts only" in result.output

@@ -73,7 +73,8 @@ class LessonQuestion(BaseModel):
 
 class LessonRun(BaseModel):
     """A lesson the scenario plays: the file (relative to the scenario), the learner's part in it
-    (questions that interrupt the lecture, quiz answers by question id) and what it must do."""
+    (questions that interrupt the lecture, quiz answers by question id) and what it must do.
+    A quiz is answered in full or not at all (then the learner skips it)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -81,6 +82,10 @@ class LessonRun(BaseModel):
     questions: list[LessonQuestion] = Field(default_factory=list)
     answers: dict[str, str] = Field(default_factory=dict)  # question id (or quiz/question) → what is typed
     expect: LessonExpectations = Field(default_factory=LessonExpectations)
+
+    def answer(self, scene_id: str, question_id: str) -> str | None:
+        """What the learner types for this question (``None``: the scenario skips its quiz)."""
+        return _answer_for(self, scene_id, question_id)
 
     @field_validator("file")
     @classmethod
@@ -183,9 +188,20 @@ def scenario_lesson(scenario: Scenario, path: Path) -> Lesson | None:
                     for key in (q.id, f"{scene.id}/{q.id}")}
     problems.extend(f"lesson.answers: no question {qid!r} in the lesson's quizzes" for qid in spec.answers
                     if qid not in question_ids)
+    for scene in lesson.scenes:  # a quiz is answered in full, or skipped (no answers at all)
+        if scene.type == "quiz":
+            given = [q.id for q in scene.questions if _answer_for(spec, scene.id, q.id) is not None]
+            missing = [q.id for q in scene.questions if q.id not in given]
+            if given and missing:
+                problems.append(f"lesson.answers: quiz {scene.id!r} is answered in part; answer "
+                                f"{', '.join(missing)} too (or none of it, to skip the quiz)")
     if problems:
         raise InputError(f"{path}: " + problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
     return lesson
+
+
+def _answer_for(spec: LessonRun, scene_id: str, question_id: str) -> str | None:
+    return spec.answers.get(f"{scene_id}/{question_id}", spec.answers.get(question_id))
 
 
 def scenario_files(paths: list[Path]) -> list[Path]:
