@@ -54,7 +54,7 @@ def test_all_shipped_scenarios_are_valid() -> None:
     assert len(files) >= 6
     kinds = {load_scenario(f).id for f in files}
     assert {"single_tutor", "qa_multi", "discussion", "slides_spotlight", "math_whiteboard",
-            "profile_language"} <= kinds
+            "profile_language", "lesson_photosynthesis"} <= kinds
 
 
 def test_a_passing_run_writes_transcript_and_reports(tmp_path: Path) -> None:

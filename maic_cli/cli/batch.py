@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ..engine.classroom import Classroom
 from ..engine.events import Event
 from ..engine.expectations import Expectations, check_round
+from ..engine.lesson import Lesson
 from ..engine.metrics import RoundLog
 from ..engine.models import AgentConfig, TurnConfig
 from ..engine.policies import DirectorPolicy, ask_llm, builtin_policy, default_policy_name
@@ -33,6 +34,7 @@ from ..llm.spec import ModelSpec
 from ..store.reports import CallStat, RunResult, save_run
 from ..store.scenarios import Scenario, initial_store
 from ..store.transcript import TranscriptHeader, TranscriptWriter
+from .batch_lesson import LessonRunner
 from .signals import on_sigint
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ class RunSpec:
     label_in_id: bool = False  # several prompt sets are compared: the run id names this one
     director: DirectorPolicy | None = None  # --director; None: the model's default
     director_in_id: bool = False  # several --director values compared: the run id names the policy
+    lesson: Lesson | None = None  # the lesson the scenario plays (cli/batch_lesson.py)
 
     @property
     def run_id(self) -> str:
@@ -139,7 +142,11 @@ async def _play_rounds(spec: RunSpec, runner: ClassRunner, hooks: _RunHooks, pro
                        result: RunResult) -> None:
     """The class, one round per learner message, each checked against its expectations."""
     try:
-        for index, (text, expect) in enumerate(spec.rounds()):
+        if spec.lesson is not None and spec.scenario.lesson is not None:
+            lesson = LessonRunner(runner, spec.lesson, spec.scenario.lesson, result,
+                                  lambda log: setattr(hooks, "log", log), spec.scenario.expect)
+            await lesson.play()
+        for index, (text, expect) in enumerate(spec.rounds() if spec.lesson is None else []):
             progress.round, progress.status = index + 1, "the director is choosing"
             log = hooks.log = RoundLog(index, text)
             # A discussion's opening round has no learner text: its initiator speaks first.

@@ -17,6 +17,7 @@ from typing import Any
 from ..engine.classroom import Classroom
 from ..engine.events import Event
 from ..engine.runner import ClassRunner, RunnerHooks
+from ..errors import InputError
 from ..llm.replay import ReplayLLM
 from ..llm.spec import ModelSpec
 from ..store.transcript import LearnerLine, RoundLine, Transcript
@@ -80,6 +81,9 @@ def describe(event: dict[str, Any] | None) -> str:
 
 
 async def check_transcript(transcript: Transcript) -> CheckResult:
+    if any(event.type == "lesson" for _, event in transcript.events()):
+        raise InputError(f"{transcript.path}: this transcript plays a lesson; --check re-runs Q&A and "
+                         "discussion transcripts only (a lesson's lecture, scenes and quizzes are not re-run)")
     recorded = normalize([event for _, event in transcript.events()])
     produced = normalize(await rerun(transcript))
     for index in range(max(len(recorded), len(produced))):

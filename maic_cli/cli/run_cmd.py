@@ -59,7 +59,14 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
-    from ..store.scenarios import load_scenario, prompts_folder, resolve_class, scenario_files, turn_config
+    from ..store.scenarios import (
+        load_scenario,
+        prompts_folder,
+        resolve_class,
+        scenario_files,
+        scenario_lesson,
+        turn_config,
+    )
     from .batch import RunSpec
     from .chat_cmd import resolve_model
     from .prompt_sets import DefaultPromptSets, compared_prompt_sets
@@ -75,6 +82,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         scenario = load_scenario(path)
         agents = resolve_class(scenario, registry, path)
         config = turn_config(scenario, agents, max_turns)
+        lesson = scenario_lesson(scenario, path)
         sets = compared or [defaults.for_scenario(prompts_folder(scenario, path))]
         for model in models or [scenario.model or resolve_model(settings, None)]:
             model_spec = ModelSpec.parse(model, client=client, router=router)
@@ -82,7 +90,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
                 for k in range(1, repeat + 1):
                     specs.extend(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
                                          prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1,
-                                         director=policy, director_in_id=len(policies) > 1)
+                                         director=policy, director_in_id=len(policies) > 1, lesson=lesson)
                                  for policy in policies)
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:

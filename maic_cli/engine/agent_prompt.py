@@ -78,20 +78,26 @@ def board_data(store: StoreState, names: dict[str, str], agent_id: str | None) -
                          for e in store.whiteboard]}
 
 
-def discussion_stage(peers: list[dict[str, str]], messages: list[Message] | None) -> str:
-    """``open`` (nobody has spoken in the class yet), ``join`` (someone spoke this round) or ``continue``."""
+def discussion_stage(peers: list[dict[str, str]], messages: list[Message] | None, lesson_opens: bool = False) -> str:
+    """``open`` (nobody has spoken in the class yet, or a lesson's discussion scene opens), ``join``
+    (someone spoke this round) or ``continue``."""
     if peers:
         return "join"
-    if messages is None or not any(m.role == "agent" for m in messages):
+    if lesson_opens or messages is None or not any(m.role == "agent" for m in messages):
         return "open"
     return "continue"
+
+
+def lesson_data(config: TurnConfig | None) -> dict[str, Any] | None:
+    """The lesson the class follows (request-scoped, set by the lesson player), as template data."""
+    return config.lesson.model_dump() if config is not None and config.lesson is not None else None
 
 
 def build_agent_context(state: DirectorState, store: StoreState, compact: bool = False, *,
                         agent: AgentConfig | None = None, config: TurnConfig | None = None,
                         messages: list[Message] | None = None, profile: UserProfile | None = None,
                         prompts: PromptSet | None = None) -> str:
-    """What changes from turn to turn: the discussion's stage, peers this round, the slide, the board.
+    """What changes from turn to turn: the discussion's stage, peers this round, the lesson, the slide, the board.
 
     ``agent`` leaves the agent's own turns out of "already said" and marks what it drew;
     ``config`` (its discussion topic and prompt) and ``messages`` decide whether the agent
@@ -101,16 +107,19 @@ def build_agent_context(state: DirectorState, store: StoreState, compact: bool =
              for r in state.agent_responses if agent is None or r.agent_id != agent.id]
     discussion = None
     if config is not None and config.discussion_topic:
+        lesson_opens = config.lesson is not None and config.lesson.task == "discuss"
         discussion = {"topic": config.discussion_topic, "prompt": config.discussion_prompt or "",
-                      "stage": discussion_stage(peers, messages)}
+                      "stage": discussion_stage(peers, messages, lesson_opens)}
     slide = store.slide
     data = {
         "agent": agent_data(agent) if agent else {"id": "", "name": "", "role": "", "persona": ""},
         "learner": learner_data(profile or UserProfile()), "peers": peers, "discussion": discussion,
         "slide": None if slide is None else {
             "title": slide.title,
-            "elements": [{"id": e.id, "type": e.type, "content": preview(e.content, 100)} for e in slide.elements]},
+            "elements": [{"id": e.id, "type": e.type, "content": preview(e.plain_text(), 100)}
+                         for e in slide.elements]},
         "board": board_data(store, _names(state, messages or [], agent, config), agent.id if agent else None),
+        "lesson": lesson_data(config),
     }
     return resolve(prompts).render("agent/context_compact.j2" if compact else "agent/context.j2", data)
 

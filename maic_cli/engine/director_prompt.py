@@ -35,9 +35,11 @@ def conversation_data(messages: list[Message], limit: int = SUMMARY_MESSAGES) ->
             for m in messages[-limit:]]
 
 
-def discussion_opening(messages: list[Message], state: DirectorState) -> bool:
-    """A discussion opens on the first turn of a class where no agent has spoken yet."""
-    return state.turn_count == 0 and not state.agent_responses and not any(m.role == "agent" for m in messages)
+def discussion_opening(messages: list[Message], state: DirectorState, lesson_opens: bool = False) -> bool:
+    """A discussion opens on the first turn of a class where no agent has spoken yet (or, in a
+    lesson, on the first turn of its discussion scene's round)."""
+    first_turn = state.turn_count == 0 and not state.agent_responses
+    return first_turn and (lesson_opens or not any(m.role == "agent" for m in messages))
 
 
 def suggested_next(agents: list[AgentConfig], state: DirectorState, messages: list[Message]) -> str:
@@ -62,9 +64,11 @@ def director_data(agents: list[AgentConfig], state: DirectorState, messages: lis
                "action_count": r.action_count, "whiteboard": [w.action_name for w in r.whiteboard_actions]}
               for r in state.agent_responses]
     discussion = None
+    lesson_opens = config.lesson is not None and config.lesson.task == "discuss"
     if config.discussion_topic:
         discussion = {"topic": config.discussion_topic, "prompt": config.discussion_prompt or "",
-                      "initiator": config.initiator_id or "", "opening": discussion_opening(messages, state)}
+                      "initiator": config.initiator_id or "",
+                      "opening": discussion_opening(messages, state, lesson_opens)}
     last = state.agent_responses[-1].content_preview.rstrip() if state.agent_responses else ""
     return {
         "agents": [{"id": a.id, "name": a.name, "role": a.role, "priority": a.priority}
@@ -74,6 +78,7 @@ def director_data(agents: list[AgentConfig], state: DirectorState, messages: lis
         "discussion": discussion, "board": ledger_summary(state.whiteboard_ledger, store.whiteboard_open),
         "last_asked": last.endswith("?"), "ids": [a.id for a in agents],
         "suggested": suggested_next(agents, state, messages),
+        "lesson": config.lesson.model_dump() if config.lesson is not None else None,
     }
 
 

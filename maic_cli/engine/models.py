@@ -259,6 +259,21 @@ def default_initiator(agents: list[AgentConfig]) -> str:
     return next((a.id for a in agents if a.role == "student"), agents[0].id)
 
 
+class LessonContext(BaseModel):
+    """Where the class is in a lesson, for the agent and director prompts.  Request-scoped: the
+    lesson player (engine/lecture.py) sets it from the session's lesson; it is never stored."""
+
+    title: str
+    level: str = ""
+    scene: str = ""  # the current scene's title
+    kind: Literal["slide", "quiz", "discussion"] = "slide"
+    position: str = ""  # "slide 2 of 3", "scene 5 of 5"
+    # question: the learner's message interrupts the lesson; lecture: the teacher lectures the slide
+    # (no learner message); discuss: the lesson's discussion scene opens.
+    task: Literal["question", "lecture", "discuss"] = "question"
+    quiz: list[str] = Field(default_factory=list)  # the learner's graded answers, to talk them over
+
+
 class TurnConfig(BaseModel):
     agent_ids: list[str]
     trigger_agent_id: str | None = None
@@ -276,6 +291,8 @@ class TurnConfig(BaseModel):
     allow_repeat_speaker: bool = Field(default=False, exclude=True)
     # Request-scoped, never stored: the runner sets it from the model at request time.
     compact_prompts: bool = Field(default=False, exclude=True)
+    # Request-scoped, never stored: the lesson player sets it (the lesson itself is in the session).
+    lesson: LessonContext | None = Field(default=None, exclude=True)
 
 
 class ModelSettings(BaseModel):

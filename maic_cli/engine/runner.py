@@ -14,8 +14,10 @@ restore the terminal.
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
 
 from ..llm.port import LLMClient
 from ..llm.spec import ModelSpec
@@ -113,9 +115,13 @@ class ClassRunner:
         """In discussion mode, before anyone has spoken, the initiator opens the discussion."""
         return await self.play_round(self.config.initiator_id) if self.opens_discussion else None
 
-    async def play_round(self, trigger: str | None = None) -> RoundResult:
+    async def play_round(self, trigger: str | None = None, *,
+                         overrides: Mapping[str, object] | None = None) -> RoundResult:
+        """One round; ``overrides`` change the config for this round only (the lesson player's
+        lecture and discussion rounds: ``max_turns``, ``discussion_topic``, ``lesson`` …)."""
         policy = self.policy
-        config = self.config.model_copy(update={"trigger_agent_id": trigger, "director": policy.name,
+        config = self.config.model_copy(update={**(overrides or {}), "trigger_agent_id": trigger,
+                                                "director": policy.name,
                                                 "compact_prompts": self.spec.compact_prompts})
         for hook in self.hooks:
             hook.round_started(trigger)
@@ -124,6 +130,51 @@ class ClassRunner:
             result = await run_round(self.classroom, config, self.llm, registry=self.agents,
                                      profile=self.profile, model=self.model, on_event=self._on_event,
                                      prompts=self.prompts, policy=policy)
+        finally:
+            for hook in self.hooks:
+                hook.round_finished(result)
+            self._save()
+        return result
+
+    # -- events from outside a round (the lesson player) ------------------------------------------
+    def emit(self, event: Event) -> None:
+        """An event that no round produced (a lesson opened, a scene, a quiz answer): folded into the
+        class and handed to the hooks, as a round's events are."""
+        self.classroom.apply(event)
+        self._on_event(event)
+
+    def save(self) -> None:
+        """Ask the hooks to save now (after a lesson step)."""
+        self._save()
+
+    async def play_scripted(self, events: AsyncGenerator[Event, None], trigger: str | None = None) -> RoundResult:
+        """Events that are not a model's (a scripted lecture), shown and recorded as one round.
+
+        Cancelling it (Ctrl-C) ends it ``aborted``, like a round: the open message is kept and
+        marked interrupted.  ``round_finished`` is called whatever happens, then the class is saved.
+        """
+        for hook in self.hooks:
+            hook.round_started(trigger)
+        result = RoundResult(reason="error", error="the lecture stopped unexpectedly")
+        speakers: list[str] = []
+        open_message: str | None = None
+        try:
+            async with aclosing(events) as stream:
+                async for event in stream:
+                    if event.type == "agent_start":
+                        open_message = event.message_id
+                        speakers.append(event.agent_id)
+                    elif event.type == "agent_end":
+                        open_message = None
+                    self.emit(event)
+            result = RoundResult(reason="end", speakers=speakers)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()  # handled here: the lecture ends "aborted"
+            result = RoundResult(reason="aborted", speakers=speakers, interrupted_message_id=open_message)
+            if open_message is not None:
+                self.classroom.mark_interrupted(open_message)
         finally:
             for hook in self.hooks:
                 hook.round_finished(result)

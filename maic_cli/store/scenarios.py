@@ -21,6 +21,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..engine.expectations import Expectations
+from ..engine.lesson import Lesson
+from ..engine.lesson_expect import LessonExpectations
 from ..engine.models import (
     DEFAULT_MAX_TURNS,
     AgentConfig,
@@ -32,6 +34,7 @@ from ..engine.models import (
 )
 from ..errors import InputError
 from ..yamlfile import load_model, yaml_files
+from .lessons import load_lesson
 from .personas import Registry
 
 
@@ -57,6 +60,49 @@ class Discussion(BaseModel):
     initiator: str | None = None
 
 
+class LessonQuestion(BaseModel):
+    """The learner interrupts the lecture: after ``after_step`` script steps of scene ``scene``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scene: str = Field(min_length=1)  # a scene id of the lesson
+    after_step: int = Field(default=0, ge=0)
+    text: str = Field(min_length=1)
+    expect: Expectations | None = None
+
+
+class LessonRun(BaseModel):
+    """A lesson the scenario plays: the file (relative to the scenario), the learner's part in it
+    (questions that interrupt the lecture, quiz answers by question id) and what it must do.
+    A quiz is answered in full or not at all (then the learner skips it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str = Field(min_length=1)
+    questions: list[LessonQuestion] = Field(default_factory=list)
+    answers: dict[str, str] = Field(default_factory=dict)  # question id (or quiz/question) → what is typed
+    expect: LessonExpectations = Field(default_factory=LessonExpectations)
+
+    def answer(self, scene_id: str, question_id: str) -> str | None:
+        """What the learner types for this question (``None``: the scenario skips its quiz)."""
+        return _answer_for(self, scene_id, question_id)
+
+    @field_validator("file")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if PurePath(value).is_absolute():
+            raise ValueError("a lesson file relative to the scenario file (no absolute path)")
+        return value
+
+    @field_validator("answers", mode="before")
+    @classmethod
+    def _answers_are_text(cls, value: object) -> object:
+        """``q1: C`` and ``q2: [A, C]`` both read as what the learner would type."""
+        if isinstance(value, dict):
+            return {k: ", ".join(map(str, v)) if isinstance(v, list) else str(v) for k, v in value.items()}
+        return value
+
+
 class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -74,6 +120,7 @@ class Scenario(BaseModel):
     messages: list[LearnerTurn] = Field(default_factory=list)
     expect: Expectations = Field(default_factory=Expectations)
     opening_expect: Expectations | None = None  # for a discussion's opening round
+    lesson: LessonRun | None = None  # play a lesson (its learner questions are rounds like messages)
 
     @field_validator("messages", mode="before")
     @classmethod
@@ -96,8 +143,9 @@ class Scenario(BaseModel):
             raise ValueError("class: name at least one agent (agents: [...] or inline: [...])")
         if self.mode == "discussion" and self.discussion is None:
             raise ValueError("mode is discussion but there is no discussion: {topic: ...}")
-        if self.mode == "qa" and not self.messages:
-            raise ValueError("a Q&A scenario needs at least one learner message (messages: [...])")
+        if self.mode == "qa" and not self.messages and self.lesson is None:
+            raise ValueError("a Q&A scenario needs at least one learner message (messages: [...]) "
+                             "or a lesson (lesson: {file: ...})")
         return self
 
 
@@ -120,6 +168,40 @@ def prompts_folder(scenario: Scenario, path: Path) -> Path | None:
     if not folder.is_dir():
         raise InputError(f"{path}: prompts: {scenario.prompts}: no such folder beside the scenario")
     return folder
+
+
+def scenario_lesson(scenario: Scenario, path: Path) -> Lesson | None:
+    """The lesson the scenario plays (``None``: none), loaded and checked against what the scenario
+    says of it (scene and question ids that exist)."""
+    if scenario.lesson is None:
+        return None
+    spec = scenario.lesson
+    lesson_path = path.parent / spec.file
+    if not lesson_path.is_file():
+        raise InputError(f"{path}: lesson.file: {spec.file}: no such lesson file beside the scenario")
+    lesson = load_lesson(lesson_path)
+    problems = spec.expect.problems_with(lesson)
+    scene_ids = [scene.id for scene in lesson.scenes]
+    problems.extend(f"lesson.questions: no scene {q.scene!r} in the lesson" for q in spec.questions
+                    if q.scene not in scene_ids)
+    question_ids = {key for scene in lesson.scenes if scene.type == "quiz" for q in scene.questions
+                    for key in (q.id, f"{scene.id}/{q.id}")}
+    problems.extend(f"lesson.answers: no question {qid!r} in the lesson's quizzes" for qid in spec.answers
+                    if qid not in question_ids)
+    for scene in lesson.scenes:  # a quiz is answered in full, or skipped (no answers at all)
+        if scene.type == "quiz":
+            given = [q.id for q in scene.questions if _answer_for(spec, scene.id, q.id) is not None]
+            missing = [q.id for q in scene.questions if q.id not in given]
+            if given and missing:
+                problems.append(f"lesson.answers: quiz {scene.id!r} is answered in part; answer "
+                                f"{', '.join(missing)} too (or none of it, to skip the quiz)")
+    if problems:
+        raise InputError(f"{path}: " + problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    return lesson
+
+
+def _answer_for(spec: LessonRun, scene_id: str, question_id: str) -> str | None:
+    return spec.answers.get(f"{scene_id}/{question_id}", spec.answers.get(question_id))
 
 
 def scenario_files(paths: list[Path]) -> list[Path]:

@@ -1,0 +1,172 @@
+"""Quiz grading: choice answers by the key, short answers by the model against the rubric.
+
+Choice answers are read leniently: letters or numbers, any case, separated by commas,
+spaces, semicolons or slashes (``"A,C"``, ``"a c"``, ``"1 3"``, ``"b)"``).  An answer that
+does not name options of the question is not graded at all: :class:`AnswerNotUnderstood`
+says how to answer, and the caller asks again.
+
+Scoring: a single-choice question earns its points for the right letter.  A multiple-choice
+question earns its points only for exactly the right set of options — a missing or an extra
+option earns nothing (no partial credit: the comment names the right set).
+
+A short answer is graded by one model call (``purpose="grade"``) that must reply
+``{"points": n, "comment": "..."}``; the reply is found anywhere in the text and repaired
+like other model replies (``json_repair``), the points are clamped to the question's.  A
+provider error or an unusable reply never raises: the answer is kept with 0 points,
+``graded_by="none"`` and a comment that says why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import json_repair
+from pydantic import BaseModel, ValidationError
+
+from ..errors import InputError
+from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
+from .lesson import LETTERS, QuizAnswer, QuizQuestion
+from .prompt_set import PromptSet, resolve
+from .sanitize import json_extent, replace_surrogates
+
+_SEPARATORS = re.compile(r"[\s,;/&+]+")
+_TRIM = ".)]:(["
+GRADE_MAX_TOKENS = 200
+MAX_COMMENT = 300
+MAX_ANSWER = 4000  # characters of a short answer sent to the grader
+_MAX_REPAIR = 4000  # characters given to json_repair
+
+
+class AnswerNotUnderstood(InputError):
+    """The learner's answer does not name options of the question: ask again."""
+
+
+def option_letters(question: QuizQuestion) -> str:
+    return LETTERS[:len(question.options)]
+
+
+def how_to_answer(question: QuizQuestion) -> str:
+    letters = option_letters(question)
+    span = f"{letters[0]}–{letters[-1]} (or 1–{len(letters)})"
+    if question.type == "multiple":
+        return f"answer with the letters {span}, several separated by commas or spaces"
+    return f"answer with one letter {span}"
+
+
+def parse_choice(question: QuizQuestion, text: str) -> list[str]:
+    """The letters ``text`` names, in option order; :class:`AnswerNotUnderstood` if it names
+    none, something that is not an option, or several for a single-choice question."""
+    letters = option_letters(question)
+    chosen: set[str] = set()
+    for token in _SEPARATORS.split(text.strip()):
+        token = token.strip(_TRIM).upper()
+        if not token:
+            continue
+        if token.isdigit() and 1 <= int(token) <= len(letters):
+            chosen.add(letters[int(token) - 1])
+        elif len(token) == 1 and token in letters:
+            chosen.add(token)
+        else:
+            shown = token[:20] + ("…" if len(token) > 20 else "")
+            raise AnswerNotUnderstood(f"{shown!r} is not one of the options: {how_to_answer(question)}")
+    if not chosen:
+        raise AnswerNotUnderstood(how_to_answer(question))
+    if question.type == "single" and len(chosen) > 1:
+        raise AnswerNotUnderstood(f"one answer only: {how_to_answer(question)}")
+    return sorted(chosen)
+
+
+def grade_choice(question: QuizQuestion, text: str) -> QuizAnswer:
+    """A choice answer graded by the key (raises :class:`AnswerNotUnderstood`, see the module)."""
+    chosen = parse_choice(question, text)
+    correct = set(chosen) == set(question.answer)
+    key = ", ".join(question.answer)
+    comment = None if correct else f"the answer is {key}"
+    if not correct and question.type == "multiple" and set(chosen) & set(question.answer):
+        comment = f"partly right, but only the exact set counts: the answer is {key}"
+    return QuizAnswer(question_id=question.id, answer=text.strip(), chosen=chosen,
+                      points=question.points if correct else 0, max_points=question.points,
+                      correct=correct, comment=comment, graded_by="key")
+
+
+class GradeReply(BaseModel):
+    points: float
+    comment: str = ""
+
+
+def grade_schema(question: QuizQuestion) -> dict[str, Any]:
+    return {"type": "object",
+            "properties": {"points": {"type": "integer", "minimum": 0, "maximum": question.points},
+                           "comment": {"type": "string", "maxLength": MAX_COMMENT}},
+            "required": ["points", "comment"], "additionalProperties": False}
+
+
+def parse_grade(text: str) -> GradeReply | None:
+    """``{"points": n, "comment": "..."}`` from anywhere in ``text`` (repaired if need be)."""
+    start = text.find("{")
+    if start == -1:
+        return None
+    end, _depth = json_extent(text, start)
+    value: Any = None
+    try:
+        value = json.loads(text[start:end], strict=False)
+    except (ValueError, RecursionError):
+        try:
+            value = json_repair.loads(text[start:start + _MAX_REPAIR])
+        except Exception:  # noqa: BLE001 - a repair failure only means "no grade"
+            return None
+    if not isinstance(value, dict):
+        return None
+    try:
+        return GradeReply.model_validate(value)
+    except ValidationError:
+        return None
+
+
+def grade_messages(question: QuizQuestion, text: str, *, language: str | None = None,
+                   prompts: PromptSet | None = None) -> list[dict[str, str]]:
+    data = {"question": question.question, "rubric": question.rubric or "", "points": question.points,
+            "language": language or ""}
+    system = resolve(prompts).render("snippets/grade_short.j2", data)
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": text.strip()[:MAX_ANSWER] or "(no answer)"}]
+
+
+def _ungraded(question: QuizQuestion, text: str, why: str) -> QuizAnswer:
+    return QuizAnswer(question_id=question.id, answer=text.strip(), points=0, max_points=question.points,
+                      correct=False, comment=f"not graded: {why}", graded_by="none")
+
+
+async def grade_short(question: QuizQuestion, text: str, llm: LLMClient, *, language: str | None = None,
+                      prompts: PromptSet | None = None) -> QuizAnswer:
+    """A short answer graded by the model against the rubric (never raises for the model's faults)."""
+    request = LLMRequest(messages=grade_messages(question, text, language=language, prompts=prompts),
+                         purpose="grade", max_tokens=GRADE_MAX_TOKENS, temperature=0,
+                         response_schema=grade_schema(question), facts=TurnFacts(learner_text=text))
+    parts: list[str] = []
+    try:
+        stream = llm.stream(request)
+        try:
+            async for piece in stream:
+                parts.append(piece.text)
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+    except LLMError as exc:
+        return _ungraded(question, text, f"the model could not be reached ({exc})")
+    grade = parse_grade("".join(parts))
+    if grade is None:
+        return _ungraded(question, text, "the model's reply was not a grade")
+    points = min(max(grade.points, 0.0), float(question.points))
+    comment = " ".join(replace_surrogates(grade.comment).split())[:MAX_COMMENT] or None
+    return QuizAnswer(question_id=question.id, answer=text.strip(), points=points, max_points=question.points,
+                      correct=points >= question.points, comment=comment, graded_by="model")
+
+
+async def grade(question: QuizQuestion, text: str, llm: LLMClient, *, language: str | None = None,
+                prompts: PromptSet | None = None) -> QuizAnswer:
+    """Any question: choice by the key, short answer by the model."""
+    if question.type == "short":
+        return await grade_short(question, text, llm, language=language, prompts=prompts)
+    return grade_choice(question, text)
