@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -12,9 +13,10 @@ from maic_cli.cli.app import app
 from maic_cli.engine.events import AgentStartEvent, QuizScoreEvent, SceneEvent
 from maic_cli.engine.lesson_expect import LessonExpectations, LessonLog, check_lesson
 from maic_cli.errors import InputError
+from maic_cli.store.judge_rounds import rounds_to_judge
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.scenarios import load_scenario, scenario_lesson
-from maic_cli.store.transcript import LearnerLine, read_transcript
+from maic_cli.store.transcript import LearnerLine, RoundLine, read_transcript
 from tests.helpers import decision, reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,3 +190,19 @@ def test_replay_check_says_it_does_not_rerun_a_lesson(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["replay", str(transcript), "--check"])
     assert result.exit_code == 2
     assert "plays a lesson; --check re-runs Q&A and discussion transcripts only" in result.output
+
+
+def test_a_scripted_lecture_is_no_round_of_the_reports_or_the_judge(tmp_path: Path) -> None:
+    code, output, out = _run_lesson(tmp_path, "[4, 5]")
+    assert code == 0, output
+    run = json.loads((out / "report.json").read_text())["runs"][0]
+    transcript = read_transcript(Path(run["transcript"]))
+    lectures = [e.lecture for e in transcript.entries if isinstance(e, RoundLine)]
+    assert lectures == [True, False, True, False, False]  # s1 lectured, asked, resumed; s2 live; d1
+    judged = rounds_to_judge(transcript)
+    assert [[t.speaker for t in r.turns] for r in judged] == run["speaker_sequence"]
+    assert [r.learner for r in judged] == ["Why light?", None, None]
+    with (out / "turns.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(row["round"], row["speaker"]) for row in rows] == [
+        ("1", "teacher"), ("2", "teacher"), ("3", "curious_student"), ("3", "teacher")]

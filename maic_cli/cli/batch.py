@@ -186,6 +186,10 @@ class _RunHooks(RunnerHooks):
         self.writer.round_started(trigger)
         self._last = time.monotonic()
 
+    def lecture_started(self, trigger: str | None) -> None:
+        self.writer.lecture_started(trigger)
+        self._last = time.monotonic()
+
     def event(self, event: Event) -> None:
         self.writer.event(event)
         elapsed = None

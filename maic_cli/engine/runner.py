@@ -46,6 +46,11 @@ class RunnerHooks:
     def round_started(self, trigger: str | None) -> None:
         """A round begins (``trigger``: the agent asked to answer first)."""
 
+    def lecture_started(self, trigger: str | None) -> None:
+        """A scripted lecture begins (events no model wrote, shown like a round but not a round of
+        the class: a transcript marks it so reports and the judge leave it out).  By default, a round."""
+        self.round_started(trigger)
+
     def event(self, event: Event) -> None:
         """An engine event, after the classroom has folded it in."""
 
@@ -154,7 +159,7 @@ class ClassRunner:
         marked interrupted.  ``round_finished`` is called whatever happens, then the class is saved.
         """
         for hook in self.hooks:
-            hook.round_started(trigger)
+            hook.lecture_started(trigger)
         result = RoundResult(reason="error", error="the lecture stopped unexpectedly")
         speakers: list[str] = []
         open_message: str | None = None

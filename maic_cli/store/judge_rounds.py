@@ -51,13 +51,16 @@ def rounds_to_judge(transcript: Transcript) -> list[RoundToJudge]:
     agents = {agent.id: agent for agent in header.agents}
     rounds: list[_OpenRound] = []
     learner: str | None = None
+    in_lecture = False  # a lesson's scripted lecture: no round of the class, nothing to judge
     for entry in transcript.entries:
         if isinstance(entry, LearnerLine):
             learner = entry.text
         elif isinstance(entry, RoundLine):
-            rounds.append(_OpenRound(learner))
-            learner = None
-        elif isinstance(entry, EventLine) and rounds:
+            in_lecture = entry.lecture
+            if not in_lecture:
+                rounds.append(_OpenRound(learner))
+                learner = None
+        elif isinstance(entry, EventLine) and rounds and not in_lecture:
             current, event = rounds[-1], entry.event
             if event.type == "agent_start":
                 current.speaker, current.message = event.agent_id, event.message_id

@@ -117,11 +117,14 @@ def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[di
     roles = {agent.id: agent.role for agent in transcript.header.agents}
     rows: list[dict[str, Any]] = []
     round_number, turn, last_t, speaker = 0, 0, 0.0, None
+    in_lecture = False  # a lesson's scripted lecture is no round of the class (as in the run's report)
     for entry in transcript.entries:
         if isinstance(entry, RoundLine):
-            round_number, turn, last_t, speaker = round_number + 1, 0, entry.t, None
+            in_lecture = entry.lecture
+            if not in_lecture:
+                round_number, turn, last_t, speaker = round_number + 1, 0, entry.t, None
             continue
-        if not isinstance(entry, EventLine):
+        if not isinstance(entry, EventLine) or in_lecture:
             continue
         event = entry.event
         if event.type == "agent_start":

@@ -99,6 +99,10 @@ class TranscriptWriter:
     def round_started(self, trigger: str | None) -> None:
         self._write(RoundLine(kind="round", t=self._t(), trigger=trigger))
 
+    def lecture_started(self, trigger: str | None) -> None:
+        """A scripted lecture: shown like a round, but no round of the class (reports skip it)."""
+        self._write(RoundLine(kind="round", t=self._t(), trigger=trigger, lecture=True))
+
     def event(self, event: Event) -> None:
         self._write(EventLine(kind="event", t=self._t(), event=event))
 
@@ -158,6 +162,7 @@ class LearnerLine(_Line):
 class RoundLine(_Line):
     kind: Literal["round"]
     trigger: str | None = None
+    lecture: bool = False  # a lesson's scripted lecture (engine/lecture.py), not a round of the class
 
 
 class EventLine(_Line):
