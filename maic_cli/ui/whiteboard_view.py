@@ -1,4 +1,4 @@
-"""The whiteboard and slide panels: pure functions of the store state.
+"""The whiteboard panel (and the door to the slide panel): pure functions of the store state.
 
 Text as text, LaTeX as its source with simple symbols in Unicode, tables as
 tables, charts as labelled bar charts, lines and arrows, code with syntax
@@ -256,21 +256,7 @@ def render_whiteboard(store: StoreState, *, limit: int = 8) -> Panel:
 
 
 def render_slide(store: StoreState, *, limit: int = 200) -> Panel | None:
-    """The current slide, its first ``limit`` elements, spotlight and laser marked."""
-    slide = store.slide
-    if slide is None:
-        return None
-    lines = []
-    for element in slide.elements[:limit]:
-        marker, style = "  ", ""
-        if element.id == store.spotlight:
-            marker, style = "▶ ", "bold reverse"
-        elif element.id == store.laser:
-            marker, style = "✦ ", "bold red"
-        content = as_text(element.content, MAX_ROWS * MAX_LINE)
-        if element.type == "formula":
-            content = latex_to_unicode(content)
-        lines.append(Text.assemble(marker, Text(f"[{as_text(element.id, 40)}] ", style="dim"),
-                                   Text(content, style=style)))
-    title = f"Slide {store.current_slide + 1}/{len(store.slides)}: {as_text(slide.title)}"
-    return Panel(Group(*lines) if lines else Text("(empty)", style="dim"), title=title, border_style="blue")
+    """The slide panel (drawn by :mod:`.slide_view`, which uses this module's helpers)."""
+    from .slide_view import render_slide as slide_panel
+
+    return slide_panel(store, limit=limit)

@@ -1,0 +1,171 @@
+"""The slide panel: the current slide, every element with its id, the spotlight and the laser.
+
+Each element is drawn by its type — text, bullets (one line per item), a formula
+(simple LaTeX in Unicode), code (monospace, its language named, highlighted by
+Rich's ``Syntax``, which reads no markup), a table, an image (its alt text, marked
+as an image) — beside its id, so the learner sees what the teacher points at.
+The spotlighted element is marked ``▶`` and shown reversed; the laser's ``✦`` in red.
+
+A slide taller than the space given shows the window around the element pointed
+at, with ``… n lines above`` / ``… n lines below`` notes, never a line cut in two.
+Everything comes from a lesson file, a transcript or a model: strings are
+cleaned and built into ``Text`` (never markup).
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.panel import Panel
+from rich.segment import Segment
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from ..engine.models import Slide, SlideElement, StoreState
+from .lesson_notes import MAX_COLUMNS, MAX_ITEMS, element_lines, shown, slide_heading
+from .whiteboard_view import latex_to_unicode
+
+SPOTLIGHT, LASER = "▶", "✦"
+SPOTLIGHT_STYLE, LASER_STYLE = "bold reverse", "bold red"
+MAX_ELEMENTS = 200
+MAX_TAG = 18  # columns for an element's id; a longer id ends in "…"
+STACK_BELOW = 44  # a panel narrower than this shows each body under its id, not beside it
+_LANGUAGE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+#-_.")
+
+
+def _code(element: SlideElement) -> RenderableType:
+    language = shown(element.language or "text", 20).lower()
+    lexer = language if set(language) <= _LANGUAGE else "text"
+    code = Syntax("\n".join(element_lines(element)), lexer, theme="ansi_dark", word_wrap=True,
+                  background_color="default")
+    return Group(Text(f"code · {language}", style="dim"), code)
+
+
+def _table(element: SlideElement) -> RenderableType:
+    rows = [[shown(cell, 80) for cell in row[:MAX_COLUMNS]] for row in element.rows[:MAX_ITEMS]]
+    if not rows:
+        return Text("(empty table)", style="dim")
+    table = Table(box=box.SQUARE, show_header=True, header_style="bold", padding=(0, 1))
+    for header in rows[0] + [""] * (max(map(len, rows)) - len(rows[0])):
+        table.add_column(Text(header), overflow="fold")
+    for row in rows[1:]:
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def _bullets(element: SlideElement, style: str) -> RenderableType:
+    """One line per item, a wrapped item hanging under its first word."""
+    if not element.items:
+        return Text("(no items)", style="dim")
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, width=1)
+    grid.add_column(ratio=1)
+    for item in element.items[:MAX_ITEMS]:
+        grid.add_row("•", Text(shown(item, 400), style=style))
+    if len(element.items) > MAX_ITEMS:
+        grid.add_row("", Text(f"… {len(element.items) - MAX_ITEMS} more", style="dim"))
+    return grid
+
+
+def element_body(element: SlideElement, style: str = "") -> RenderableType:
+    """One element's content, drawn by its type (``style``: the spotlight's, for text bodies)."""
+    if element.type == "code":
+        return _code(element)
+    if element.type == "table":
+        return _table(element)
+    if element.type == "bullets":
+        return _bullets(element, style)
+    if element.type == "formula":
+        return Text(latex_to_unicode(shown(element.content)), style=f"italic {style}".strip())
+    if element.type in ("image", "video", "chart", "shape"):
+        return Text.assemble((f"[{element.type}] ", "bold magenta"), Text(shown(element.content), style=style))
+    return Text(shown(element.content), style=style)
+
+
+def tag_width(elements: list[SlideElement]) -> int:
+    """One width for every id on the slide (so the bodies line up), at most ``MAX_TAG``."""
+    return min(MAX_TAG, max((len(shown(e.id, 64)) + 2 for e in elements), default=2))
+
+
+def element_row(element: SlideElement, store: StoreState, width: int = MAX_TAG,
+                stacked: bool = False) -> RenderableType:
+    """The marker (▶ spotlight, ✦ laser), the id, and the body beside them — or, ``stacked``
+    (a narrow panel), the body on the lines below, indented."""
+    marker, style, tag_style = " ", "", "dim"
+    if element.id == store.spotlight:
+        marker, style, tag_style = SPOTLIGHT, SPOTLIGHT_STYLE, "bold yellow"
+    elif element.id == store.laser:
+        marker, style, tag_style = LASER, LASER_STYLE, "bold red"
+    tag = Text(f"[{shown(element.id, 64)}]", style=tag_style, overflow="ellipsis", no_wrap=True)
+    row = Table.grid(padding=(0, 1))
+    row.add_column(no_wrap=True, width=1)
+    if stacked:
+        row.add_column(ratio=1)
+        row.add_row(Text(marker, style=tag_style), tag)
+        row.add_row(Text("┃" if marker != " " else " ", style=tag_style), element_body(element, style))
+        return row
+    row.add_column(no_wrap=True, width=width)
+    row.add_column(ratio=1)
+    row.add_row(Text(marker, style=tag_style), tag, element_body(element, style))
+    return row
+
+
+def window(total: int, height: int, focus: int) -> tuple[int, int]:
+    """Which lines [start, end) of ``total`` to show in ``height`` lines, with ``focus`` in view;
+    a line is kept for a note above when start > 0 and one below when end < total."""
+    if total <= height:
+        return 0, total
+    if height < 3:
+        return 0, max(0, height - 1)
+    start = min(focus, total - (height - 1))
+    if start <= 0:
+        return 0, height - 1
+    if start + height - 1 >= total:
+        return total - (height - 1), total
+    return start, start + height - 2
+
+
+class SlideBody:
+    """The slide's elements, as many lines as fit, around the element pointed at."""
+
+    def __init__(self, store: StoreState, elements: list[SlideElement]) -> None:
+        self.store = store
+        self.elements = elements
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines: list[list[Segment]] = []
+        whole = options.update(height=None)
+        focus = 0
+        pointed = self.store.spotlight or self.store.laser
+        width = tag_width(self.elements)
+        stacked = options.max_width < STACK_BELOW
+        for element in self.elements:
+            if element.id == pointed:
+                focus = len(lines)
+            row = element_row(element, self.store, width, stacked)
+            lines += console.render_lines(row, whole, pad=False)
+        height = options.height or len(lines)
+        start, end = window(len(lines), height, focus)
+        shown_lines: list[list[Segment]] = []
+        if start:
+            shown_lines += console.render_lines(Text(f"… {start} lines above", style="dim"), whole, pad=False)[:1]
+        shown_lines += lines[start:end]
+        if end < len(lines) and height >= 1:
+            shown_lines += console.render_lines(Text(f"… {len(lines) - end} lines below", style="dim"), whole,
+                                                pad=False)[:1]
+        for line in shown_lines[:height]:
+            yield from line
+            yield Segment.line()
+
+
+def render_slide(store: StoreState, *, limit: int = MAX_ELEMENTS) -> Panel | None:
+    """The current slide in a panel titled ``Slide i/n: title`` (None without slides)."""
+    slide: Slide | None = store.slide
+    if slide is None:
+        return None
+    number = min(max(store.current_slide, 0), len(store.slides) - 1) + 1
+    elements = slide.elements[:min(limit, MAX_ELEMENTS)]
+    body: RenderableType = SlideBody(store, elements) if elements else Text("(empty slide)", style="dim")
+    return Panel(body, title=Text(slide_heading(slide, number, len(store.slides)), style="bold"),
+                 title_align="left", border_style="blue")
