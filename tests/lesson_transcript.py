@@ -103,3 +103,15 @@ def write_lesson_transcript(path: Path, lesson: Lesson | None = None) -> Path:
         writer.event(event)
     writer.close()
     return path
+
+
+def lesson_events(lesson: Lesson) -> list[Event]:
+    """Any lesson played through: each scene opened, each slide's elements spotlighted in turn."""
+    events: list[Event] = [LessonEvent(title=lesson.title, slides=lesson.slides(), scenes=len(lesson.scenes))]
+    for index, scene in enumerate(lesson.scenes):
+        title = scene.title or scene.id
+        events.append(SceneEvent(index=index, scene_id=scene.id, kind=scene.type, title=title,
+                                 slide=lesson.slide_number(index)))
+        if scene.type == "slide":
+            events += [pointer("spotlight", element.id) for element in scene.elements]
+    return events
