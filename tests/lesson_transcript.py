@@ -27,6 +27,7 @@ from tests.helpers import agent
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 TEACHER = agent("teacher", "teacher", "Ms. T")
 STUDENT = agent("curious_student", "student", "Mia")
+AGENTS_BY_ID = {TEACHER.id: TEACHER, STUDENT.id: STUDENT}
 
 
 def photosynthesis() -> Lesson:
