@@ -12,6 +12,7 @@ import html
 from ..engine.events import QuizAnswerEvent
 from ..engine.models import Slide, SlideElement
 from ..engine.sanitize import replace_surrogates
+from .latex import latex_to_unicode
 from .lesson_notes import (
     MAX_COLUMNS,
     MAX_ITEMS,
@@ -25,7 +26,6 @@ from .lesson_notes import (
     verdict_lines,
 )
 from .text import clean
-from .whiteboard_view import latex_to_unicode
 
 LESSON_CSS = """
 .slide{border:1px solid #54aeff;border-radius:6px;padding:.6rem .9rem;margin:.8rem 0}.slide h4{margin:.2rem 0}

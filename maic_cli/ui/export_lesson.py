@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from ..engine.events import QuizAnswerEvent
 from ..engine.models import Slide, SlideElement
+from .latex import latex_to_unicode
 from .lesson_notes import (
     MAX_COLUMNS,
     MAX_ITEMS,
@@ -25,7 +26,6 @@ from .lesson_notes import (
     slide_heading,
     verdict_lines,
 )
-from .whiteboard_view import latex_to_unicode
 
 _NOT_LANGUAGE = re.compile(r"[^\w+#.-]")
 _BACKTICKS = re.compile(r"`+")

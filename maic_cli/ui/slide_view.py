@@ -23,8 +23,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..engine.models import Slide, SlideElement, StoreState
+from .latex import latex_to_unicode
 from .lesson_notes import MAX_COLUMNS, MAX_ITEMS, element_lines, shown, slide_heading
-from .whiteboard_view import latex_to_unicode
 
 SPOTLIGHT, LASER = "▶", "✦"
 SPOTLIGHT_STYLE, LASER_STYLE = "bold reverse", "bold red"
