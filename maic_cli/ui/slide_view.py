@@ -14,6 +14,8 @@ cleaned and built into ``Text`` (never markup).
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from rich import box
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
@@ -126,25 +128,54 @@ def window(total: int, height: int, focus: int) -> tuple[int, int]:
     return start, start + height - 2
 
 
-class SlideBody:
-    """The slide's elements, as many lines as fit, around the element pointed at."""
+class _RenderedSlides:
+    """The lines of a slide's elements and where the pointed element starts, kept per
+    (slide, spotlight, laser, width): a refresh then costs the window, not a re-highlight.
 
-    def __init__(self, store: StoreState, elements: list[SlideElement]) -> None:
-        self.store = store
-        self.elements = elements
+    The entry holds the slide itself, so its ``id()`` cannot be reused while cached;
+    slides are replaced, never edited, when a lesson opens."""
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[object, ...], tuple[Slide, list[list[Segment]], int]] = OrderedDict()
+
+    def lines(self, console: Console, options: ConsoleOptions, store: StoreState, slide: Slide,
+              elements: list[SlideElement]) -> tuple[list[list[Segment]], int]:
+        key = (id(slide), len(elements), store.spotlight, store.laser, options.max_width, options.ascii_only)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] is slide:
+            self._entries.move_to_end(key)
+            return entry[1], entry[2]
         lines: list[list[Segment]] = []
         whole = options.update(height=None)
         focus = 0
-        pointed = self.store.spotlight or self.store.laser
-        width = tag_width(self.elements)
+        pointed = store.spotlight or store.laser
+        width = tag_width(elements)
         stacked = options.max_width < STACK_BELOW
-        for element in self.elements:
+        for element in elements:
             if element.id == pointed:
                 focus = len(lines)
-            row = element_row(element, self.store, width, stacked)
-            lines += console.render_lines(row, whole, pad=False)
+            lines += console.render_lines(element_row(element, store, width, stacked), whole, pad=False)
+        self._entries[key] = (slide, lines, focus)
+        if len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return lines, focus
+
+
+RENDERED = _RenderedSlides()
+
+
+class SlideBody:
+    """The slide's elements, as many lines as fit, around the element pointed at."""
+
+    def __init__(self, store: StoreState, slide: Slide, elements: list[SlideElement]) -> None:
+        self.store = store
+        self.slide = slide
+        self.elements = elements
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines, focus = RENDERED.lines(console, options, self.store, self.slide, self.elements)
+        whole = options.update(height=None)
         height = options.height or len(lines)
         start, end = window(len(lines), height, focus)
         shown_lines: list[list[Segment]] = []
@@ -166,6 +197,6 @@ def render_slide(store: StoreState, *, limit: int = MAX_ELEMENTS) -> Panel | Non
         return None
     number = min(max(store.current_slide, 0), len(store.slides) - 1) + 1
     elements = slide.elements[:min(limit, MAX_ELEMENTS)]
-    body: RenderableType = SlideBody(store, elements) if elements else Text("(empty slide)", style="dim")
+    body: RenderableType = SlideBody(store, slide, elements) if elements else Text("(empty slide)", style="dim")
     return Panel(body, title=Text(slide_heading(slide, number, len(store.slides)), style="bold"),
                  title_align="left", border_style="blue")
