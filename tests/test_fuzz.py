@@ -258,5 +258,7 @@ def test_any_lesson_file_loads_or_fails_with_one_clean_line(tmp_path_factory: An
         if event.type == "scene" and event.slide is not None:
             assert f"Slide {event.slide + 1}/{len(notes.slides)}" in render(render_slide(classroom.store))
     assert "\x1b]" not in plain.getvalue()
+    state = ScreenState(classroom=classroom, agents=CLASS, model="scripted", notes=notes)
+    assert "\x1b]" not in render(render_screen(state, 24))
     classroom_to_markdown(classroom, CLASS, notes=notes).encode("utf-8")
     assert "<script" not in classroom_to_html(classroom, CLASS, notes=notes)

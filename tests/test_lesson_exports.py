@@ -5,13 +5,16 @@ escaped (no link, no script, no way out of a code fence)."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.cli.replay_player import rebuild_with_notes
+from maic_cli.cli.replay_player import Player, rebuild_with_notes
 from maic_cli.engine.lesson import Lesson
 from maic_cli.store.transcript import read_transcript
 from tests.lesson_transcript import AGENTS_BY_ID, photosynthesis, write_lesson_transcript
@@ -119,3 +122,14 @@ def test_rebuilt_notes_follow_the_messages(recorded: Path) -> None:
     assert places[:3] == [(0, "lesson"), (0, "scene"), (1, "action")]  # the laser after the first message
     assert (3, "scene") in places and places[-1] == (4, "quiz_score")
     assert len(classroom.messages) == 4 and AGENTS_BY_ID["teacher"].name == "Ms. T"
+
+
+def test_the_live_replay_ends_on_the_lesson_with_its_slide_and_score(recorded: Path) -> None:
+    console = Console(file=io.StringIO(), width=80, height=40, record=True)
+    player = Player(read_transcript(recorded), speed=None, step=False, console=console)
+    asyncio.run(player.play())
+    out = console.export_text()
+    assert "Slide 2/3: The overall" in out and "[formula]" in out and "[parts]" in out  # the last slide shown
+    assert "── Scene 5/5 · quiz · Check your understanding" in out
+    assert "Quiz score: 5/7 · lesson total 5/7" in out
+    assert [note.type for _, note in player.state.notes.notes].count("quiz_answer") == 3
