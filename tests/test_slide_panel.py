@@ -87,6 +87,9 @@ def test_spotlight_and_laser_move_as_events_arrive(width: int) -> None:
     assert "▶" not in line_with("[question]", out)
     assert line_with("[inputs]", out).lstrip("│ ").startswith("▶")
     assert line_with("[leaf]", out).lstrip("│ ").startswith("✦")
+    for item in ("Water from the roots", "Carbon dioxide from the air"):  # a bar down the whole element
+        assert line_with(item, out).lstrip("│ ").startswith("┃")
+    assert "┃" not in line_with("Where does a tree", out)
     styled = screen(render_slide(classroom.store), width, styles=True)
     assert "\x1b[1;7m" in line_with("Light from the sun", styled)  # the spotlighted element is reversed
     assert "\x1b[7m" not in line_with("Where does a tree", styled) and "\x1b[1;7m" not in line_with(

@@ -4,7 +4,9 @@ Each element is drawn by its type — text, bullets (one line per item), a formu
 (simple LaTeX in Unicode), code (monospace, its language named, highlighted by
 Rich's ``Syntax``, which reads no markup), a table, an image (its alt text, marked
 as an image) — beside its id, so the learner sees what the teacher points at.
-The spotlighted element is marked ``▶`` and shown reversed; the laser's ``✦`` in red.
+The spotlighted element is marked ``▶`` with a ``┃`` bar down all its lines and its text
+reversed; the laser's ``✦`` and ``┊`` in red — visible without colour too.  A panel
+narrower than ``STACK_BELOW`` puts each body under its id instead of beside it.
 
 A slide taller than the space given shows the window around the element pointed
 at, with ``… n lines above`` / ``… n lines below`` notes, never a line cut in two.
@@ -90,27 +92,41 @@ def tag_width(elements: list[SlideElement]) -> int:
     return min(MAX_TAG, max((len(shown(e.id, 64)) + 2 for e in elements), default=2))
 
 
+def pointer_of(element: SlideElement, store: StoreState) -> tuple[str, str, str]:
+    """(first-line marker, marker of the lines below, style) for the spotlight, the laser or neither."""
+    if element.id == store.spotlight:
+        return SPOTLIGHT, "┃", "bold yellow"
+    if element.id == store.laser:
+        return LASER, "┊", "bold red"
+    return " ", " ", "dim"
+
+
 def element_row(element: SlideElement, store: StoreState, width: int = MAX_TAG,
                 stacked: bool = False) -> RenderableType:
-    """The marker (▶ spotlight, ✦ laser), the id, and the body beside them — or, ``stacked``
-    (a narrow panel), the body on the lines below, indented."""
-    marker, style, tag_style = " ", "", "dim"
-    if element.id == store.spotlight:
-        marker, style, tag_style = SPOTLIGHT, SPOTLIGHT_STYLE, "bold yellow"
-    elif element.id == store.laser:
-        marker, style, tag_style = LASER, LASER_STYLE, "bold red"
-    tag = Text(f"[{shown(element.id, 64)}]", style=tag_style, overflow="ellipsis", no_wrap=True)
-    row = Table.grid(padding=(0, 1))
-    row.add_column(no_wrap=True, width=1)
+    """The id and the body beside it — or, ``stacked`` (a narrow panel), the body on the lines
+    below; the pointer's marker column is added by :func:`marked_lines`."""
+    mark_style = pointer_of(element, store)[2]
+    style = {SPOTLIGHT: SPOTLIGHT_STYLE, LASER: LASER_STYLE}.get(pointer_of(element, store)[0], "")
+    tag = Text(f"[{shown(element.id, 64)}]", style=mark_style, overflow="ellipsis", no_wrap=True)
     if stacked:
-        row.add_column(ratio=1)
-        row.add_row(Text(marker, style=tag_style), tag)
-        row.add_row(Text("┃" if marker != " " else " ", style=tag_style), element_body(element, style))
-        return row
+        return Group(tag, element_body(element, style))
+    row = Table.grid(padding=(0, 1))
     row.add_column(no_wrap=True, width=width)
     row.add_column(ratio=1)
-    row.add_row(Text(marker, style=tag_style), tag, element_body(element, style))
+    row.add_row(tag, element_body(element, style))
     return row
+
+
+def marked_lines(console: Console, options: ConsoleOptions, element: SlideElement, store: StoreState,
+                 width: int, stacked: bool) -> list[list[Segment]]:
+    """The element's lines behind a marker column: ``▶`` then ``┃`` down the whole spotlighted
+    element, ``✦`` then ``┊`` down the laser's, so the pointer shows even without colour."""
+    first, rest, style = pointer_of(element, store)
+    body = options.update(width=max(1, options.max_width - 2), height=None)
+    lines = console.render_lines(element_row(element, store, width, stacked), body, pad=False)
+    marker_style = console.get_style(style)
+    return [[Segment(f"{first if number == 0 else rest} ", marker_style), *line]
+            for number, line in enumerate(lines)]
 
 
 def window(total: int, height: int, focus: int) -> tuple[int, int]:
@@ -155,7 +171,7 @@ class _RenderedSlides:
         for element in elements:
             if element.id == pointed:
                 focus = len(lines)
-            lines += console.render_lines(element_row(element, store, width, stacked), whole, pad=False)
+            lines += marked_lines(console, whole, element, store, width, stacked)
         self._entries[key] = (slide, lines, focus)
         if len(self._entries) > self.size:
             self._entries.popitem(last=False)
