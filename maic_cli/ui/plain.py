@@ -32,7 +32,7 @@ class PlainView(View):
         self._last = "\n"
         self._space_pending = False
         self._cleaner = StreamCleaner()
-        self.notes = LessonNotes()
+        self._notes = LessonNotes()
         self._classroom = Classroom()  # notes need a class to be placed in; plain output prints them at once
 
     def _write(self, text: str) -> None:
@@ -70,21 +70,21 @@ class PlainView(View):
         self.out.flush()
 
     def _note(self, event: Event) -> None:
-        note = self.notes.record(self._classroom, event)
+        note = self._notes.record(self._classroom, event)
         if note is None:
             return
         if self._open:  # a note never lands inside an agent's line
             self._write(self._cleaner.flush())
             self._write("\n")
             self._open = False
-        lines = self.notes.lines(note)
+        lines = self._notes.lines(note)
         if note.type == "lesson":
             lines = [f"== {lines[0]} =="]
         elif note.type == "scene":
             lines = [f"-- {lines[0]} --"]
-            slide = self.notes.slide_of(note)
+            slide = self._notes.slide_of(note)
             if slide is not None:
-                lines += slide_lines(slide[0], slide[1], len(self.notes.slides))
+                lines += slide_lines(slide[0], slide[1], len(self._notes.slides))
         self._write("".join(f"{line}\n" for line in lines))
 
     def round_finished(self, result: RoundResult | None = None) -> None:
