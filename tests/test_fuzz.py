@@ -21,25 +21,31 @@ import os
 from pathlib import Path
 from typing import Any
 
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
 from maic_cli.engine.action_params import PARAM_MODELS, coerce_params
 from maic_cli.engine.actions import CATALOGUE
+from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import Slide, SlideElement, StoreState, TurnConfig
 from maic_cli.engine.parser import StructuredStreamParser
 from maic_cli.engine.round import run_round
 from maic_cli.engine.whiteboard import apply_action, whiteboard_summary
+from maic_cli.errors import InputError
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
+from maic_cli.store.lessons import load_lesson
 from maic_cli.store.session import Session, load_session, save_session
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter, read_transcript
 from maic_cli.ui.export import classroom_to_markdown
 from maic_cli.ui.export_html import classroom_to_html
+from maic_cli.ui.lesson_notes import LessonNotes
 from maic_cli.ui.plain import PlainView
 from maic_cli.ui.views import ScreenState, render_screen
-from maic_cli.ui.whiteboard_view import render_whiteboard
+from maic_cli.ui.whiteboard_view import render_slide, render_whiteboard
 from tests.helpers import agent
+from tests.lesson_transcript import lesson_events
 
 FUZZ = settings(max_examples=int(os.environ.get("MAIC_FUZZ_EXAMPLES", "60")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -199,3 +205,60 @@ def test_hostile_replies_survive_a_whole_class(tmp_path_factory: Any, agent_repl
     assert len(read_transcript(folder / "t.jsonl").events()) > 0
     for element in again.classroom.store.whiteboard:  # the stored board is usable as it is
         assert all(not isinstance(v, float) or math.isfinite(v) for v in element.params.values())
+
+
+# -- lesson files -----------------------------------------------------------------------------
+LESSON_KEYS = ["title", "level", "language", "scenes", "type", "id", "elements", "script", "say", "spotlight",
+               "laser", "questions", "question", "options", "answer", "rubric", "points", "topic", "prompt",
+               "initiator", "content", "items", "rows"]
+YAML_SCALAR = (st.none() | st.booleans() | st.integers(-10 ** 30, 10 ** 30) | st.floats() | TEXT
+               | st.sampled_from(["slide", "quiz", "discussion", "single", "multiple", "short", "bullets", "table",
+                                  "code", "image", "e1", "B", "[A, C]"]))
+YAML_TREE = st.recursive(YAML_SCALAR, lambda inner: st.lists(inner, max_size=4)
+                         | st.dictionaries(st.sampled_from(LESSON_KEYS) | TEXT, inner, max_size=5), max_leaves=30)
+SAMPLE = (Path(__file__).resolve().parent.parent / "lessons" / "photosynthesis.yaml").read_text(encoding="utf-8")
+
+
+@st.composite
+def lesson_texts(draw: st.DrawFn) -> str:
+    """YAML-ish text: a random tree dumped as YAML, the sample lesson cut, spliced or with a hostile
+    value put in, or raw text."""
+    form = draw(st.sampled_from(["tree", "sample", "sample", "text"]))
+    if form == "tree":
+        tree = draw(YAML_TREE | st.fixed_dictionaries({"title": TEXT, "scenes": st.lists(YAML_TREE, max_size=3)}))
+        return yaml.safe_dump(tree, allow_unicode=draw(st.booleans()))
+    if form == "text":
+        return draw(st.text(ANY_CHAR, max_size=200))
+    at = draw(st.integers(0, len(SAMPLE)))
+    piece = draw(st.sampled_from(["", ":", "- ", "\n  ", "{", "[", "'", '"', "\t", "&a", "*a", "\x1b]0;pwn\x07",
+                                  "!!python/object:os.system", "[bold red]x[/]"]) | TEXT)
+    end = draw(st.integers(at, min(len(SAMPLE), at + 40)))
+    return SAMPLE[:at] + piece + SAMPLE[end:]
+
+
+@FUZZ
+@given(text=lesson_texts())
+def test_any_lesson_file_loads_or_fails_with_one_clean_line(tmp_path_factory: Any, text: str) -> None:
+    path: Path = tmp_path_factory.mktemp("lesson") / "lesson.yaml"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    try:
+        lesson = load_lesson(path)
+    except InputError as exc:
+        message = str(exc)
+        assert message.startswith(str(path)) and "\n" not in message and "\x1b" not in message and "\x07" not in message
+        return
+    classroom = Classroom()
+    notes = LessonNotes()
+    plain = io.StringIO()
+    view = PlainView(plain, io.StringIO(), CLASS)
+    for event in lesson_events(lesson):  # a lesson that loads shows everywhere
+        classroom.apply(event)
+        notes.record(classroom, event)
+        view.on_event(event)
+        if event.type == "scene" and event.slide is not None:
+            assert f"Slide {event.slide + 1}/{len(notes.slides)}" in render(render_slide(classroom.store))
+    assert "\x1b]" not in plain.getvalue()
+    state = ScreenState(classroom=classroom, agents=CLASS, model="scripted", notes=notes)
+    assert "\x1b]" not in render(render_screen(state, 24))
+    classroom_to_markdown(classroom, CLASS, notes=notes).encode("utf-8")
+    assert "<script" not in classroom_to_html(classroom, CLASS, notes=notes)

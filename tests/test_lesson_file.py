@@ -6,14 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.engine.lesson import QuizScene, SlideScene
+from maic_cli.engine.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.errors import InputError
 from maic_cli.store.lessons import load_lesson
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
+AGENTS = LESSONS.parent / "agents"
 
 
-@pytest.mark.parametrize("path", sorted(LESSONS.glob("*.yaml")), ids=lambda p: p.name)
+SAMPLES = sorted(LESSONS.glob("*.yaml"))
+
+
+def test_there_are_two_sample_lessons_on_different_subjects() -> None:
+    titles = [load_lesson(path).title for path in SAMPLES]
+    assert len(titles) >= 2 and len(set(titles)) == len(titles)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_the_sample_lessons_load(path: Path) -> None:
     lesson = load_lesson(path)
     kinds = {scene.type for scene in lesson.scenes}
@@ -22,6 +31,35 @@ def test_the_sample_lessons_load(path: Path) -> None:
     assert any(isinstance(s, SlideScene) and not s.script for s in lesson.scenes)  # one lectured live
     quiz = next(s for s in lesson.scenes if isinstance(s, QuizScene))
     assert {q.type for q in quiz.questions} == {"single", "multiple", "short"}
+    elements = [e for _, slide in lesson.slide_scenes() for e in slide.elements]
+    assert {"text", "bullets", "table", "image"} <= {e.type for e in elements}
+    discussion = next(s for s in lesson.scenes if isinstance(s, DiscussionScene))
+    assert discussion.initiator and (AGENTS / f"{discussion.initiator}.yaml").is_file()
+
+
+def test_the_programming_lesson_shows_code_with_its_language() -> None:
+    lesson = load_lesson(LESSONS / "python_loops.yaml")
+    code = [e for _, slide in lesson.slide_scenes() for e in slide.elements if e.type == "code"]
+    assert code and all(e.language for e in code)
+    assert any("for fruit in fruits:" in e.content for e in code)
+
+
+HOSTILE = [  # untrusted strings quoted by an error: never a control sequence, never a second line
+    ('    elements:\n      - {id: "e\\e[2J\\nx", content: one}\n    script: [{spotlight: nowhere}]\n',
+     "its elements: e x)"),
+    ('    "\\e]0;pwn\\a[31m": 1\n', "scenes.0.[31m: unknown field"),
+]
+
+
+@pytest.mark.parametrize(("extra", "shown"), HOSTILE)
+def test_an_error_quoting_the_file_is_one_clean_line(tmp_path: Path, extra: str, shown: str) -> None:
+    path = tmp_path / "hostile.yaml"
+    path.write_text("title: T\nscenes:\n  - type: slide\n    id: s1\n    title: S\n" + extra)
+    with pytest.raises(InputError) as caught:
+        load_lesson(path)
+    message = str(caught.value)
+    assert shown in message
+    assert "\x1b" not in message and "\x07" not in message and "\n" not in message
 
 
 BROKEN = [

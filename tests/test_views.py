@@ -93,7 +93,7 @@ def test_slide_panel_marks_spotlight_and_laser() -> None:
     apply_action(store, "laser", {"elementId": "title"})
     out = render(render_slide(store))
     assert "Slide 1/1: Waves" in out
-    assert "▶ [eq] v = fλ" in out
+    assert "▶ [eq]    v = fλ" in out  # ids padded to one width, so the bodies line up
     assert "✦ [title] Waves" in out
 
 

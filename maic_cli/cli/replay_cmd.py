@@ -22,7 +22,8 @@ def replay(
     speed: float = typer.Option(1.0, "--speed", min=0.01, help="Playback speed: 2 is twice as fast."),
     instant: bool = typer.Option(False, "--instant", help="No pauses: show the whole class at once."),
     step: bool = typer.Option(False, "--step", help="One message per key press (q to stop)."),
-    export_to: Path = typer.Option(None, "--export", help="Write the class to FILE.md or FILE.html instead."),
+    export_to: Path = typer.Option(None, "--export", help="Write the class to FILE.md or FILE.html instead "
+                                   "(a lesson's slides, pointers, quiz answers and score included)."),
     check: bool = typer.Option(False, "--check", help="Re-run the orchestration on the recorded replies and "
                                "report the first event that differs (exit 1)."),
     plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),

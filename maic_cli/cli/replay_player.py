@@ -25,46 +25,58 @@ from ..engine.round import RoundResult
 from ..store.transcript import Entry, EventLine, LearnerLine, RoundEndLine, Transcript
 from ..ui.export import classroom_to_markdown
 from ..ui.export_html import classroom_to_html
+from ..ui.lesson_notes import LessonNotes
 from ..ui.plain import PlainView
 from ..ui.views import ScreenState, render_screen
 from .errors import fail
 
+STEP_EVENTS = frozenset({"agent_end", "scene", "quiz_answer", "quiz_score"})  # --step stops after each
 MAX_GAP = 2.0  # seconds: longer pauses (a learner thinking) are shortened to this
 
 
-def apply_entry(classroom: Classroom, entry: Entry) -> None:
-    """What one transcript line does to the class (learner lines and events; the rest is bookkeeping)."""
+def apply_entry(classroom: Classroom, entry: Entry, notes: LessonNotes | None = None) -> None:
+    """What one transcript line does to the class (learner lines and events; the rest is bookkeeping);
+    a lesson's events are also kept in ``notes``, where they happened among the messages."""
     if isinstance(entry, LearnerLine):
         classroom.add_learner_message(entry.text)
     elif isinstance(entry, EventLine):
         classroom.apply(entry.event)
+        if notes is not None:
+            notes.record(classroom, entry.event)
+
+
+def rebuild_with_notes(transcript: Transcript) -> tuple[Classroom, LessonNotes]:
+    classroom = Classroom(store=transcript.header.store.model_copy(deep=True))
+    notes = LessonNotes()
+    for entry in transcript.entries:
+        apply_entry(classroom, entry, notes)
+    return classroom, notes
 
 
 def rebuild(transcript: Transcript) -> Classroom:
-    classroom = Classroom(store=transcript.header.store.model_copy(deep=True))
-    for entry in transcript.entries:
-        apply_entry(classroom, entry)
-    return classroom
+    return rebuild_with_notes(transcript)[0]
 
 
 def export(transcript: Transcript, target: Path) -> None:
     if target.exists() and target.samefile(transcript.path):
         raise fail(f"{target}: that is the transcript itself; export to another file", 2)
     header = transcript.header
-    classroom = rebuild(transcript)
+    classroom, notes = rebuild_with_notes(transcript)
     agents = {a.id: a for a in header.agents}
     meta = {"model": header.model, "produced by": header.produced_by,
             "recorded": time.strftime("%Y-%m-%d %H:%M", time.localtime(header.created_at))}
     if header.scenario:
         meta["scenario"] = header.scenario
-    title = f"maic class: {header.scenario or transcript.path.stem}"
-    kwargs = {"title": title, "learner": header.profile.nickname, "meta": meta}
+    if notes.title:
+        meta["lesson"] = notes.title
+    title = f"maic class: {header.scenario or notes.title or transcript.path.stem}"
     if target.suffix.lower() in (".html", ".htm"):
-        content = classroom_to_html(classroom, agents, **kwargs)  # type: ignore[arg-type]
+        render = classroom_to_html
     elif target.suffix.lower() in (".md", ".markdown"):
-        content = classroom_to_markdown(classroom, agents, **kwargs)  # type: ignore[arg-type]
+        render = classroom_to_markdown
     else:
         raise fail(f"{target}: export to a .md or .html file", 2)
+    content = render(classroom, agents, title=title, learner=header.profile.nickname, meta=meta, notes=notes)
     try:
         target.write_text(content, encoding="utf-8")
     except OSError as exc:
@@ -134,8 +146,8 @@ class Player:
         assert self.console is not None
         height = max(10, self.console.size.height - 2)
         for entry in self.transcript.entries:
-            apply_entry(self.classroom, entry)
-            if isinstance(entry, LearnerLine) or (isinstance(entry, EventLine) and entry.event.type == "agent_end"):
+            apply_entry(self.classroom, entry, self.state.notes)
+            if isinstance(entry, LearnerLine) or (isinstance(entry, EventLine) and entry.event.type in STEP_EVENTS):
                 self.console.clear()
                 self.console.print(render_screen(self.state, height))
                 if not _wait_for_key():

@@ -1,5 +1,9 @@
 """Exports of a class: Markdown (speakers, speech, actions as notes, the final whiteboard).
 
+With the lesson's notes (:class:`~.lesson_notes.LessonNotes`), a lesson shows where it
+happened: scenes, their slides with elements by id, ``→ spotlight: formula`` where the
+teacher pointed, quiz questions, answers and the score (see :mod:`.export_lesson`).
+
 Model text is data in the Markdown too: control sequences are removed, HTML
 and entities are escaped, backticks and backslashes are backslash-escaped, and
 so is every ``]`` that would end a link text or label (one followed by ``(``,
@@ -18,12 +22,13 @@ from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, Message, WhiteboardElement
 from ..engine.sanitize import replace_surrogates
 from ..engine.whiteboard import describe_element, usable_params
+from .export_lesson import code_fence, note_markdown, other_slides
+from .lesson_notes import POINTERS, LessonNotes, pointer_line
 from .text import clean
 from .views import action_badge
 
 _MARKUP = re.compile(r"[\\`]|\](?=[(\[:])")
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_BACKTICKS = re.compile(r"`+")
 _NOT_LANGUAGE = re.compile(r"[^\w+#.-]")
 
 
@@ -31,12 +36,6 @@ def _md_escape(text: str) -> str:
     text = clean(replace_surrogates(text))
     text = "".join(_HTML.get(char, char) for char in text) if any(c in text for c in "&<>") else text
     return _MARKUP.sub(lambda m: "\\" + m.group(), text)
-
-
-def code_fence(lines: list[str]) -> str:
-    """A backtick fence longer than any backtick run in ``lines`` (at least three)."""
-    longest = max((len(run) for line in lines for run in _BACKTICKS.findall(line)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def _code_block(element: WhiteboardElement, params: dict[str, object]) -> list[str]:
@@ -57,30 +56,42 @@ def _speech(message: Message) -> str:
         elif part.action is not None:
             out.append(_md_escape("".join(text)))
             text = []
-            out.append(f" *[{_md_escape(action_badge(part.action.name, part.action.params))}]* ")
+            action = part.action
+            if action.name in POINTERS:
+                out.append(f" *{_md_escape(pointer_line(action.name, action.params))}* ")
+            else:
+                out.append(f" *[{_md_escape(action_badge(action.name, action.params))}]* ")
     out.append(_md_escape("".join(text)))
     if message.interrupted:
         out.append(" *(interrupted)*")
     return "".join(out).strip()
 
 
+def _message_markdown(message: Message, agents: dict[str, AgentConfig], learner: str) -> list[str]:
+    if message.role == "user":
+        who = f"🧑 {learner} (learner)"
+    else:
+        agent = agents.get(message.agent_id or "")
+        who = f"{clean(agent.avatar) + ' ' if agent else ''}{message.agent_name or message.agent_id}"
+    return [f"**{_md_escape(who)}**", "", _speech(message) or "*(no speech)*", ""]
+
+
 def classroom_to_markdown(classroom: Classroom, agents: dict[str, AgentConfig], *, title: str = "maic class",
-                          learner: str = "Learner", meta: dict[str, str] | None = None) -> str:
+                          learner: str = "Learner", meta: dict[str, str] | None = None,
+                          notes: LessonNotes | None = None) -> str:
     lines = [f"# {_md_escape(title)}", ""]
     for key, value in (meta or {}).items():
         lines.append(f"- **{_md_escape(key)}**: {_md_escape(value)}")
     if meta:
         lines.append("")
-    for message in classroom.messages:
-        if message.role == "user":
-            who = f"🧑 {learner} (learner)"
-        else:
-            agent = agents.get(message.agent_id or "")
-            who = f"{clean(agent.avatar) + ' ' if agent else ''}{message.agent_name or message.agent_id}"
-        lines.append(f"**{_md_escape(who)}**")
-        lines.append("")
-        lines.append(_speech(message) or "*(no speech)*")
-        lines.append("")
+    notes = notes or LessonNotes()
+    by_place, shown_slides = notes.by_place(), set[int]()
+    for place in range(len(classroom.messages) + 1):
+        for note in by_place.get(place, []):
+            lines += note_markdown(note, notes, shown_slides, _md_escape)
+        if place < len(classroom.messages):
+            lines += _message_markdown(classroom.messages[place], agents, learner)
+    lines += other_slides(classroom.store.slides, shown_slides, _md_escape)
     store = classroom.store
     lines.append("## Final whiteboard")
     lines.append("")

@@ -3,18 +3,20 @@
 Every string from the model is cleaned of control sequences and broken
 surrogates and HTML-escaped; colours are used only if they look like a colour;
 board elements are drawn from re-checked params (nothing stored is trusted).
+A lesson's notes (scenes, slides, pointers, quiz answers, the score) are drawn where
+they happened by :mod:`.export_html_lesson`; the page links nowhere and runs no script.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
 
 from ..engine.classroom import Classroom
-from ..engine.models import AgentConfig, WhiteboardElement
-from ..engine.sanitize import replace_surrogates
+from ..engine.models import AgentConfig, Message, WhiteboardElement
 from ..engine.whiteboard import usable_params
+from .export_html_lesson import LESSON_CSS, e, note_html, other_slides_html
+from .lesson_notes import POINTERS, LessonNotes, pointer_line
 from .text import clean
 from .views import action_badge
 from .whiteboard_view import latex_to_unicode
@@ -34,8 +36,7 @@ pre{background:#f6f8fa;padding:.5rem;overflow:auto}.bar{display:inline-block;hei
 """
 
 
-def _e(text: object) -> str:
-    return html.escape(clean(replace_surrogates(str(text))))
+_e = e
 
 
 def _color(value: str) -> str:
@@ -87,33 +88,46 @@ def _element(element: WhiteboardElement) -> str:
     return f"<div class='el'><span class='id'>{_e(element.id)}</span>{body}</div>"
 
 
+def _message_html(message: Message, agents: dict[str, AgentConfig], learner: str) -> str:
+    if message.role == "user":
+        out = [f"<div class='msg learner'><div class='who'>🧑 {_e(learner)}</div>"]
+    else:
+        agent = agents.get(message.agent_id or "")
+        color = _color(agent.color) if agent else "#d0d7de"
+        avatar = _e(agent.avatar) + " " if agent else ""
+        out = [f"<div class='msg' style='border-left-color:{color}'>"
+               f"<div class='who' style='color:{color}'>{avatar}{_e(message.agent_name or '')}</div>"]
+    speech = []
+    for part in message.parts:
+        if part.kind == "text":
+            speech.append(_e(part.text))
+        elif part.action is not None and part.action.name in POINTERS:
+            speech.append(f"<span class='badge pointer'>{_e(pointer_line(part.action.name, part.action.params))}"
+                          "</span>")
+        elif part.action is not None:
+            speech.append(f"<span class='badge'>{_e(action_badge(part.action.name, part.action.params))}</span>")
+    if message.interrupted:
+        speech.append(" <span class='interrupted'>(interrupted)</span>")
+    out.append("<div>" + "".join(speech) + "</div></div>")
+    return "\n".join(out)
+
+
 def classroom_to_html(classroom: Classroom, agents: dict[str, AgentConfig], *, title: str = "maic class",
-                      learner: str = "Learner", meta: dict[str, str] | None = None) -> str:
+                      learner: str = "Learner", meta: dict[str, str] | None = None,
+                      notes: LessonNotes | None = None) -> str:
     out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_e(title)}</title>",
-           f"<style>{CSS}</style></head><body>", f"<h1>{_e(title)}</h1>"]
+           f"<style>{CSS}{LESSON_CSS}</style></head><body>", f"<h1>{_e(title)}</h1>"]
     if meta:
         out.append("<p class='meta'>" + " · ".join(f"{_e(k)}: {_e(v)}" for k, v in meta.items()) + "</p>")
-    for message in classroom.messages:
-        if message.role == "user":
-            out.append(f"<div class='msg learner'><div class='who'>🧑 {_e(learner)}</div>")
-        else:
-            agent = agents.get(message.agent_id or "")
-            color = _color(agent.color) if agent else "#d0d7de"
-            avatar = _e(agent.avatar) + " " if agent else ""
-            out.append(f"<div class='msg' style='border-left-color:{color}'>"
-                       f"<div class='who' style='color:{color}'>{avatar}{_e(message.agent_name or '')}</div>")
-        speech = []
-        for part in message.parts:
-            if part.kind == "text":
-                speech.append(_e(part.text))
-            elif part.action is not None:
-                speech.append(f"<span class='badge'>{_e(action_badge(part.action.name, part.action.params))}"
-                              "</span>")
-        if message.interrupted:
-            speech.append(" <span class='interrupted'>(interrupted)</span>")
-        out.append("<div>" + "".join(speech) + "</div></div>")
+    notes = notes or LessonNotes()
+    by_place, shown_slides = notes.by_place(), set[int]()
+    for place in range(len(classroom.messages) + 1):
+        out.extend(note_html(note, notes, shown_slides) for note in by_place.get(place, []))
+        if place < len(classroom.messages):
+            out.append(_message_html(classroom.messages[place], agents, learner))
+    out.extend(other_slides_html(classroom.store.slides, shown_slides))
     out.append("<h2>Final whiteboard</h2><div class='board'>")
-    out.extend(_element(e) for e in classroom.store.whiteboard)
+    out.extend(_element(el) for el in classroom.store.whiteboard)
     if not classroom.store.whiteboard:
         out.append("<em>empty</em>")
     out.append("</div></body></html>\n")

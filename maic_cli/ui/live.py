@@ -7,6 +7,9 @@ the engine writes it.  A refresh renders only what fits on the screen (see
 ``views``), so its cost does not grow with the reply, and an event costs O(1)
 between refreshes.
 
+Lesson events (a scene, a quiz answer, a score, a pointer moved by a lecture script)
+are kept as notes in the conversation; between rounds they are printed at once.
+
 ``with view.round(): …`` guarantees the terminal is left sane (Live stopped,
 cursor shown, output no longer redirected, ticker cancelled) whatever happens
 inside; ``round_finished`` may be called any number of times.
@@ -25,9 +28,11 @@ from rich.text import Text
 
 from ..engine.events import Event
 from ..engine.round import RoundResult
+from .lesson_notes import Note
 from .text import clean
 from .view import View
-from .views import ScreenState, render_screen
+from .views import ScreenState, render_note, render_screen
+from .whiteboard_view import render_slide
 
 STAGES = {"director": "the director is choosing", "agent_loading": "{name} is thinking"}
 CLOCK_SECONDS = 0.5
@@ -87,6 +92,9 @@ class LiveView(View):
 
     def on_event(self, event: Event) -> None:
         status = self.state.status
+        note = self.state.notes.record(self.state.classroom, event)
+        if note is not None and self._live is None:
+            self._print_note(note)
         if event.type == "thinking":
             agent = self.state.agents.get(event.agent_id or "")
             status.stage = STAGES[event.stage].format(name=agent.name if agent else "an agent")
@@ -97,6 +105,8 @@ class LiveView(View):
         elif event.type == "error":
             self._error = one_line(event.message)
             status.stage = f"error: {self._error}"
+        elif event.type == "scene":
+            status.stage = clean(self.state.notes.lines(event)[0])
         elif event.type == "done":
             usage = event.usage.agent if event.usage.agent.calls else event.usage.director
             if usage.calls:
@@ -124,6 +134,15 @@ class LiveView(View):
             live.stop()
         if result is not None and result.reason == "error" and reason:
             self.error(reason)
+
+    def _print_note(self, note: Note) -> None:
+        """A lesson note between rounds (a quiz answer, a score, a scene change) goes straight to
+        the terminal; a slide scene prints its slide panel too (no layout is on screen)."""
+        self.console.print(render_note(note, self.state.notes))
+        if note.type == "scene" and note.slide is not None:
+            panel = render_slide(self.state.classroom.store)
+            if panel is not None:
+                self.console.print(panel)
 
     def info(self, text: str) -> None:  # may quote persona or provider text: cleaned like model text
         self.console.print(clean(text), markup=False, highlight=False)

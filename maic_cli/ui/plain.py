@@ -1,5 +1,10 @@
 """Plain, line-oriented output for pipes and scripts: ``Name: speech [action]``.
 
+A lesson shows as lines too: ``== Lesson: … ==``, a rule per scene (with the slide
+and its elements by id when a slide scene opens), a spotlight or laser as a badge like
+any action (``[spotlight on formula]``), each quiz answer (question, options, answer,
+right or wrong, points, comment) and the score.
+
 ``with view.round(): …`` ends an open line whatever happens inside;
 ``round_finished`` may be called any number of times.
 """
@@ -8,9 +13,11 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from ..engine.classroom import Classroom
 from ..engine.events import Event
 from ..engine.models import AgentConfig
 from ..engine.round import RoundResult
+from .lesson_notes import LessonNotes, slide_lines
 from .text import StreamCleaner, clean
 from .view import View
 from .views import action_badge
@@ -25,6 +32,8 @@ class PlainView(View):
         self._last = "\n"
         self._space_pending = False
         self._cleaner = StreamCleaner()
+        self._notes = LessonNotes()
+        self._classroom = Classroom()  # notes need a class to be placed in; plain output prints them at once
 
     def _write(self, text: str) -> None:
         if text:
@@ -43,6 +52,8 @@ class PlainView(View):
             self._open = True
         elif event.type == "text_delta":
             self._write(self._cleaner.feed(event.content))
+        elif event.type == "action" and not self._open:  # a lecture script's pointer: a line of its own
+            self._write(f"[{action_badge(event.action_name, event.params)}]\n")
         elif event.type == "action":
             space = "" if self._last.isspace() else " "
             self._write(f"{space}[{action_badge(event.action_name, event.params)}]")
@@ -54,7 +65,27 @@ class PlainView(View):
             self._open = False
         elif event.type == "error":
             self.error(event.message)
+        elif event.type in ("lesson", "scene", "quiz_answer", "quiz_score"):
+            self._note(event)
         self.out.flush()
+
+    def _note(self, event: Event) -> None:
+        note = self._notes.record(self._classroom, event)
+        if note is None:
+            return
+        if self._open:  # a note never lands inside an agent's line
+            self._write(self._cleaner.flush())
+            self._write("\n")
+            self._open = False
+        lines = self._notes.lines(note)
+        if note.type == "lesson":
+            lines = [f"== {lines[0]} =="]
+        elif note.type == "scene":
+            lines = [f"-- {lines[0]} --"]
+            slide = self._notes.slide_of(note)
+            if slide is not None:
+                lines += slide_lines(slide[0], slide[1], len(self._notes.slides))
+        self._write("".join(f"{line}\n" for line in lines))
 
     def round_finished(self, result: RoundResult | None = None) -> None:
         if self._open:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from rich.text import Text
 
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, Message
+from .lesson_notes import LessonNotes, Note
 from .text import clean, color_or_default
 from .whiteboard_view import as_text, render_slide, render_whiteboard
 
@@ -67,6 +69,7 @@ class ScreenState:
     max_turns: int = 6
     notice: str | None = None
     status: Status = field(default_factory=Status)
+    notes: LessonNotes = field(default_factory=LessonNotes)  # the lesson's scenes, answers, pointers
 
 
 def _visible_parts(message: Message, budget: int | None) -> tuple[list[tuple[str, str]], bool]:
@@ -123,8 +126,21 @@ def render_message(message: Message, agents: dict[str, AgentConfig], learner: st
     return Text.assemble(head, "\n", body) if body else head
 
 
+NOTE_STYLES = {"lesson": "bold magenta", "scene": "bold magenta", "quiz_answer": "yellow",
+               "quiz_score": "bold yellow", "action": "dim cyan"}
+
+
+def render_note(note: Note, notes: LessonNotes) -> Text:
+    """A lesson note in the conversation: a scene as a rule-like line, answers and scores in yellow."""
+    lines = notes.lines(note)
+    if note.type == "scene":
+        lines = [f"── {lines[0]} ──"]
+    return Text("\n".join(lines), style=NOTE_STYLES.get(note.type, ""))
+
+
 class Conversation:
-    """The newest messages that fit in ``height`` lines, bottom-aligned above the status line.
+    """The newest messages (and lesson notes) that fit in ``height`` lines, bottom-aligned above
+    the status line.
 
     Messages are rendered newest first until the height is filled; older ones
     are never built, and each is cut to the characters its lines can hold."""
@@ -133,12 +149,23 @@ class Conversation:
         self.state = state
         self.height = height
 
+    def _newest_first(self) -> Iterator[Message | Note]:
+        messages = self.state.classroom.messages
+        by_place = self.state.notes.by_place()
+        for place in range(len(messages), -1, -1):
+            yield from reversed(by_place.get(place, []))
+            if place:
+                yield messages[place - 1]
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         height = options.height or self.height
         lines: list[list[Segment]] = []
-        for message in reversed(self.state.classroom.messages):
-            budget = (height - len(lines)) * max(1, options.max_width)
-            text = render_message(message, self.state.agents, self.state.learner, budget=budget)
+        for item in self._newest_first():
+            if isinstance(item, Message):
+                budget = (height - len(lines)) * max(1, options.max_width)
+                text = render_message(item, self.state.agents, self.state.learner, budget=budget)
+            else:
+                text = render_note(item, self.state.notes)
             lines[:0] = [*console.render_lines(text, options.update(height=None), pad=False), []]
             if len(lines) >= height:
                 break
@@ -151,7 +178,7 @@ class Conversation:
 
 
 def render_conversation(state: ScreenState, height: int) -> RenderableType:
-    if not state.classroom.messages:
+    if not state.classroom.messages and not state.notes.notes:
         return Text("Ask the class anything to begin. Type /help for commands.", style="dim")
     return Conversation(state, height)
 
@@ -199,6 +226,26 @@ class FixedHeight:
         yield from console.render(self.renderable, options.update(height=self.height))
 
 
+class SidePanels:
+    """The slide panel above the whiteboard: the slide takes the lines it needs, up to all but
+    the board's share (three lines when the board is empty, else a third of the height)."""
+
+    def __init__(self, slide: RenderableType, board: RenderableType, board_empty: bool) -> None:
+        self.slide = slide
+        self.board = board
+        self.board_empty = board_empty
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        height = options.height or 24
+        board_share = 3 if self.board_empty else max(3, height // 3)
+        room = max(3, height - board_share)
+        natural = len(console.render_lines(self.slide, options.update(height=None), pad=False))
+        slide_height = min(natural, room)
+        yield from console.render(self.slide, options.update(height=slide_height))
+        if height - slide_height > 0:
+            yield from console.render(self.board, options.update(height=height - slide_height))
+
+
 def render_screen(state: ScreenState, height: int) -> FixedHeight:
     header = render_header(state)
     header_height = 1 + (1 if state.notice else 0)
@@ -210,13 +257,8 @@ def render_screen(state: ScreenState, height: int) -> FixedHeight:
         Layout(render_status(state), name="status", size=1),
     )
     store = state.classroom.store
-    side = Layout(name="side", ratio=2)
     board = render_whiteboard(store)
-    slide = render_slide(store, limit=body_height)
-    if slide is None:
-        side.update(board)
-    else:  # each panel would otherwise take the whole height and hide the other
-        slide_height = min(len(store.slide.elements) + 2, max(3, body_height // 2)) if store.slide else 3
-        side.split_column(Layout(slide, size=slide_height), Layout(board))
+    slide = render_slide(store)
+    side = Layout(board if slide is None else SidePanels(slide, board, not store.whiteboard), name="side", ratio=2)
     layout["body"].split_row(Layout(render_conversation(state, body_height), name="conversation", ratio=3), side)
     return FixedHeight(layout, height)

@@ -1,4 +1,4 @@
-"""The whiteboard and slide panels: pure functions of the store state.
+"""The whiteboard panel (and the door to the slide panel): pure functions of the store state.
 
 Text as text, LaTeX as its source with simple symbols in Unicode, tables as
 tables, charts as labelled bar charts, lines and arrows, code with syntax
@@ -15,7 +15,6 @@ changes, so a refresh costs the visible screen, not the size of the board.
 from __future__ import annotations
 
 import math
-import re
 from collections import OrderedDict
 from typing import Any
 
@@ -27,37 +26,16 @@ from rich.table import Table
 from rich.text import Text
 
 from ..engine.models import StoreState, WhiteboardElement
+from .latex import latex_to_unicode
+from .slide_view import render_slide as _render_slide
 from .text import clean
 
-_LATEX_SYMBOLS = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ", "lambda": "λ",
-    "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω",
-    "Delta": "Δ", "Sigma": "Σ", "Omega": "Ω", "Pi": "Π", "times": "×", "cdot": "·", "pm": "±", "div": "÷",
-    "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "neq": "≠", "ne": "≠", "approx": "≈", "infty": "∞",
-    "rightarrow": "→", "to": "→", "leftarrow": "←", "Rightarrow": "⇒", "sum": "Σ", "prod": "Π", "int": "∫",
-    "partial": "∂", "nabla": "∇", "propto": "∝", "in": "∈", "forall": "∀", "exists": "∃", "sqrt": "√",
-    "degree": "°", "circ": "°", "ldots": "…", "cdots": "⋯", "quad": " ", "left": "", "right": "",
-}
-_SUPERSCRIPT = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
-_SUBSCRIPT = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
-_FRAC = re.compile(r"\\frac\{([^{}]*)\}\{([^{}]*)\}")
-_COMMAND = re.compile(r"\\([A-Za-z]+)")
-_SCRIPT = re.compile(r"([\^_])(\{([0-9+\-=()n]+)\}|([0-9n]))")
+__all__ = ["as_text", "latex_to_unicode", "render_element", "render_slide", "render_whiteboard"]
+
 BAR_WIDTH = 18
 MAX_ROWS = 60  # the most lines of one element any panel shows
 MAX_LINE = 240  # the most characters of one line kept for display
 MAX_COLUMNS = 12
-
-
-def latex_to_unicode(source: str) -> str:
-    text = _FRAC.sub(r"(\1)/(\2)", source)
-    text = _COMMAND.sub(lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(0)), text)
-
-    def script(match: re.Match[str]) -> str:
-        body = match.group(3) or match.group(4)
-        return body.translate(_SUPERSCRIPT if match.group(1) == "^" else _SUBSCRIPT)
-
-    return _SCRIPT.sub(script, text)
 
 
 def as_text(value: Any, limit: int = 80) -> str:
@@ -256,21 +234,5 @@ def render_whiteboard(store: StoreState, *, limit: int = 8) -> Panel:
 
 
 def render_slide(store: StoreState, *, limit: int = 200) -> Panel | None:
-    """The current slide, its first ``limit`` elements, spotlight and laser marked."""
-    slide = store.slide
-    if slide is None:
-        return None
-    lines = []
-    for element in slide.elements[:limit]:
-        marker, style = "  ", ""
-        if element.id == store.spotlight:
-            marker, style = "▶ ", "bold reverse"
-        elif element.id == store.laser:
-            marker, style = "✦ ", "bold red"
-        content = as_text(element.content, MAX_ROWS * MAX_LINE)
-        if element.type == "formula":
-            content = latex_to_unicode(content)
-        lines.append(Text.assemble(marker, Text(f"[{as_text(element.id, 40)}] ", style="dim"),
-                                   Text(content, style=style)))
-    title = f"Slide {store.current_slide + 1}/{len(store.slides)}: {as_text(slide.title)}"
-    return Panel(Group(*lines) if lines else Text("(empty)", style="dim"), title=title, border_style="blue")
+    """The slide panel (drawn by :mod:`.slide_view`)."""
+    return _render_slide(store, limit=limit)
