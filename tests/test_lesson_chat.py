@@ -6,6 +6,10 @@ import asyncio
 import contextlib
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -178,3 +182,36 @@ def test_a_key_pauses_the_lecture_keeps_the_step_and_starts_the_prompt(tmp_path:
     resumed = messages[3]  # after the question and its answer, Enter said the cut step again, whole
     assert resumed.text.startswith("Here is a puzzle to start. A tree weighs tonnes") and not resumed.interrupted
     assert load_session(path).lesson.progress.step == 7  # type: ignore[union-attr]
+
+
+def test_prompts_show_on_a_lesson_session_shows_the_lesson_context(tmp_path: Path) -> None:
+    result, session_file = chat(tmp_path, script(tmp_path), "", "--lesson", str(LESSON))
+    assert result.exit_code == 0, result.output
+    shown = runner.invoke(app, ["prompts", "show", "agent", "teacher", "--session", str(session_file),
+                                "--ask", "Why?", "--model", "demo"])
+    assert shown.exit_code == 0, shown.output
+    assert "# Lesson: How plants make food: photosynthesis" in shown.stdout
+    assert "Now at slide 1 of 3" in shown.stdout and "stopped the lesson" in shown.stdout
+
+
+def test_ctrl_c_pauses_a_lecture_and_continue_says_the_cut_step_again(tmp_path: Path) -> None:
+    session_file = tmp_path / "class.json"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "maic_cli", "chat", "--model", script(tmp_path), "--session",
+                             str(session_file), "--lesson", str(LESSON), "--pace", "0.05"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    seen = ""
+    while not seen.endswith("Ms. Rivera: Here is"):  # waits on the output until the lecture speaks
+        char = proc.stdout.read(1)
+        assert char, "the lecture never started"
+        seen += char
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate("/continue\n/quit\n", timeout=60)
+    assert proc.returncode == 0, err
+    assert "[interrupted]" in out and "Lecture paused." in out
+    session = load_session(session_file)
+    cut = next(m for m in session.classroom.messages if m.interrupted)
+    assert cut.text.startswith("Here is") and "the roots send water" not in cut.text
+    assert session.lesson is not None and session.lesson.progress.step == 7  # /continue finished the slide
+    assert session.classroom.messages[-1].text.endswith("the roots send water up the stem.")

@@ -216,7 +216,7 @@ def chat(
     lesson: Path = typer.Option(None, "--lesson", help="Play a lesson file (lessons/*.yaml): slides lectured, "
                                 "discussions, a quiz. Enter goes on; type to ask; /outline, /next, /prev, /slide N."),
     pace: float = typer.Option(None, "--pace", min=0, max=5, help="Seconds per word of a scripted lecture on a "
-                               "terminal (default 0.12; 0: at once). Pipes and --plain: at once."),
+                               "terminal (default 0.12; 0: at once). Pipes and --plain: at once unless given."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need

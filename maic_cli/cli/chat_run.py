@@ -59,7 +59,7 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                    transcript: Path | None = None, prompts: PromptSet | None = None,
                    director: DirectorPolicy | None = None, pace: float | None = None) -> int:
     """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``pace``: seconds per
-    word of a scripted lecture on a terminal (``None``: :data:`DEFAULT_PACE`; plain output: none)."""
+    word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output)."""
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
     llm = make_client(session.model)  # a bad model fails here, before any file is written
@@ -164,7 +164,8 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
             view.info(whiteboard_summary(session.classroom.store))
 
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
-                      show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director)
+                      show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director,
+                      pace=pace)  # plain output: at once, unless --pace asks
 
         read_line = LineReader(sys.stdin).next_line
 
