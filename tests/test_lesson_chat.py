@@ -215,3 +215,19 @@ def test_ctrl_c_pauses_a_lecture_and_continue_says_the_cut_step_again(tmp_path: 
     assert cut.text.startswith("Here is") and "the roots send water" not in cut.text
     assert session.lesson is not None and session.lesson.progress.step == 7  # /continue finished the slide
     assert session.classroom.messages[-1].text.endswith("the roots send water up the stem.")
+
+
+def test_lesson_on_a_resumed_session_keeps_the_same_lesson_and_replaces_another(tmp_path: Path) -> None:
+    first, session_file = chat(tmp_path, script(tmp_path), "", "--lesson", str(LESSON))  # slide 1 lectured
+    assert first.exit_code == 0, first.output
+    again, _ = chat(tmp_path, script(tmp_path), "", "--lesson", str(LESSON))
+    assert again.exit_code == 0, again.output
+    assert SLIDE_ONE not in again.stdout  # the same lesson: its progress is kept (slide 1 was lectured)
+    other = tmp_path / "other.yaml"
+    other.write_text("title: Other\nscenes:\n  - {type: slide, id: o, title: O, script: [{say: Hello there.}]}\n",
+                     encoding="utf-8")
+    replaced, _ = chat(tmp_path, script(tmp_path), "", "--lesson", str(other))
+    assert replaced.exit_code == 0, replaced.output
+    assert "lesson (How plants make food: photosynthesis) is replaced by" in replaced.stderr
+    assert "Ms. Rivera: Hello there." in replaced.stdout
+    assert load_session(session_file).lesson.lesson.title == "Other"  # type: ignore[union-attr]
