@@ -97,6 +97,12 @@ def test_a_broken_grade_reply_is_repaired(raw: str) -> None:
     assert (graded.points, graded.graded_by, graded.comment) == (2, "model", "Mostly right")
 
 
+def test_a_placeholder_copied_from_the_prompt_is_not_shown_as_a_comment() -> None:
+    """The offline model copied ``"<your comment>"`` from an example: the grade stays, the comment goes."""
+    graded = asyncio.run(grade_short(SHORT, "energy", grader('{"points": 1, "comment": "<your comment>"}')))
+    assert (graded.points, graded.graded_by, graded.comment) == (1, "model", None)
+
+
 def test_points_are_clamped_to_the_question() -> None:
     assert asyncio.run(grade_short(SHORT, "x", grader('{"points": 9, "comment": "!"}'))).points == 3
     assert asyncio.run(grade_short(SHORT, "x", grader('{"points": -2, "comment": "!"}'))).points == 0

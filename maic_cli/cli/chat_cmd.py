@@ -26,6 +26,7 @@ from ..untrusted import clean, one_line
 from .errors import friendly
 
 if TYPE_CHECKING:
+    from ..engine.lesson import LessonPlay
     from ..engine.policies import DirectorPolicy
     from ..store.config import Settings
     from ..store.session import Session
@@ -168,6 +169,23 @@ def _warm_up_litellm(model: str) -> None:
     threading.Thread(target=warm, name="litellm-warmup", daemon=True).start()
 
 
+def load_lesson_play(path: Path) -> LessonPlay:
+    from ..engine.lesson import LessonPlay
+    from ..store.lessons import load_lesson
+
+    return LessonPlay(lesson=load_lesson(path.expanduser()), source=str(path))
+
+
+def keep_or_replace_lesson(session: Session, play: LessonPlay) -> None:
+    """``--lesson`` on a resumed session: the same lesson keeps its progress, another one starts over."""
+    if session.lesson is not None and session.lesson.lesson == play.lesson:
+        return
+    if session.lesson is not None:
+        typer.echo(f"maic: note: this session's lesson ({one_line(session.lesson.lesson.title)[:80]}) is replaced "
+                   f"by {one_line(str(play.source))[:200]}", err=True)
+    session.lesson = play
+
+
 @friendly
 def chat(
     model: str = typer.Option(None, "--model", "-m", help="A litellm model (openai/gpt-4o-mini, "
@@ -195,6 +213,10 @@ def chat(
                                  "built-in ones (default: $MAIC_HOME/prompts, if it exists)."),
     director: str = typer.Option(None, "--director", help="Who picks the speakers: llm, rules, hybrid or "
                                  "module:function (your Python hook). Default: rules for the offline model, else llm."),
+    lesson: Path = typer.Option(None, "--lesson", help="Play a lesson file (lessons/*.yaml): slides lectured, "
+                                "discussions, a quiz. Enter goes on; type to ask; /outline, /next, /prev, /slide N."),
+    pace: float = typer.Option(None, "--pace", min=0, max=5, help="Seconds per word of a scripted lecture on a "
+                               "terminal (default 0.12; 0: at once). Pipes and --plain: at once unless given."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -206,6 +228,9 @@ def chat(
 
     if initiator is not None and not topic:
         raise InputError("--initiator opens a discussion: use it with --topic")
+    if lesson is not None and topic:
+        raise InputError("--lesson and --topic: a lesson brings its own discussions; use one or the other")
+    play = load_lesson_play(lesson) if lesson is not None else None  # a bad file stops here: one line, exit 2
     prompt_set = load_prompt_set(prompts)  # a broken template stops here, before anything runs
     settings = load_settings({
         "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
@@ -213,6 +238,9 @@ def chat(
         "name": name, "bio": bio, "language": language, "max_turns": max_turns, "temperature": temperature,
         "structured": structured,
     })
+    if play is not None:  # the lesson's class and language, unless the user chose them
+        settings = settings.model_copy(update={"agents": settings.agents or play.lesson.agents,
+                                               "language": settings.language or play.lesson.language})
     path = session_path_for(session_file, resume_latest)
     new_class_options = {"--agents": agents, "--agents-dir": agents_dir, "--topic": topic, "--initiator": initiator,
                          "--name": name, "--bio": bio, "--language": language}
@@ -221,6 +249,8 @@ def chat(
         if resumed is not None:
             check_resumed(path, settings, resumed, new_class_options)
         session = resumed or new_session(settings, topic, initiator)
+        if play is not None:
+            keep_or_replace_lesson(session, play)
         session.model = resolve_model(settings, resumed)
         if settings.api_base:
             session.api_base = settings.api_base
@@ -234,6 +264,6 @@ def chat(
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
                                     notice=model_notice(session.model), resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
-                                    prompts=prompt_set, director=policy))
+                                    prompts=prompt_set, director=policy, pace=pace))
     if code:
         raise typer.Exit(code)

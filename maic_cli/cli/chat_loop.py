@@ -8,7 +8,9 @@ written atomically after every learner message and every agent turn.  A save
 that fails (unwritable folder, full disk) is said once; the class stays in
 memory, the next turn tries again, and the file keeps its last good version.
 A transcript that cannot be written is said once and recording stops; the
-class goes on.
+class goes on.  A lesson (``--lesson``, ``/lesson FILE`` or a resumed session that
+holds one) is played by :class:`~.chat_lesson.LessonChat`, which takes the lines
+that are its own (Enter, lesson commands, quiz answers).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..engine.events import Event
+from ..engine.lesson import LessonPlay
 from ..engine.models import AgentConfig
 from ..engine.outcomes import StopReason
 from ..engine.policies import DirectorPolicy
@@ -29,11 +32,13 @@ from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa
 from ..errors import MaicError
 from ..llm import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
+from ..store.lessons import load_lesson
 from ..store.paths import open_private
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.input import SLASH_COMMANDS
 from ..ui.view import View
+from .chat_lesson import LESSON_COMMANDS, KeyWatch, LessonChat
 from .signals import on_sigint
 
 
@@ -92,9 +97,11 @@ class ChatApp:
                  recorder: GuardedRecorder | None = None, show_whiteboard: Callable[[], None] | None = None,
                  show_class: Callable[[], None] | None = None,
                  on_model_change: Callable[[str], None] | None = None, prompts: PromptSet | None = None,
-                 director: DirectorPolicy | None = None) -> None:
+                 director: DirectorPolicy | None = None, pace: float | None = None,
+                 keys: KeyWatch | None = None) -> None:
         """``llm`` serves the session's model; ``make_client`` builds another after ``/model`` (so a
-        switch keeps the chat's --api-base, --temperature and --structured)."""
+        switch keeps the chat's --api-base, --temperature and --structured).  ``pace`` (seconds per
+        word of a scripted lecture) and ``keys`` (any key pauses a lecture) are for a lesson."""
         self.session = session
         self.path = path
         self.view = view
@@ -111,6 +118,8 @@ class ChatApp:
         self._on_model_change = on_model_change
         self.save_error: str | None = None  # why the last save failed; None once a save works
         self.last_result: RoundResult | None = None
+        self.pace, self.keys = pace, keys
+        self.lesson: LessonChat | None = None
 
     def _wrap(self, llm: LLMClient) -> LLMClient:
         return self.recorder.wrap(llm) if self.recorder is not None else llm
@@ -144,6 +153,11 @@ class ChatApp:
     async def handle_line(self, line: str) -> bool:
         """Act on one line of input; ``False`` means leave."""
         text = line.strip()
+        if text.partition(" ")[0] == "/lesson":
+            await self.open_lesson_file(text.partition(" ")[2].strip())
+            return True
+        if self.lesson is not None and await self.lesson.handle(text):
+            return True
         if not text:
             return True
         if text.startswith("/"):
@@ -152,8 +166,46 @@ class ChatApp:
         if mention is not None and mention not in self.agents:
             self.view.error(f"no agent '{mention}' in this class (try: {', '.join(self.agents)})")
             return True
-        await self._interruptible(self.runner.play(line.rstrip("\r\n")))
+        if self.lesson is not None:
+            await self.lesson.ask(line.rstrip("\r\n"))
+        else:
+            await self._interruptible(self.runner.play(line.rstrip("\r\n")))
         return True
+
+    # -- lessons ----------------------------------------------------------------------------------
+    def _lesson_result(self, result: RoundResult) -> None:
+        self.last_result = result
+
+    def take_typed(self) -> str:
+        """What the key that paused a lecture typed (once), to start the next prompt with."""
+        if self.lesson is None:
+            return ""
+        typed, self.lesson.typed = self.lesson.typed, ""
+        return typed
+
+    async def start_lesson(self) -> None:
+        """Open the session's lesson (``--lesson``, ``/lesson`` or a resumed session) where it stopped."""
+        if self.session.lesson is not None:
+            self.lesson = LessonChat(self.runner, self.view, self.session.lesson, pace=self.pace, keys=self.keys,
+                                     on_result=self._lesson_result)
+            await self.lesson.open()
+
+    async def open_lesson_file(self, argument: str) -> None:
+        """``/lesson FILE``: a file that cannot be used is one line, and the class goes on."""
+        if not argument:
+            self.view.error("usage: /lesson FILE (a lesson .yaml file)")
+            return
+        play = self._load_lesson(argument)
+        if play is not None:
+            self.session.lesson = play
+            await self.start_lesson()
+
+    def _load_lesson(self, argument: str) -> LessonPlay | None:
+        try:
+            return LessonPlay(lesson=load_lesson(Path(argument).expanduser()), source=argument)
+        except MaicError as exc:
+            self.view.error(str(exc))
+            return None
 
     def command(self, text: str) -> bool:
         name, _, argument = text.partition(" ")
@@ -177,6 +229,8 @@ class ChatApp:
             self._export(argument)
         elif name == "/model":
             self._model(argument)
+        elif name in LESSON_COMMANDS:
+            self.view.error(f"{name}: no lesson in this class; /lesson FILE opens one")
         else:
             self.view.error(f"unknown command {name}; /help lists the commands")
         return True
@@ -222,7 +276,9 @@ class ChatApp:
 
     async def run(self, read_line: Callable[[], Awaitable[str | None]]) -> None:
         """The main loop; returns when input ends or the learner quits."""
-        if self.runner.opens_discussion:
+        if self.session.lesson is not None:
+            await self.start_lesson()
+        elif self.runner.opens_discussion:
             await self.play_round(self.session.config.initiator_id)  # the initiator opens the discussion
         while True:
             try:

@@ -27,11 +27,13 @@ from ..ui.plain import PlainView
 from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
+from .chat_lesson import watch_keys
 from .chat_loop import ChatApp, GuardedRecorder
 from .line_input import LineReader
 from .notices import model_notice
 
 EXIT_ROUND_FAILED = 1  # plain mode: the last round ended in a provider error
+DEFAULT_PACE = 0.12  # seconds per word of a scripted lecture on a terminal (a brisk reading pace)
 
 
 def class_table(session: Session) -> Table:
@@ -45,6 +47,8 @@ def class_table(session: Session) -> Table:
 
 
 def mode_label(session: Session) -> str:
+    if session.lesson is not None:
+        return f"lesson: {session.lesson.lesson.title}"
     topic = session.config.discussion_topic
     return f"discussion: {topic}" if topic else "Q&A"
 
@@ -53,8 +57,9 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
                    prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
                    transcript: Path | None = None, prompts: PromptSet | None = None,
-                   director: DirectorPolicy | None = None) -> int:
-    """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0)."""
+                   director: DirectorPolicy | None = None, pace: float | None = None) -> int:
+    """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``pace``: seconds per
+    word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output)."""
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
     llm = make_client(session.model)  # a bad model fails here, before any file is written
@@ -67,7 +72,7 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
             raise SessionError(f"{path}: cannot save the session: {exc.strerror or exc}") from None
         app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
-                         prompts=prompts, director=director)
+                         prompts=prompts, director=director, pace=pace)
     finally:
         recorder.close()
     if app.save_error is not None:
@@ -113,7 +118,7 @@ def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedReco
 async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
                prompt_output: Any, prompts: PromptSet | None = None,
-               director: DirectorPolicy | None = None) -> ChatApp:
+               director: DirectorPolicy | None = None, pace: float | None = None) -> ChatApp:
     if interactive:
         from ..ui.input import make_prompt_session
         from ..ui.live import LiveView
@@ -138,7 +143,8 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
 
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
-                      on_model_change=model_changed, prompts=prompts, director=director)
+                      on_model_change=model_changed, prompts=prompts, director=director,
+                      pace=DEFAULT_PACE if pace is None else pace, keys=watch_keys)
         console.print(render_header(state))
         console.print(Text("Ask the class anything. @id asks one agent first; /help lists commands; "
                            "Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
@@ -146,7 +152,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
             console.print(Text(f"Resumed {path} ({len(session.classroom.messages)} messages).", style="dim"))
 
         async def read_line() -> str | None:
-            return await prompt.prompt_async("you › ")
+            return await prompt.prompt_async("you › ", default=app.take_typed())  # a key that paused a lecture
     else:
         view = PlainView(sys.stdout, sys.stderr, {a.id: a for a in session.agents})
         if notice:
@@ -158,7 +164,8 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
             view.info(whiteboard_summary(session.classroom.store))
 
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
-                      show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director)
+                      show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director,
+                      pace=pace)  # plain output: at once, unless --pace asks
 
         read_line = LineReader(sys.stdin).next_line
 

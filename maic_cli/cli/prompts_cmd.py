@@ -50,13 +50,16 @@ def fresh_class(agents: str | None, agents_dir: list[Path], topic: str | None) -
 
 def next_request(session: Session, model: str, ask: str | None) -> TurnRequest:
     """The turn request of the class's next call: its state, after ``ask`` if given, for ``model``."""
+    from ..engine.lecture import lesson_context
     from ..engine.models import TurnRequest
     from ..llm.spec import ModelSpec
 
     classroom = session.classroom.model_copy(deep=True)
     if ask is not None:
         classroom.add_learner_message(ask)
-    config = session.config.model_copy(update={"compact_prompts": ModelSpec.parse(model).compact_prompts})
+    lesson = lesson_context(session.lesson) if session.lesson is not None else None  # as the lesson player sets it
+    config = session.config.model_copy(update={"compact_prompts": ModelSpec.parse(model).compact_prompts,
+                                               "lesson": lesson})
     return TurnRequest(messages=classroom.messages, store_state=classroom.store, config=config,
                        director_state=classroom.director_state, user_profile=session.profile)
 

@@ -96,6 +96,39 @@ def scene_title(scene: Scene) -> str:
     return scene.title
 
 
+def scene_position(play: LessonPlay) -> str:
+    """``slide 2 of 3``, or ``scene 5 of 5 (quiz)``."""
+    lesson, index = play.lesson, play.progress.scene
+    slide = lesson.slide_number(index)
+    if slide is not None:
+        return f"slide {slide + 1} of {len(lesson.slides())}"
+    return f"scene {index + 1} of {len(lesson.scenes)} ({scene_kind(lesson.scenes[index])})"
+
+
+def quiz_lines(play: LessonPlay) -> list[str]:
+    """The current quiz's graded answers, one line each (for the prompts)."""
+    scene = play.lesson.scenes[play.progress.scene]
+    if not isinstance(scene, QuizScene):
+        return []
+    lines = []
+    for question in scene.questions:
+        answer = play.progress.answers.get(f"{scene.id}/{question.id}")
+        if answer is None:
+            continue
+        key = f"; the key: {', '.join(question.answer)}" if question.answer else ""
+        lines.append(f"{question.question} They answered \"{answer.answer}\": {answer.points:g} of "
+                     f"{answer.max_points} points{key}" + (f" ({answer.comment})" if answer.comment else ""))
+    return lines
+
+
+def lesson_context(play: LessonPlay, task: LessonTask = "question") -> LessonContext:
+    """Where ``play`` stands, as the prompts see it (``TurnConfig.lesson``), for ``task``."""
+    lesson = play.lesson
+    scene = lesson.scenes[play.progress.scene]
+    return LessonContext(title=lesson.title, level=lesson.level, scene=scene_title(scene), kind=scene_kind(scene),
+                         position=scene_position(play), task=task, quiz=quiz_lines(play))
+
+
 class LessonPlayer:
     def __init__(self, runner: ClassRunner, play: LessonPlay, *, pace: float | None = None) -> None:
         self.runner = runner
@@ -146,17 +179,11 @@ class LessonPlayer:
         return all(self._answer(scene, q) is not None for q in scene.questions)
 
     def position(self) -> str:
-        index = self.progress.scene
-        slide = self.lesson.slide_number(index)
-        if slide is not None:
-            return f"slide {slide + 1} of {len(self.lesson.slides())}"
-        return f"scene {index + 1} of {len(self.lesson.scenes)} ({scene_kind(self.scene)})"
+        return scene_position(self.play)
 
     def context(self, task: LessonTask = "question") -> LessonContext:
         """The lesson as the prompts see it, for ``task`` (question, lecture, discuss)."""
-        return LessonContext(title=self.lesson.title, level=self.lesson.level, scene=scene_title(self.scene),
-                             kind=scene_kind(self.scene), position=self.position(), task=task,
-                             quiz=self.quiz_lines())
+        return lesson_context(self.play, task)
 
     def outline(self) -> list[OutlineEntry]:
         return [OutlineEntry(number=i + 1, kind=scene_kind(scene), title=scene_title(scene),
@@ -328,19 +355,7 @@ class LessonPlayer:
         return sum(a.points for a in answers), scene.max_points
 
     def quiz_lines(self) -> list[str]:
-        """The current quiz's graded answers, one line each (for the prompts)."""
-        scene = self.scene
-        if not isinstance(scene, QuizScene):
-            return []
-        lines = []
-        for question in scene.questions:
-            answer = self._answer(scene, question)
-            if answer is None:
-                continue
-            key = f"; the key: {', '.join(question.answer)}" if question.answer else ""
-            lines.append(f"{question.question} They answered \"{answer.answer}\": {answer.points:g} of "
-                         f"{answer.max_points} points{key}" + (f" ({answer.comment})" if answer.comment else ""))
-        return lines
+        return quiz_lines(self.play)
 
     async def answer(self, question: QuizQuestion, text: str) -> QuizAnswer:
         """Grade the learner's answer to ``question`` of the current quiz, keep it, emit it (and the

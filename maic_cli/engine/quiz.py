@@ -160,6 +160,8 @@ async def grade_short(question: QuizQuestion, text: str, llm: LLMClient, *, lang
         return _ungraded(question, text, "the model's reply was not a grade")
     points = min(max(grade.points, 0.0), float(question.points))
     comment = " ".join(replace_surrogates(grade.comment).split())[:MAX_COMMENT] or None
+    if comment is not None and comment.startswith("<") and comment.endswith(">"):
+        comment = None  # a placeholder copied from an example, not a comment
     return QuizAnswer(question_id=question.id, answer=text.strip(), points=points, max_points=question.points,
                       correct=points >= question.points, comment=comment, graded_by="model")
 

@@ -28,6 +28,12 @@ SLASH_COMMANDS = {
     "/save": "/save [FILE] — save the session now (or a copy to FILE)",
     "/export": "/export FILE.md — write the class as Markdown",
     "/model": "/model [NAME] — show or switch the model",
+    "/lesson": "/lesson FILE — open a lesson and play it",
+    "/continue": "go on with the lesson (Enter does it too)",
+    "/next": "the lesson's next scene",
+    "/prev": "the lesson's previous scene",
+    "/slide": "/slide N — go to slide N of the lesson",
+    "/outline": "list the lesson's scenes",
     "/quit": "save and leave",
 }
 
