@@ -24,7 +24,7 @@ from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.store.config import Settings
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.session import load_session
-from maic_cli.store.transcript import EventLine, read_transcript
+from maic_cli.store.transcript import EventLine, RoundLine, read_transcript
 from maic_cli.ui.plain import PlainView
 from tests.helpers import decision, reply
 
@@ -55,21 +55,23 @@ def test_a_whole_lesson_through_stdin(tmp_path: Path) -> None:
                    decision("teacher"), reply("Carbon dioxide is an input, not an output."), decision("END"))
     stdin = "\n".join(["Where does the mass come from?", "", "", "", "",  # question, slide 2, 3, discussion, quiz
                        "E", "3", "a, b", "Light gives the plant energy.",  # the quiz (E is asked again)
-                       "Why was B wrong?", "", "/outline"]) + "\n"
+                       "Why was B wrong?", "", "/outline", f"/export {tmp_path / 'lesson.md'}"]) + "\n"
     result, session_file = chat(tmp_path, model, stdin, "--lesson", str(LESSON))
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert out.index("Slide 1 of 3: What a plant needs") < out.index(SLIDE_ONE) < out.index(
-        "Ms. Rivera: Mostly from the air") < out.index("Slide 2 of 3") < out.index(SLIDE_TWO)
+    assert out.index("Scene 1/5 · slide · What a plant needs") < out.index(SLIDE_ONE) < out.index(
+        "Ms. Rivera: Mostly from the air") < out.index("Scene 2/5 · slide") < out.index(SLIDE_TWO)
+    assert out.count("What a plant needs") == 3  # the scene, its slide, the outline: no heading twice
+    assert out.count("Where does most of a tree's mass come from?") == 1  # asked once, not echoed
     assert "[spotlight on question]" in out and "[laser on leaf]" in out
     assert "Ms. Rivera: Almost every food chain starts with a plant." in out
-    assert "Discussion: Plants in the dark" in out and "Mia: What would a plant in a dark cupboard" in out
+    assert "Scene 4/5 · discussion · Plants in the dark" in out and "Mia: What would a plant in a dark cupboard" in out
     assert "== Question 1 of 3 (2 points) ==" in out and "  C) Carbon dioxide from the air" in out
     assert "'E' is not one of the options: answer with one letter A–D (or 1–4)" in out
-    assert "== Right! 2/2 points ==" in out and "== Not quite: 0/2 points ==" in out
-    assert "Partly right, but only the exact set counts: the answer is A, C" in out
-    assert "== Partly right: 2/3 points ==" in out and "Good: energy. Say what the energy makes." in out
-    assert "You scored 4 of 7 points." in out
+    assert "Answer: C · right · 2/2 points" in out and "Answer: A B · wrong (the answer: A C) · 0/2 points" in out
+    assert "Comment: partly right, but only the exact set counts: the answer is A, C" in out
+    assert "· partly right · 2/3 points" in out and "Good: energy. Say what the energy makes." in out
+    assert "Quiz score: 4/7 · lesson total 4/7" in out
     assert "Ms. Rivera: Carbon dioxide is an input, not an output." in out
     assert "The lesson is finished." in out and "> 5. quiz" in out
 
@@ -83,6 +85,11 @@ def test_a_whole_lesson_through_stdin(tmp_path: Path) -> None:
     assert kinds.count("lesson") == 1 and kinds.count("scene") == 5 and kinds.count("quiz_answer") == 3
     score = next(e for e in events if e.type == "quiz_score")
     assert (score.points, score.max_points) == (4, 7)  # type: ignore[union-attr]
+    rounds = [e for e in read_transcript(Path(session.transcript or "")).entries if isinstance(e, RoundLine)]
+    assert [r.lecture for r in rounds][:2] == [True, False]  # slide 1's scripted lecture, then the question
+    exported = (tmp_path / "lesson.md").read_text(encoding="utf-8")  # /export keeps the lesson's notes
+    assert "Scene 5/5 · quiz · Check your understanding" in exported
+    assert "Where does most of a tree's mass come from?" in exported and "Quiz score: 4/7" in exported
 
 
 def test_continue_resumes_the_lesson_at_its_scene(tmp_path: Path, maic_home: Path) -> None:
@@ -96,9 +103,9 @@ def test_continue_resumes_the_lesson_at_its_scene(tmp_path: Path, maic_home: Pat
     second = runner.invoke(app, ["chat", "--continue", "--model", script(tmp_path, reply("Food chains start here."))],
                            input="\n")
     assert second.exit_code == 0, second.output
-    assert "Slide 2 of 3: The overall reaction" in second.stdout  # where it stopped, not lectured again
+    assert "Scene 2/5 · slide · The overall reaction" in second.stdout  # where it stopped, not lectured again
     assert SLIDE_ONE not in second.stdout and SLIDE_TWO not in second.stdout
-    assert "Slide 3 of 3: Why it matters" in second.stdout and "Ms. Rivera: Food chains start here." in second.stdout
+    assert "Scene 3/5 · slide · Why it matters" in second.stdout and "Ms. Rivera: Food chains start here." in second.stdout
 
 
 def test_a_broken_lesson_is_one_line(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from ..engine.lesson import LessonPlay, QuizQuestion, QuizScene
 from ..engine.quiz import AnswerNotUnderstood
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
-from ..ui.lesson_view import grade_block, hint_after, outline_lines, question_block, scene_heading, score_block
+from ..ui.lesson_view import hint_after, outline_lines, question_block, scene_heading
 from ..ui.view import View
 from .signals import on_sigint
 
@@ -105,7 +105,9 @@ class LessonChat:
 
     # -- what the learner sees -------------------------------------------------------------------------
     def heading(self) -> None:
-        self.view.info(scene_heading(self.player))
+        """A quiz says how long it is; a slide or discussion is announced by the view (its scene event)."""
+        if isinstance(self.player.scene, QuizScene):
+            self.view.info(scene_heading(self.player))
 
     def hint(self) -> None:
         text = hint_after(self.player)
@@ -123,10 +125,8 @@ class LessonChat:
         self.view.block(*question_block(question, number, len(scene.questions)))
 
     def show_score(self) -> None:
-        scene = self.player.scene
-        points, possible = self.player.quiz_score()
-        earned, total = self.player.progress.score()
-        self.view.block(*score_block(scene.title or "quiz", points, possible, earned, total))
+        """The score itself is shown by the view (the quiz_score event); say what comes next."""
+        self.view.info("Ask the class about any answer, or press Enter to go on.")
 
     # -- the lesson -------------------------------------------------------------------------------------
     async def open(self) -> None:
@@ -180,8 +180,7 @@ class LessonChat:
         if graded is None:
             self.view.info("Grading was stopped; answer the question again.")
             return
-        self.view.block(*grade_block(question, graded))
-        self.show_question()
+        self.show_question()  # the grade itself is shown by the view, as the quiz_answer event
 
     async def ask(self, text: str) -> None:
         """A question to the class, with the lesson in the prompts."""

@@ -36,6 +36,7 @@ from ..store.lessons import load_lesson
 from ..store.paths import open_private
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
+from ..ui.lesson_notes import LessonNotes
 from ..ui.input import SLASH_COMMANDS
 from ..ui.view import View
 from .chat_lesson import LESSON_COMMANDS, KeyWatch, LessonChat
@@ -47,6 +48,7 @@ class Recorder(Protocol):
 
     def learner(self, text: str) -> None: ...
     def round_started(self, trigger: str | None) -> None: ...
+    def lecture_started(self, trigger: str | None) -> None: ...
     def event(self, event: Event) -> None: ...
     def round_finished(self, reason: StopReason, error: str | None = None) -> None: ...
     def call(self, record: CallRecord) -> None: ...
@@ -65,6 +67,7 @@ class GuardedRecorder:
         self.stopped = False
         self.learner = self._guard(inner.learner)
         self.round_started = self._guard(inner.round_started)
+        self.lecture_started = self._guard(inner.lecture_started)
         self.event = self._guard(inner.event)
         self.round_finished = self._guard(inner.round_finished)
         self.call = self._guard(inner.call)
@@ -120,6 +123,7 @@ class ChatApp:
         self.last_result: RoundResult | None = None
         self.pace, self.keys = pace, keys
         self.lesson: LessonChat | None = None
+        self.notes = LessonNotes()  # the lesson's scenes, pointers and answers seen in this chat, for /export
 
     def _wrap(self, llm: LLMClient) -> LLMClient:
         return self.recorder.wrap(llm) if self.recorder is not None else llm
@@ -250,7 +254,8 @@ class ChatApp:
         target = Path(argument).expanduser()
         markdown = classroom_to_markdown(self.session.classroom, self.agents,
                                          learner=self.session.profile.nickname,
-                                         meta={"model": self.session.model, "session": str(self.path)})
+                                         meta={"model": self.session.model, "session": str(self.path)},
+                                         notes=self.notes)
         try:
             with open_private(target, "w") as handle:
                 handle.write(markdown)
@@ -305,8 +310,14 @@ class _ChatHooks(RunnerHooks):
         if self.app.recorder is not None:
             self.app.recorder.round_started(trigger)
 
+    def lecture_started(self, trigger: str | None) -> None:
+        self.app.view.round_started()
+        if self.app.recorder is not None:
+            self.app.recorder.lecture_started(trigger)
+
     def event(self, event: Event) -> None:
         self.app.view.on_event(event)
+        self.app.notes.record(self.app.session.classroom, event)  # for /export
         if self.app.recorder is not None:
             self.app.recorder.event(event)
 

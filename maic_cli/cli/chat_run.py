@@ -128,6 +128,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
                             model=session.model, mode=mode_label(session), session_path=str(path),
                             learner=session.profile.nickname, max_turns=session.config.max_turns,
                             notice=notice)
+        state.notes.echo_questions = False  # the chat asks each quiz question itself
         view: Any = LiveView(console, state)
         prompt = make_prompt_session(maic_home() / "history", [a.id for a in session.agents],
                                      input=prompt_input, output=prompt_output)
@@ -154,7 +155,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
         async def read_line() -> str | None:
             return await prompt.prompt_async("you › ", default=app.take_typed())  # a key that paused a lecture
     else:
-        view = PlainView(sys.stdout, sys.stderr, {a.id: a for a in session.agents})
+        view = PlainView(sys.stdout, sys.stderr, {a.id: a for a in session.agents}, echo_questions=False)
         if notice:
             sys.stderr.write(f"maic: note: {notice}\n")
 

@@ -128,6 +128,7 @@ class QuizAnswerEvent(BaseModel):
     max_points: int = 1
     correct: bool = False
     comment: str | None = None
+    graded_by: Literal["key", "model", "none"] = "key"  # none: the model could not grade it
 
 
 class QuizScoreEvent(BaseModel):

@@ -372,7 +372,7 @@ class LessonPlayer:
                                          options=list(question.options), answer=graded.answer, chosen=graded.chosen,
                                          key=list(question.answer), points=graded.points,
                                          max_points=graded.max_points, correct=graded.correct,
-                                         comment=graded.comment))
+                                         comment=graded.comment, graded_by=graded.graded_by))
         if self.current_question() is None:
             points, possible = self.quiz_score()
             earned, total = self.progress.score()

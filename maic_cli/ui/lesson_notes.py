@@ -67,7 +67,10 @@ def option_lines(event: QuizAnswerEvent) -> list[str]:
 def verdict_lines(event: QuizAnswerEvent) -> list[str]:
     """The learner's answer, right or wrong (with the key when wrong), the points, the comment."""
     answer = " ".join(shown(c, 4) for c in event.chosen[:len(LETTERS)]) or shown(event.answer) or "(no answer)"
-    verdict = "right" if event.correct else "wrong"
+    if event.graded_by == "none":
+        verdict = "not graded"
+    else:
+        verdict = "right" if event.correct else "partly right" if event.points > 0 else "wrong"
     if not event.correct and event.key:
         verdict += f" (the answer: {' '.join(shown(k, 4) for k in event.key[:len(LETTERS)])})"
     lines = [f"Answer: {answer} · {verdict} · {points(event.points)}/{event.max_points} points"]
@@ -139,14 +142,15 @@ def slide_lines(slide: Slide, number: int, total: int) -> list[str]:
     return lines
 
 
-def note_lines(note: Note, scenes: int) -> list[str]:
-    """One note as the plain lines every view shows."""
+def note_lines(note: Note, scenes: int, echo_questions: bool = True) -> list[str]:
+    """One note as the plain lines every view shows (``echo_questions``: a quiz answer repeats its
+    question and options — not in a chat, which has just asked it)."""
     if isinstance(note, LessonEvent):
         return [f"Lesson: {shown(note.title, 200)}"]
     if isinstance(note, SceneEvent):
         return [scene_line(note, scenes)]
     if isinstance(note, QuizAnswerEvent):
-        return answer_lines(note)
+        return answer_lines(note) if echo_questions else verdict_lines(note)
     if isinstance(note, QuizScoreEvent):
         return [score_line(note)]
     return [pointer_line(note.action_name, note.params)]
@@ -161,6 +165,7 @@ class LessonNotes:
     scenes: int = 0
     slides: list[Slide] = field(default_factory=list)
     title: str | None = None
+    echo_questions: bool = True  # False in a chat, where the question was just asked
 
     def record(self, classroom: Classroom, event: Event) -> Note | None:
         """Keep ``event`` if it is a note (call it after the class folded it in); the note kept."""
@@ -181,7 +186,7 @@ class LessonNotes:
         return note
 
     def lines(self, note: Note) -> list[str]:
-        return note_lines(note, self.scenes)
+        return note_lines(note, self.scenes, self.echo_questions)
 
     def slide_of(self, note: SceneEvent) -> tuple[Slide, int] | None:
         """The slide a slide scene shows, and its 1-based number."""

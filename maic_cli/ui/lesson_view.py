@@ -8,7 +8,7 @@ text (a lesson file is untrusted).
 from __future__ import annotations
 
 from ..engine.lecture import LessonPlayer, OutlineEntry
-from ..engine.lesson import LETTERS, QuizAnswer, QuizQuestion, QuizScene, SlideScene
+from ..engine.lesson import LETTERS, QuizQuestion, QuizScene, SlideScene
 
 KIND_NAMES = {"slide": "slide", "quiz": "quiz", "discussion": "discussion"}
 
@@ -53,31 +53,6 @@ def question_block(question: QuizQuestion, number: int, total: int) -> tuple[str
     else:
         hint = "Answer in a sentence or two."
     return title, [*lines, "", hint] if question.options else [question.question, "", hint]
-
-
-def grade_block(question: QuizQuestion, answer: QuizAnswer) -> tuple[str, list[str]]:
-    score = f"{_points(answer.points)}/{answer.max_points} points"
-    if answer.graded_by == "none":
-        title = f"Not graded ({score})"
-    elif answer.correct:
-        title = f"Right! {score}"
-    elif answer.points > 0:
-        title = f"Partly right: {score}"
-    else:
-        title = f"Not quite: {score}"
-    lines = [f"Your answer: {', '.join(answer.chosen) if answer.chosen else answer.answer}"]
-    if answer.comment:
-        lines.append(answer.comment[0].upper() + answer.comment[1:])
-    return title, lines
-
-
-def score_block(title: str, points: float, possible: int, lesson_points: float,
-                lesson_possible: int) -> tuple[str, list[str]]:
-    lines = [f"You scored {_points(points)} of {possible} points."]
-    if lesson_possible != possible:
-        lines.append(f"In the lesson so far: {_points(lesson_points)} of {lesson_possible}.")
-    lines.append("Ask the class about any answer, or press Enter to go on.")
-    return f"Score: {title}", lines
 
 
 def hint_after(player: LessonPlayer) -> str | None:

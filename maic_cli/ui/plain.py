@@ -24,7 +24,8 @@ from .views import action_badge
 
 
 class PlainView(View):
-    def __init__(self, out: TextIO, err: TextIO, agents: dict[str, AgentConfig]) -> None:
+    def __init__(self, out: TextIO, err: TextIO, agents: dict[str, AgentConfig], *,
+                 echo_questions: bool = True) -> None:
         self.out = out
         self.err = err
         self.agents = agents
@@ -32,7 +33,7 @@ class PlainView(View):
         self._last = "\n"
         self._space_pending = False
         self._cleaner = StreamCleaner()
-        self._notes = LessonNotes()
+        self._notes = LessonNotes(echo_questions=echo_questions)
         self._classroom = Classroom()  # notes need a class to be placed in; plain output prints them at once
 
     def _write(self, text: str) -> None:
