@@ -36,8 +36,8 @@ from ..store.lessons import load_lesson
 from ..store.paths import open_private
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
-from ..ui.lesson_notes import LessonNotes
 from ..ui.input import SLASH_COMMANDS
+from ..ui.lesson_notes import LessonNotes
 from ..ui.view import View
 from .chat_lesson import LESSON_COMMANDS, KeyWatch, LessonChat
 from .signals import on_sigint
