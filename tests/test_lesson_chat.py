@@ -105,7 +105,8 @@ def test_continue_resumes_the_lesson_at_its_scene(tmp_path: Path, maic_home: Pat
     assert second.exit_code == 0, second.output
     assert "Scene 2/5 · slide · The overall reaction" in second.stdout  # where it stopped, not lectured again
     assert SLIDE_ONE not in second.stdout and SLIDE_TWO not in second.stdout
-    assert "Scene 3/5 · slide · Why it matters" in second.stdout and "Ms. Rivera: Food chains start here." in second.stdout
+    assert "Scene 3/5 · slide · Why it matters" in second.stdout
+    assert "Ms. Rivera: Food chains start here." in second.stdout
 
 
 def test_a_broken_lesson_is_one_line(tmp_path: Path) -> None:
