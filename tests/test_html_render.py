@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,14 @@ def test_report_html_renders_in_chromium(tmp_path: Path) -> None:
     assert [c["name"] for c in seen["charts"]] == ["speakers", "end_reasons", "routing_model", "latency"]
     assert all(c["marks"] > 10 and c["width"] > 300 and c["height"] > 100 for c in seen["charts"]), seen["charts"]
     assert seen["summaries"] == 2 and seen["scripts"] == 0
+    chart = 'figure[data-chart="end_reasons"]'  # the page down to that chart, as for the README picture
+    top = open_page(out / "report.html", f"document.querySelector('{chart}').getBoundingClientRect().bottom",
+                    cut_after=chart)
+    assert top.errors == [] and top.size == visit.size
+    import matplotlib.image
+
+    height = matplotlib.image.imread(io.BytesIO(top.screenshot), format="png").shape[0]
+    assert 400 < height == math.ceil(top.value) + 16 < visit.size[1]
 
 
 @needs_chromium

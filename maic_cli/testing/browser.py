@@ -32,6 +32,7 @@ FLAGS = ["--headless", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-r
          "--disable-default-apps", "--disable-domain-reliability", "--metrics-recording-only", "--mute-audio",
          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--remote-debugging-address=127.0.0.1",
          "--remote-debugging-port=0", "--hide-scrollbars"]
+CUT_AFTER = "Math.ceil((document.querySelector(%s)?.getBoundingClientRect().bottom ?? 0) + window.scrollY + 16)"
 LISTENING = re.compile(r"DevTools listening on (ws://127\.0\.0\.1:\d+/\S+)")
 
 
@@ -103,8 +104,9 @@ def _describe(event: dict[str, Any]) -> str | None:
     return None
 
 
-async def _visit(devtools: DevTools, url: str, expression: str, frame: tuple[int, int], visit: PageVisit) -> None:
-    width, max_height = frame
+async def _visit(devtools: DevTools, url: str, expression: str, frame: tuple[int, int | str],
+                 visit: PageVisit) -> None:
+    width, height = frame
     target = await devtools.send("Target.createTarget", url="about:blank")
     attached = await devtools.send("Target.attachToTarget", targetId=target["targetId"], flatten=True)
     devtools.session = attached["sessionId"]
@@ -128,8 +130,11 @@ async def _visit(devtools: DevTools, url: str, expression: str, frame: tuple[int
     metrics = await devtools.send("Page.getLayoutMetrics")
     content = metrics.get("cssContentSize") or metrics["contentSize"]
     visit.size = (int(content["width"]), int(content["height"]))
+    if isinstance(height, str):  # an expression: where the page's picture ends
+        height = int((await devtools.send("Runtime.evaluate", expression=height, returnByValue=True))
+                     .get("result", {}).get("value") or visit.size[1])
     shot = await devtools.send("Page.captureScreenshot", format="png", captureBeyondViewport=True,
-                               clip={"x": 0, "y": 0, "width": visit.size[0], "height": min(visit.size[1], max_height),
+                               clip={"x": 0, "y": 0, "width": visit.size[0], "height": min(visit.size[1], height),
                                      "scale": 1})
     visit.screenshot = base64.b64decode(shot["data"])
     while not devtools.events.empty():  # errors reported while the page was inspected
@@ -149,18 +154,22 @@ async def _devtools_url(process: asyncio.subprocess.Process) -> str:
 
 
 def open_page(path: Path, expression: str = "document.title", *, chromium: str | None = None,
-              width: int = 1100, max_height: int = 20000, seconds: float = 60.0) -> PageVisit:
+              width: int = 1100, max_height: int = 20000, cut_after: str | None = None,
+              seconds: float = 60.0) -> PageVisit:
     """Open ``path`` in headless Chromium; what it logged, requested, evaluated to, and looked like.
 
-    The screenshot is the whole page, cut at ``max_height`` CSS pixels; everything takes at most ``seconds``.
+    The screenshot is the whole page, cut at ``max_height`` CSS pixels, or below the element that the CSS
+    selector ``cut_after`` finds; everything takes at most ``seconds``.
     """
     binary = chromium or find_chromium()
     if binary is None:
         raise FileNotFoundError("no chromium on the PATH (Debian: apt-get install chromium)")
-    return asyncio.run(_open(binary, path.resolve().as_uri(), expression, (width, max_height), seconds))
+    height = max_height if cut_after is None else f"{CUT_AFTER % json.dumps(cut_after)} || {max_height}"
+    return asyncio.run(_open(binary, path.resolve().as_uri(), expression, (width, height), seconds))
 
 
-async def _open(binary: str, page_url: str, expression: str, frame: tuple[int, int], seconds: float) -> PageVisit:
+async def _open(binary: str, page_url: str, expression: str, frame: tuple[int, int | str],
+                seconds: float) -> PageVisit:
     import aiohttp
 
     profile = tempfile.mkdtemp(prefix="maic-chromium-")

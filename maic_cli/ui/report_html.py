@@ -29,7 +29,7 @@ h3{font-size:1rem;margin:1rem 0 .3rem}.meta{color:#57606a;font-size:.85rem;margi
 .scroll{overflow-x:auto}table{border-collapse:collapse;font-size:.82rem;margin:.4rem 0}td,th{border-bottom:1px
 solid #d0d7de;padding:.25rem .5rem;text-align:right;white-space:nowrap}th{background:#f6f8fa;white-space:normal;
 vertical-align:bottom}td:first-child,th:first-child{text-align:left;white-space:normal;min-width:9rem;
-max-width:20rem;word-break:break-all}.ci{color:#57606a;font-size:.75rem}
+max-width:20rem;overflow-wrap:anywhere}.ci{color:#57606a;font-size:.75rem}
 .charts{display:grid;gap:1rem}figure.chart{margin:0;border:1px solid #d0d7de;border-radius:6px;padding:.5rem}
 figcaption{color:#57606a;font-size:.8rem;margin-top:.2rem}svg.chart-svg{width:100%;height:auto;display:block}
 .none{color:#57606a;font-style:italic}.noise{color:#1a7f37;font-weight:600}.fail{color:#cf222e}
@@ -44,6 +44,11 @@ SUMMARY_GROUPS = (("by_model", "By model"), ("by_prompts", "By prompt set"), ("b
 
 def _e(text: object) -> str:
     return html.escape(clean(replace_surrogates(str(text))))
+
+
+def _breakable(text: str) -> str:
+    """Escaped text that may wrap after a ``/`` (a model's file path in a narrow column)."""
+    return _e(text).replace("/", "/<wbr>")
 
 
 def _num(value: object, digits: int = 2) -> str:
@@ -90,7 +95,7 @@ def summary_row(name: str, s: Mapping[str, Any]) -> str:
              _rate(rates.get("cue_user_rate")), _rate(rates.get("repeated_speaker_rate")),
              f"{_num(s.get('turn_latency_p50'))} / {_num(s.get('turn_latency_p95'))}", _e(tokens),
              f"${_num(s.get('total_cost'), 4)}"]
-    return f"<tr><td>{_e(name)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+    return f"<tr><td>{_breakable(name)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
 def summary_tables(report: Mapping[str, Any]) -> str:
