@@ -13,6 +13,7 @@ import io
 import json
 import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,21 @@ def test_judge_scores_are_charted_when_the_report_has_them(section: dict[str, An
     assert charts_in(page) == ["speakers", "end_reasons", "routing_model", "judge_model", "latency"]
     judge_svg = page.split('data-chart="judge_model"')[1].split("</svg>")[0]
     assert "on topic" in judge_svg and "correct" in judge_svg and "judge model" not in judge_svg
+
+
+def test_a_big_batch_draws_its_boxes_from_every_turn_but_at_most_300_dots_a_row() -> None:
+    latencies = [i / 1000 for i in range(5000)]
+    results = [run_result("a", k, [round_summary(0, ["teacher"] * 2500, latencies=latencies[k::2])]) for k in (0, 1)]
+    _, page = page_for(results)
+    latency_svg = page.split('data-chart="latency"')[1].split("</svg>")[0]
+    scatter = latency_svg.split('id="PathCollection_1"')[1].split("</g>")[0]  # the dots (the boxes are drawn apart)
+    assert 150 <= scatter.count("<use ") <= 300  # each dot a <use> of one marker
+
+
+def test_without_matplotlib_the_page_keeps_its_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    _, page = page_for(two_models())
+    assert charts_in(page) == [] and "Charts need matplotlib" in page and '<table class="summary">' in page
 
 
 def test_the_page_is_the_same_for_the_same_report() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from ..engine.sanitize import replace_surrogates
 from ..untrusted import clean
 from . import report_data as data
-from .report_charts import REASON_COLORS, box_chart, interval_chart, stacked_bars_chart
+from .report_charts import MAX_DOTS, REASON_COLORS, box_chart, interval_chart, stacked_bars_chart
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
@@ -137,7 +137,7 @@ def charts(report: Mapping[str, Any], results: Sequence[data.RunLike]) -> list[t
                 "Dot: the mean score; bar: its 95% interval.", "Judge scores: none.")
     add("latency", box_chart("latency", "Agent turn latency", data.turn_latencies(report, results)),
         "Seconds from the end of the previous turn (or the round's start) to the end of the turn; box: quartiles "
-        "and median, whiskers: 1.5 × IQR, dots: every turn.", "Turn latency: none recorded.")
+        f"and median, whiskers: 1.5 × IQR, dots: the turns (at most {MAX_DOTS} a row).", "Turn latency: none recorded.")
     return found
 
 
