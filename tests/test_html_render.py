@@ -114,20 +114,37 @@ def test_one_run_without_latencies_has_no_latency_chart_and_no_intervals() -> No
     assert '<span class="ci">' not in page  # one run: a value, no interval
 
 
-@pytest.mark.parametrize("section", [
-    {"on_topic": {"value": 4.1, "low": 3.8, "high": 4.4}, "correct": {"value": 3.5, "low": 3.0, "high": 4.0}},
-    {"scores": {"on_topic": {"mean": 4.1, "low": 3.8, "high": 4.4}, "correct": {"mean": 3.5}}, "judge_model": "x"},
+JUDGE_RATE = {"value": 0.8, "successes": 8, "trials": 10, "low": 0.49, "high": 0.94}
+JUDGED = {  # the judge's section of a group in report.json (store/report_judge.py, issue 14 item 1)
+    "runs_judged": 2, "turns_judged": 10, "rates": {"on_topic": JUDGE_RATE, "in_role": JUDGE_RATE,
+                                                    "answered": {**JUDGE_RATE, "trials": 4}},
+    "means": {"turn_score": {"value": 3.9, "runs": 2, "low": 3.5, "high": 4.2}},
+    "usage": {"calls": 4, "prompt": 900, "completion": 80, "cost": 0.0}}
+JUDGE_OVERVIEW = {"criteria": {"on_topic": "on topic", "in_role": "in role and persona"},
+                  "labels": {"judge_answered": "judge: learner answered (rounds)",
+                             "judge_turn_score": "judge: turn score (0–5)"}}
+
+
+@pytest.mark.parametrize(("section", "shares", "means"), [
+    (JUDGED, ["on topic", "in role and persona", "learner answered (rounds)"], ["turn score (0–5)"]),
+    ({"on_topic": {"value": 0.7, "low": 0.5, "high": 0.9}, "correct": {"mean": 4.1, "low": 3.8, "high": 4.4}},
+     ["on topic"], ["correct"]),
 ])
-def test_judge_scores_are_charted_when_the_report_has_them(section: dict[str, Any]) -> None:
+def test_judge_scores_are_charted_when_the_report_has_them(section: dict[str, Any], shares: list[str],
+                                                           means: list[str]) -> None:
     results = two_models()
     report: dict[str, Any] = safe_strings(build_report(results, {}))
     assert "judge_model" not in charts_in(report_html(report, results))
     for group in report["by_model"].values():
         group["judge"] = section
+    report["judge"] = JUDGE_OVERVIEW
     page = report_html(report, results)
     assert charts_in(page) == ["speakers", "end_reasons", "routing_model", "judge_model", "latency"]
     judge_svg = page.split('data-chart="judge_model"')[1].split("</svg>")[0]
-    assert "on topic" in judge_svg and "correct" in judge_svg and "judge model" not in judge_svg
+    labels = re.findall(r"<text[^>]*>(.*?)</text>", judge_svg, re.S)
+    assert [label for label in labels if label in shares] == shares[::-1]  # the rates, top to bottom
+    assert [label for label in labels if label in means] == means  # the side panel's title
+    assert not {"calls", "prompt", "usage", "runs judged"} & set(labels)  # counts are not scores
 
 
 def test_a_big_batch_draws_its_boxes_from_every_turn_but_at_most_300_dots_a_row() -> None:

@@ -178,23 +178,50 @@ def judge_section(summary: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
-def judge_scores(section: Mapping[str, Any], prefix: tuple[str, ...] = (), depth: int = 0) -> dict[str, Estimate]:
-    """Every score in a judge section, named by its keys (containers such as ``scores`` left out)."""
-    found: dict[str, Estimate] = {}
+def judge_labels(report: Mapping[str, Any]) -> dict[str, str]:
+    """The judge's names for its scores (report.json's top-level judge ``labels`` and ``criteria``), if any."""
+    overview = report.get("judge")
+    if not isinstance(overview, Mapping):
+        return {}
+    labels: dict[str, str] = {}
+    for key in ("criteria", "labels"):
+        names = overview.get(key)
+        if isinstance(names, Mapping):
+            labels.update({str(k).removeprefix("judge_"): safe_text(v).removeprefix("judge: ")
+                           for k, v in names.items() if isinstance(v, str)})
+    return labels
+
+
+def judge_scores(section: Mapping[str, Any], prefix: tuple[str, ...] = (),
+                 depth: int = 0) -> dict[tuple[str, ...], Estimate]:
+    """Every score in a judge section by the keys that lead to it (containers such as ``rates`` included)."""
+    found: dict[tuple[str, ...], Estimate] = {}
     for key, value in section.items():
-        name = prefix if str(key) in JUDGE_CONTAINERS else (*prefix, safe_text(key))
+        path = (*prefix, safe_text(key))
         score = estimate(value)
-        if score is not None and name:
-            found[" · ".join(name).replace("_", " ")] = score
+        if score is not None:
+            found[path] = score
         elif isinstance(value, Mapping) and depth < 3:
-            found.update(judge_scores(value, name, depth + 1))
+            found.update(judge_scores(value, path, depth + 1))
     return found
 
 
-def judge_metrics(groups: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Estimate]]:
-    metrics: dict[str, dict[str, Estimate]] = {}
+def _is_share(path: tuple[str, ...], score: Estimate) -> bool:
+    """A yes/no rate (drawn in %), not a mean on its own scale (``means``, or a value beyond 0–1)."""
+    bounds = [x for x in (score.value, score.low, score.high) if x is not None]
+    return "means" not in path and all(0 <= x <= 1 for x in bounds)
+
+
+def judge_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str] | None = None
+                  ) -> tuple[dict[str, dict[str, Estimate]], dict[str, dict[str, Estimate]]]:
+    """({rate label: {group: Estimate}}, {mean label: {group: Estimate}}) of the groups' judge sections."""
+    rates: dict[str, dict[str, Estimate]] = {}
+    means: dict[str, dict[str, Estimate]] = {}
     for group, summary in groups.items():
         section = judge_section(summary)
-        for label, score in judge_scores(section).items() if section else ():
-            metrics.setdefault(label, {})[group] = score
-    return metrics
+        for path, score in judge_scores(section).items() if section else ():
+            named = [part for part in path if part not in JUDGE_CONTAINERS] or [path[-1]]
+            label = (labels or {}).get(named[-1]) if len(named) == 1 else None
+            label = label or " · ".join(named).replace("_", " ")
+            (rates if _is_share(path, score) else means).setdefault(label, {})[group] = score
+    return rates, means

@@ -131,10 +131,13 @@ def charts(report: Mapping[str, Any], results: Sequence[data.RunLike]) -> list[t
         add(f"routing_{slug}", interval_chart(f"routing_{slug}", f"Routing rates by {name}", rates,
                                               ("Turns per round", means)),
             "Dot: the value; bar: its 95% interval (none under two runs).", "Routing rates: no rounds to measure.")
-        judged = data.judge_metrics(groups)
-        if judged:
-            add(f"judge_{slug}", interval_chart(f"judge_{slug}", f"Judge scores by {name}", judged, percent=False),
-                "Dot: the mean score; bar: its 95% interval.", "Judge scores: none.")
+        shares, scores = data.judge_metrics(groups, data.judge_labels(report))
+        if shares or scores:
+            side = (next(iter(scores)) if len(scores) == 1 else "Means", scores)
+            add(f"judge_{slug}", interval_chart(f"judge_{slug}", f"Judge scores by {name}", shares, side)
+                if shares else interval_chart(f"judge_{slug}", f"Judge scores by {name}", scores, percent=False),
+                "Share of judged turns (or rounds) that meet each criterion, and the means; dot: the value, "
+                "bar: its 95% interval.", "Judge scores: none.")
     add("latency", box_chart("latency", "Agent turn latency", data.turn_latencies(report, results)),
         "Seconds from the end of the previous turn (or the round's start) to the end of the turn; box: quartiles "
         f"and median, whiskers: 1.5 × IQR, dots: the turns (at most {MAX_DOTS} a row).", "Turn latency: none recorded.")
