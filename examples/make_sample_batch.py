@@ -1,13 +1,15 @@
 """Run the sample batch and take the README's picture of its report.
 
-    python examples/make_sample_batch.py [extra maic run options, e.g. --judge MODEL]
+    python examples/make_sample_batch.py [extra maic run options]
+    python examples/make_sample_batch.py --judge scripted:examples/sample_batch/models/judge.yaml
 
 Runs ``maic run`` (this checkout's code) over ``examples/sample_batch/scenarios`` with
 two scripted "models" (``models/focused.yaml`` and ``models/rambling.yaml``) and two
 prompt sets (``prompts/brief`` and ``prompts/socratic``), three times each, into
 ``examples/sample_batch/out/`` (replaced: it must be a maic batch folder or absent);
-then opens its report.html in headless Chromium and saves the page down to the routing chart as
-``docs/report.png``.  No network: the models are scripted, the page loads nothing.
+then opens its report.html in headless Chromium and saves the page down to the routing chart
+(the judge's, with ``--judge``) as ``docs/report.png``.  ``models/judge.yaml`` is a scripted judge
+that marks the rambling model's extra turns down.  No network: the models are scripted, the page loads nothing.
 The transcripts stay out of git (examples/sample_batch/.gitignore): they are large.
 """
 
@@ -23,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Path("examples/sample_batch")
 OUT = SAMPLE / "out"
 PICTURE = Path("docs/report.png")
-PICTURE_ENDS_AFTER = 'figure[data-chart="routing_model"]'  # the summary and the first charts
+PICTURE_ENDS_AFTER = 'figure[data-chart="{}_model"]'  # the summary and the charts down to this one
 
 
 def run_batch(extra: list[str]) -> None:
@@ -42,12 +44,12 @@ def run_batch(extra: list[str]) -> None:
         sys.exit(f"maic run failed (exit {status})")
 
 
-def take_picture() -> None:
+def take_picture(last_chart: str) -> None:
     sys.path.insert(0, str(ROOT))
     from maic_cli.testing.browser import open_page
 
     visit = open_page(OUT / "report.html", "document.querySelectorAll('figure.chart').length",
-                      cut_after=PICTURE_ENDS_AFTER)
+                      cut_after=PICTURE_ENDS_AFTER.format(last_chart))
     if visit.errors:
         sys.exit("report.html did not render cleanly: " + "; ".join(visit.errors))
     PICTURE.parent.mkdir(exist_ok=True)
@@ -59,4 +61,4 @@ def take_picture() -> None:
 if __name__ == "__main__":
     os.chdir(ROOT)  # relative paths in the report, whatever the caller's folder
     run_batch(sys.argv[1:])
-    take_picture()
+    take_picture("judge" if "--judge" in sys.argv else "routing")
