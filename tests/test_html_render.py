@@ -4,7 +4,8 @@ The page tests read the HTML; the browser tests open it in headless Chromium
 (maic_cli/testing/browser.py, the Chrome DevTools Protocol over 127.0.0.1) and
 check that it renders with no console error, no exception and no request but the
 file itself, that every chart is an SVG with content, and that its screenshot is
-not blank.  They are skipped, saying why, where Chromium is not installed.
+not blank.  They are skipped, saying why, where Chromium is not installed or cannot
+start headless.
 """
 
 from __future__ import annotations
@@ -31,10 +32,6 @@ from tests.test_run import QA_SCENARIO, script, write
 ROOT = Path(__file__).parent.parent
 runner = CliRunner()
 HOSTILE = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script> is $x^2$'
-needs_chromium = pytest.mark.skipif(
-    find_chromium() is None,
-    reason="Chromium is not installed, so the page is not opened in a browser "
-           "(Debian: apt-get install chromium; .ci/run installs it when it runs as root)")
 # What the browser tests read of a page: its charts with content, its tables, and any trace of a script.
 INSPECT = """JSON.stringify({
   charts: [...document.querySelectorAll('figure.chart')].map(f => {
@@ -201,6 +198,20 @@ def test_maic_run_writes_report_html_and_maic_report_rebuilds_it(tmp_path: Path)
 # -- in a real browser ------------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Skip (saying why) where no Chromium can open a page: not installed, or unable to start headless here."""
+    if find_chromium() is None:
+        pytest.skip("Chromium is not installed, so the pages are not opened in a browser "
+                    "(Debian: apt-get install chromium; .ci/run installs it when it runs as root)")
+    probe = tmp_path_factory.mktemp("probe") / "probe.html"
+    probe.write_text("<!doctype html><title>probe</title><p>ok</p>", encoding="utf-8")
+    try:
+        open_page(probe, seconds=60)
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        pytest.skip(f"Chromium is installed but cannot open a page headless here: {exc}")
+
+
 def assert_rendered_cleanly(visit: PageVisit, page: Path) -> None:
     assert visit.errors == []
     assert visit.requests == [page.resolve().as_uri()]  # nothing but the page itself
@@ -212,7 +223,18 @@ def assert_rendered_cleanly(visit: PageVisit, page: Path) -> None:
     assert float(pixels.std()) > 0.05  # not one flat colour
 
 
-@needs_chromium
+@pytest.mark.usefixtures("chromium")
+def test_the_browser_check_sees_errors_and_outside_requests(tmp_path: Path) -> None:
+    page = tmp_path / "broken.html"
+    page.write_text('<!doctype html><title>t</title><img src="http://example.invalid/x.png">'
+                    '<script>console.error("said"); throw new Error("boom")</script>', encoding="utf-8")
+    visit = open_page(page)
+    assert any("boom" in e for e in visit.errors) and any("said" in e for e in visit.errors)
+    assert any(e.startswith("failed load") for e in visit.errors)  # the browser reaches no host
+    assert "http://example.invalid/x.png" in visit.requests
+
+
+@pytest.mark.usefixtures("chromium")
 def test_report_html_renders_in_chromium(tmp_path: Path) -> None:
     out = small_batch(tmp_path)
     visit = open_page(out / "report.html", INSPECT)
@@ -231,7 +253,7 @@ def test_report_html_renders_in_chromium(tmp_path: Path) -> None:
     assert 400 < height == math.ceil(top.value) + 16 < visit.size[1]
 
 
-@needs_chromium
+@pytest.mark.usefixtures("chromium")
 def test_hostile_names_stay_text_in_chromium(tmp_path: Path) -> None:
     results = [run_result(HOSTILE, k, [round_summary(0, [HOSTILE])]) for k in (1, 2)]
     _, page = page_for(results, {"scenarios": HOSTILE})
@@ -244,7 +266,7 @@ def test_hostile_names_stay_text_in_chromium(tmp_path: Path) -> None:
     assert HOSTILE in seen["text"]
 
 
-@needs_chromium
+@pytest.mark.usefixtures("chromium")
 def test_replay_export_html_renders_in_chromium(tmp_path: Path) -> None:
     target = tmp_path / "class.html"
     result = runner.invoke(app, ["replay", str(ROOT / "transcripts" / "qa_whiteboard_math.jsonl"),
