@@ -101,4 +101,5 @@ def report(
         raise InputError(f"{', '.join(map(str, folders))}: no finished runs to report on")
     summary = save_reports(target, results, meta)
     print_summary(summary, Console() if sys.stdout.isatty() else Console(width=160))
-    typer.echo(f"Report: {target / 'report.md'}, {target / 'report.json'}, turns.csv and rounds.csv", err=True)
+    typer.echo(f"Report: {target / 'report.html'}, {target / 'report.md'}, {target / 'report.json'}, turns.csv and "
+               "rounds.csv", err=True)

@@ -137,10 +137,14 @@ def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
 
 
 def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
+    from ..store.paths import write_atomic
     from ..store.reports import write_reports
+    from ..ui.report_html import report_html  # imports matplotlib only when it draws
 
     try:
-        return write_reports(folder, results, meta)
+        report = write_reports(folder, results, meta)
+        write_atomic(folder / "report.html", report_html(report, results))
+        return report
     except OSError as exc:
         raise MaicError(f"{folder}: cannot write the report: {exc.strerror or exc}") from None
 

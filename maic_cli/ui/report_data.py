@@ -1,0 +1,227 @@
+"""What the charts of ``report.html`` show, pulled out of report.json (and the runs' turn latencies).
+
+Pure data: no matplotlib, no HTML.  Runs are told apart by their *configuration*:
+the model, prompt set and director policy, naming only those that vary in the
+batch (the model when none does).  Groupings (by model, prompt set, policy) are
+charted when they hold two groups or more — the comparisons a batch was run for —
+else the one by model.
+
+Judge scores are found wherever a judge section sits in a group of the report
+(``JUDGE_PATHS``): any mapping inside it with a numeric ``value`` (or ``mean``) is a
+score, with ``low``/``high`` as its interval when present; the keys on the way name
+it.  A report without one has no judge chart.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from ..engine.sanitize import replace_surrogates
+from ..untrusted import clean, one_line, redactor
+from .report_charts import Estimate
+
+GROUPINGS = (("by_model", "model"), ("by_prompts", "prompt set"), ("by_director", "director policy"))
+DIMENSIONS = ("model", "prompts", "director")
+# Where a group of report.json may hold its judge scores (the first path found wins).
+JUDGE_PATHS: tuple[tuple[str, ...], ...] = (("judge",), ("intervals", "judge"))
+# Container keys that say nothing about which score it is (left out of its label).
+JUDGE_CONTAINERS = {"scores", "criteria", "means", "rates", "by_criterion", "turns", "rounds"}
+VALUE_KEYS, LOW_KEYS, HIGH_KEYS = ("value", "mean", "score"), ("low", "lower", "ci_low"), ("high", "upper", "ci_high")
+ROUTING_RATES = {"cue_user_rate": "cue-user rate (rounds)", "repeated_speaker_rate": "repeated speaker (rounds)",
+                 "same_role_in_a_row_rate": "same role twice in a row", "second_greeting_rate": "second greeting",
+                 "corrected_round_rate": "director correction", "empty_turn_rate": "empty turns",
+                 "pass_rate": "pass rate (runs)"}
+ROUTING_MEANS = {"agent_turns_per_round": "agent turns per round"}
+MAX_LABEL = 40
+
+
+class RoundLike(Protocol):
+    @property
+    def turn_latencies(self) -> Sequence[float]: ...
+
+
+class RunLike(Protocol):
+    """What the latency chart reads of a run result (store/run_results.py ``RunResult``)."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def prompts(self) -> str: ...
+    @property
+    def director(self) -> str: ...
+    @property
+    def rounds(self) -> Sequence[RoundLike]: ...
+
+
+def safe_text(value: object) -> str:
+    """One clean line without API keys (as report.json's strings are)."""
+    return redactor()(one_line(clean(replace_surrogates(str(value)))))
+
+
+def short_label(text: str) -> str:
+    """A chart label: ``scripted:/long/path/brisk.json`` shows as ``scripted:brisk.json``; at most 40 chars."""
+    match = re.fullmatch(r"([\w.-]+):(.*[/\\])([^/\\]+)", text)
+    if match:
+        text = f"{match.group(1)}:{match.group(3)}"
+    return text if len(text) <= MAX_LABEL else "…" + text[-(MAX_LABEL - 1):]
+
+
+def display_names(keys: Sequence[str]) -> dict[str, str]:
+    """Short labels, unless two keys would share one (then the keys, cut from the left)."""
+    short = {k: short_label(k) for k in keys}
+    if len(set(short.values())) < len(short):
+        short = {k: k if len(k) <= MAX_LABEL else "…" + k[-(MAX_LABEL - 1):] for k in keys}
+    return short
+
+
+def varying_dimensions(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    varying = [d for d in DIMENSIONS if len({str(r.get(d, "")) for r in runs}) > 1]
+    return varying or ["model"]
+
+
+def configuration(run: Mapping[str, Any], dimensions: Sequence[str]) -> str:
+    return " · ".join(short_label(str(run.get(d, "?"))) for d in dimensions)
+
+
+def speaker_counts(report: Mapping[str, Any]) -> dict[str, Counter[str]]:
+    """Agent turns by speaker, per configuration (from each run's speaker sequence)."""
+    runs = [r for r in report.get("runs", []) if isinstance(r, Mapping)]
+    dimensions = varying_dimensions(runs)
+    counts: dict[str, Counter[str]] = {}
+    for run in runs:
+        counter = counts.setdefault(configuration(run, dimensions), Counter())
+        for sequence in run.get("speaker_sequence") or []:
+            counter.update(str(speaker) for speaker in sequence)
+    return counts
+
+
+def turn_latencies(report: Mapping[str, Any], results: Sequence[RunLike]) -> dict[str, list[float]]:
+    """Agent-turn latencies in seconds, per configuration (named as in :func:`speaker_counts`)."""
+    runs = [r for r in report.get("runs", []) if isinstance(r, Mapping)]
+    dimensions = varying_dimensions(runs)
+    samples: dict[str, list[float]] = {}
+    for result in results:
+        label = configuration({d: safe_text(getattr(result, d)) for d in DIMENSIONS}, dimensions)
+        values = [float(x) for r in result.rounds for x in r.turn_latencies if math.isfinite(x) and x >= 0]
+        samples.setdefault(label, []).extend(values)
+    return {label: values for label, values in sorted(samples.items()) if values}
+
+
+def compared_groupings(report: Mapping[str, Any]) -> list[tuple[str, dict[str, Mapping[str, Any]]]]:
+    """(what varies, {group: its summary}) for each grouping with two groups or more, else the one by model."""
+    found = [(name, _groups(report, key)) for key, name in GROUPINGS]
+    compared = [(name, groups) for name, groups in found if len(groups) > 1]
+    return compared or [(name, groups) for name, groups in found[:1] if groups]
+
+
+def _groups(report: Mapping[str, Any], key: str) -> dict[str, Mapping[str, Any]]:
+    groups = report.get(key)
+    if not isinstance(groups, Mapping):
+        return {}
+    names = display_names([str(k) for k in groups])
+    return {names[str(k)]: v for k, v in groups.items() if isinstance(v, Mapping)}
+
+
+def end_reason_panels(report: Mapping[str, Any]) -> list[tuple[str, dict[str, dict[str, int]]]]:
+    return [(f"Round end reasons by {name}", {g: _counts(s.get("end_reasons")) for g, s in groups.items()})
+            for name, groups in compared_groupings(report)]
+
+
+def _counts(value: object) -> dict[str, int]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
+
+
+def estimate(entry: object) -> Estimate | None:
+    """A rate or mean of the report (``value``/``low``/``high``, or their synonyms), if it has a value."""
+    if not isinstance(entry, Mapping):
+        return None
+    value, low, high = (_first_number(entry, keys) for keys in (VALUE_KEYS, LOW_KEYS, HIGH_KEYS))
+    if value is None:
+        return None
+    return Estimate(value, low if low is not None and low <= value else None,
+                    high if high is not None and high >= value else None)
+
+
+def _first_number(entry: Mapping[str, Any], keys: Sequence[str]) -> float | None:
+    for key in keys:
+        value = entry.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            return float(value)
+    return None
+
+
+def routing_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str],
+                    kind: str) -> dict[str, dict[str, Estimate]]:
+    """{metric label: {group: Estimate}} for the intervals of ``kind`` (rates or means)."""
+    metrics: dict[str, dict[str, Estimate]] = {}
+    for metric, label in labels.items():
+        for group, summary in groups.items():
+            found = estimate(((summary.get("intervals") or {}).get(kind) or {}).get(metric))
+            if found is not None:
+                metrics.setdefault(label, {})[group] = found
+    return metrics
+
+
+def judge_section(summary: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for path in JUDGE_PATHS:
+        node: Any = summary
+        for key in path:
+            node = node.get(key) if isinstance(node, Mapping) else None
+        if isinstance(node, Mapping) and node:
+            return node
+    return None
+
+
+def judge_labels(report: Mapping[str, Any]) -> dict[str, str]:
+    """The judge's names for its scores (report.json's top-level judge ``labels`` and ``criteria``), if any."""
+    overview = report.get("judge")
+    if not isinstance(overview, Mapping):
+        return {}
+    labels: dict[str, str] = {}
+    for key in ("criteria", "labels"):
+        names = overview.get(key)
+        if isinstance(names, Mapping):
+            labels.update({str(k).removeprefix("judge_"): safe_text(v).removeprefix("judge: ")
+                           for k, v in names.items() if isinstance(v, str)})
+    return labels
+
+
+def judge_scores(section: Mapping[str, Any], prefix: tuple[str, ...] = (),
+                 depth: int = 0) -> dict[tuple[str, ...], Estimate]:
+    """Every score in a judge section by the keys that lead to it (containers such as ``rates`` included)."""
+    found: dict[tuple[str, ...], Estimate] = {}
+    for key, value in section.items():
+        path = (*prefix, safe_text(key))
+        score = estimate(value)
+        if score is not None:
+            found[path] = score
+        elif isinstance(value, Mapping) and depth < 3:
+            found.update(judge_scores(value, path, depth + 1))
+    return found
+
+
+def _is_share(path: tuple[str, ...], score: Estimate) -> bool:
+    """A yes/no rate (drawn in %), not a mean on its own scale (``means``, or a value beyond 0–1)."""
+    bounds = [x for x in (score.value, score.low, score.high) if x is not None]
+    return "means" not in path and all(0 <= x <= 1 for x in bounds)
+
+
+def judge_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str] | None = None
+                  ) -> tuple[dict[str, dict[str, Estimate]], dict[str, dict[str, Estimate]]]:
+    """({rate label: {group: Estimate}}, {mean label: {group: Estimate}}) of the groups' judge sections."""
+    rates: dict[str, dict[str, Estimate]] = {}
+    means: dict[str, dict[str, Estimate]] = {}
+    for group, summary in groups.items():
+        section = judge_section(summary)
+        for path, score in judge_scores(section).items() if section else ():
+            named = [part for part in path if part not in JUDGE_CONTAINERS] or [path[-1]]
+            label = (labels or {}).get(named[-1]) if len(named) == 1 else None
+            label = label or " · ".join(named).replace("_", " ")
+            (rates if _is_share(path, score) else means).setdefault(label, {})[group] = score
+    return rates, means
