@@ -25,7 +25,7 @@ HELPS = [["--help"], ["chat", "--help"], ["replay", "--help"], ["run", "--help"]
 FORBIDDEN = ("maic_cli.engine", "maic_cli.store", "maic_cli.llm", "maic_cli.ui", "maic_cli.cli.chat_run",
              "maic_cli.cli.chat_loop", "maic_cli.cli.batch", "maic_cli.cli.replay_player",
              "maic_cli.cli.replay_check", "pydantic", "prompt_toolkit", "litellm", "aiohttp", "asyncio", "yaml",
-             "numpy", "jinja2")
+             "numpy", "jinja2", "matplotlib", "json_repair")
 
 BARE_TYPER_APP = '''
 import typer
