@@ -19,7 +19,7 @@ from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.round import run_round
 from maic_cli.engine.schemas import SPEECH_MARK, agent_reply_schema
-from maic_cli.engine.speech import SentenceGate, repeats_earlier
+from maic_cli.engine.speech import SentenceGate, drop_copied_sentences, repeats_earlier
 from maic_cli.engine.turn import RETRY_TEMPERATURE
 from maic_cli.llm import local
 from maic_cli.llm.port import LLMRequest
@@ -71,6 +71,17 @@ def test_repeats_earlier_catches_a_near_copy_not_a_new_answer() -> None:
     assert repeats_earlier("The Earth is tilted, so each half gets direct sunlight for part of the year.", [middle])
     assert not repeats_earlier("Ice floats because it is less dense than the water under it.", [ANSWER])
     assert not repeats_earlier("Good question, Sam.", ["Good question, Sam."])  # too short to be a copy
+
+
+def test_an_opening_sentence_copied_whole_is_a_copy_even_with_a_stray_semicolon() -> None:
+    earlier = ("In Python, for loops can be used to iterate over a sequence (such as lists or strings) and "
+               "perform specific tasks. For example: I like apple; banana.")
+    reply = ("In Python, for loops can be used to iterate over a sequence (such as lists or strings) and "
+             "perform specific tasks.; The output of the first line is: I like apple, and then banana and cherry.")
+    assert repeats_earlier(reply, [earlier])  # seen from the offline model in a lesson
+    kept, dropped = drop_copied_sentences(reply, [earlier])
+    assert dropped == 1 and kept.strip().startswith("The output of the first line")
+    assert not repeats_earlier("Good question. Loops repeat the same lines for each item, one at a time.", [earlier])
 
 
 def scripted_class(agent_replies: list[str | ScriptedReply]) -> tuple[FunctionLLM, Iterator[str]]:

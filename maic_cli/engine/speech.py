@@ -17,9 +17,10 @@ from __future__ import annotations
 import difflib
 import re
 
-# A sentence ends with . ! ? or … (then maybe closing quotes/brackets); inside a stream
-# it counts only once the next character is whitespace ("3.5", "e.g." stay whole).
-_END = r"[.!?…]['\")\]”’]*"
+# A sentence ends with . ! ? or … (then maybe closing quotes/brackets, and a stray ; : or , that
+# small models add: "tasks.; The output…"); inside a stream it counts only once the next
+# character is whitespace ("3.5", "e.g." stay whole).
+_END = r"[.!?…]['\")\]”’]*[;:,]?"
 _BOUNDARY = re.compile(_END + r"(?=\s)")
 _FINAL = re.compile(_END + r"\s*$")
 REPEAT_RATIO = 0.8  # difflib ratio: a copy with a few words changed still counts
@@ -127,12 +128,19 @@ def repeats_earlier(text: str, earlier: list[str], ratio: float = REPEAT_RATIO) 
     norm = _norm(text)
     if len(norm) < MIN_REPEAT_CHARS:
         return False
+    opening = _sentences(text)[:1]  # an opening sentence copied whole, the rest new, is a copy too
+    first = _norm(opening[0]) if opening else ""
     for other in earlier:
         other_norm = _norm(other)
-        candidates = [other_norm[:len(norm) + 10], *(_norm(s) for s in _sentences(other))]
-        for candidate in candidates:
-            matcher = difflib.SequenceMatcher(None, norm, candidate, autojunk=False)
-            if matcher.real_quick_ratio() >= ratio and matcher.quick_ratio() >= ratio \
-                    and matcher.ratio() >= ratio:
-                return True
+        sentences = [_norm(s) for s in _sentences(other)]
+        pairs = [(norm, c) for c in (other_norm[:len(norm) + 10], *sentences)]
+        if len(first) >= MIN_REPEAT_CHARS and first != norm:
+            pairs += [(first, c) for c in sentences]
+        if any(_alike(a, b, ratio) for a, b in pairs):
+            return True
     return False
+
+
+def _alike(a: str, b: str, ratio: float) -> bool:
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.real_quick_ratio() >= ratio and matcher.quick_ratio() >= ratio and matcher.ratio() >= ratio
