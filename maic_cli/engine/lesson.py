@@ -19,6 +19,7 @@ in the script, quiz answers), so ``--continue`` resumes it without the original 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Annotated, Literal
 
@@ -29,6 +30,12 @@ from .models import Slide, SlideElement
 LETTERS = "ABCDEFGHIJ"
 MAX_SCENES = 60
 MAX_OPTIONS = len(LETTERS)
+
+
+def first_repeated(ids: list[str]) -> str | None:
+    """The first id (in sorted order) that occurs more than once, if any."""
+    twice = [i for i, n in Counter(ids).items() if n > 1]
+    return min(twice) if twice else None
 
 
 class _Strict(BaseModel):
@@ -66,10 +73,9 @@ class SlideScene(_Strict):
     @field_validator("elements")
     @classmethod
     def _unique_element_ids(cls, elements: list[SlideElement]) -> list[SlideElement]:
-        ids = [element.id for element in elements]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
+        twice = first_repeated([element.id for element in elements])
         if twice:
-            raise ValueError(f"element id {twice[0]!r} is used twice on this slide")
+            raise ValueError(f"element id {twice!r} is used twice on this slide")
         return elements
 
     @field_validator("script")
@@ -147,10 +153,9 @@ class QuizScene(_Strict):
     @field_validator("questions")
     @classmethod
     def _unique_ids(cls, questions: list[QuizQuestion]) -> list[QuizQuestion]:
-        ids = [q.id for q in questions]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
+        twice = first_repeated([q.id for q in questions])
         if twice:
-            raise ValueError(f"question id {twice[0]!r} is used twice in this quiz")
+            raise ValueError(f"question id {twice!r} is used twice in this quiz")
         return questions
 
     @property
@@ -182,10 +187,9 @@ class Lesson(_Strict):
     @field_validator("scenes")
     @classmethod
     def _unique_scene_ids(cls, scenes: list[Scene]) -> list[Scene]:
-        ids = [scene.id for scene in scenes]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
+        twice = first_repeated([scene.id for scene in scenes])
         if twice:
-            raise ValueError(f"scene id {twice[0]!r} is used twice in this lesson")
+            raise ValueError(f"scene id {twice!r} is used twice in this lesson")
         return scenes
 
     # -- slides -------------------------------------------------------------------------------
