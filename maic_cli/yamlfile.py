@@ -20,6 +20,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .errors import InputError
 from .files import read_bounded
+from .untrusted import one_line
 
 T = TypeVar("T")
 MAX_YAML_BYTES = 2**20  # personas, scenarios, config and router files are a few KB
@@ -45,6 +46,10 @@ def read_yaml(path: Path, max_bytes: int = MAX_YAML_BYTES) -> tuple[Any, yaml.No
         if node is not None and expanded_size(node) > MAX_YAML_VALUES:
             raise InputError(f"{path}: aliases expand to more than {MAX_YAML_VALUES:,} values "
                              "(a YAML alias bomb?)")
+        twice = duplicate_key(node) if node is not None else None
+        if twice is not None:
+            raise InputError(f"{path}:{twice.start_mark.line + 1}: {one_line(str(twice.value))[:80]}: "
+                             "this key is given twice in the same mapping (YAML would keep only the last)")
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -78,6 +83,26 @@ def expanded_size(root: yaml.Node) -> int:
             stack.append((node, True))
             stack.extend((child, False) for child in _children(node))
     return sizes[id(root)]
+
+
+def duplicate_key(root: yaml.Node) -> yaml.ScalarNode | None:
+    """The second occurrence of a key given twice in one mapping, if any (each node visited once)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[str] = set()
+            for key, _ in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    if key.value in keys:
+                        return key
+                    keys.add(key.value)
+        stack.extend(_children(node))
+    return None
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

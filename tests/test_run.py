@@ -215,7 +215,7 @@ def test_router_spreads_calls_over_two_loopback_servers(tmp_path: Path) -> None:
 router_settings:
   routing_strategy: simple-shuffle
 """)
-        scenario = write(tmp_path / "sky.yaml", QA_SCENARIO.replace("first_speaker: teacher", "max_agents: 0"))
+        scenario = write(tmp_path / "sky.yaml", QA_SCENARIO.replace("  first_speaker: teacher\n", ""))
         out = tmp_path / "out"
         result = run(tmp_path, str(scenario), "--router", str(router), "--model", "classroom", "--repeat", "20",
                      "--concurrency", "5", "--out", str(out))
@@ -228,7 +228,7 @@ router_settings:
 def test_rate_limits_slow_the_batch_down_instead_of_failing_it(tmp_path: Path) -> None:
     from maic_cli.testing.openai_server import ServedReply
 
-    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO.replace("first_speaker: teacher", "max_agents: 0"))
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO.replace("  first_speaker: teacher\n", ""))
     with LoopbackOpenAIServer([ServedReply(status=429), ServedReply(status=429)],
                               default=decision("END")) as server:
         out = tmp_path / "out"

@@ -151,18 +151,17 @@ class LessonChat:
     async def go_on(self) -> None:
         """Enter or ``/continue``: finish this scene, else on to the next one."""
         player = self.player
-        if player.finished:
-            self.hint()
-            return
         if player.current_question() is not None:
             self.show_question()
             return
-        if player.scene_done(player.progress.scene):
-            if not player.next():
-                self.hint()
-                return
-            self.heading()
-        await self.play_scene()
+        before = player.progress.scene
+        await self._run(player.advance(), lecture=True)  # the player decides: finish this scene, or the next
+        if isinstance(player.scene, QuizScene) and not player.finished:
+            if player.progress.scene != before:
+                self.heading()
+            self.show_question()
+        else:
+            self.hint()
 
     async def move(self, moved: bool, refused: str) -> None:
         if not moved:
@@ -209,7 +208,7 @@ class LessonChat:
         return True
 
     async def goto(self, argument: str) -> None:
-        if not argument.isdigit():
+        if not (argument.isascii() and argument.isdigit()):
             self.view.error("usage: /slide N (N counts the slides from 1; /outline lists them)")
             return
         try:

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
 
-from ..engine.events import Event
+from ..engine.events import Event, QuizAnswerEvent
 from ..engine.lesson import LessonPlay
 from ..engine.models import AgentConfig
 from ..engine.outcomes import StopReason
@@ -192,6 +192,10 @@ class ChatApp:
         if self.session.lesson is not None:
             self.lesson = LessonChat(self.runner, self.view, self.session.lesson, pace=self.pace, keys=self.keys,
                                      on_result=self._lesson_result)
+            seen = {(n.scene_id, n.question_id) for _, n in self.notes.notes if isinstance(n, QuizAnswerEvent)}
+            for event in self.lesson.player.answered():  # given before this chat began: /export keeps them
+                if (event.scene_id, event.question_id) not in seen:
+                    self.notes.record(self.session.classroom, event)
             await self.lesson.open()
 
     async def open_lesson_file(self, argument: str) -> None:
@@ -200,9 +204,17 @@ class ChatApp:
             self.view.error("usage: /lesson FILE (a lesson .yaml file)")
             return
         play = self._load_lesson(argument)
-        if play is not None:
+        if play is None:
+            return
+        current = self.session.lesson
+        if current is not None and current.lesson == play.lesson:
+            self.view.info("This lesson is already open: it goes on where it stopped.")
+        else:
+            if current is not None:
+                self.view.info(f"The lesson {current.lesson.title!r} is replaced (its answers stay in the "
+                               "transcript); the class stays as it is.")
             self.session.lesson = play
-            await self.start_lesson()
+        await self.start_lesson()
 
     def _load_lesson(self, argument: str) -> LessonPlay | None:
         try:

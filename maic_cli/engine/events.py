@@ -124,8 +124,8 @@ class QuizAnswerEvent(BaseModel):
     answer: str
     chosen: list[str] = Field(default_factory=list)
     key: list[str] = Field(default_factory=list)  # the right letters (choice questions)
-    points: float = 0.0
-    max_points: int = 1
+    points: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    max_points: int = Field(default=1, ge=1)
     correct: bool = False
     comment: str | None = None
     graded_by: Literal["key", "model", "none"] = "key"  # none: the model could not grade it
@@ -136,10 +136,10 @@ class QuizScoreEvent(BaseModel):
 
     type: Literal["quiz_score"] = "quiz_score"
     scene_id: str
-    points: float
-    max_points: int
-    lesson_points: float = 0.0
-    lesson_max_points: int = 0
+    points: float = Field(ge=0, allow_inf_nan=False)
+    max_points: int = Field(ge=0)
+    lesson_points: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    lesson_max_points: int = Field(default=0, ge=0)
 
 
 class ErrorEvent(BaseModel):

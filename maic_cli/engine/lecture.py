@@ -173,7 +173,7 @@ class LessonPlayer:
     def scene_done(self, index: int) -> bool:
         scene = self.lesson.scenes[index]
         if isinstance(scene, SlideScene):
-            return index < self.progress.scene or (index == self.progress.scene and self.lecture_done)
+            return scene.id in self.progress.lectured or (index == self.progress.scene and self.lecture_done)
         if isinstance(scene, DiscussionScene):
             return scene.id in self.progress.discussed
         return all(self._answer(scene, q) is not None for q in scene.questions)
@@ -228,6 +228,8 @@ class LessonPlayer:
     def goto_slide(self, number: int) -> None:
         """To the ``number``-th slide (1-based, counting slides only); its lecture starts over."""
         count = len(self.lesson.slides())
+        if count == 0:
+            raise LessonNavigationError("this lesson has no slides (/outline lists its scenes)")
         index = self.lesson.scene_of_slide(number - 1) if number >= 1 else None
         if index is None:
             raise LessonNavigationError(f"no slide {number}: this lesson has {count} slide"
@@ -277,6 +279,8 @@ class LessonPlayer:
                 self.progress.step = 1
         if result.reason == "aborted":
             self.progress.state = "paused"
+        if self.lecture_done and scene.id not in self.progress.lectured:
+            self.progress.lectured.append(scene.id)
         self.runner.save()
         return result
 
@@ -330,7 +334,7 @@ class LessonPlayer:
                      "lesson": self.context("discuss")}
         self.runner.classroom.director_state = None  # a new round, though no learner message started it
         result = await self.runner.play_round(initiator, overrides=overrides)
-        if result.speakers and scene.id not in self.progress.discussed:
+        if result.speakers and result.reason != "aborted" and scene.id not in self.progress.discussed:
             self.progress.discussed.append(scene.id)
         self.runner.save()
         return result
@@ -368,11 +372,7 @@ class LessonPlayer:
         language = self.lesson.language or self.runner.config.language
         graded = await grade(question, text, self.runner.llm, language=language, prompts=self.runner.prompts)
         self.progress.answers[f"{scene.id}/{question.id}"] = graded
-        self.runner.emit(QuizAnswerEvent(scene_id=scene.id, question_id=question.id, question=question.question,
-                                         options=list(question.options), answer=graded.answer, chosen=graded.chosen,
-                                         key=list(question.answer), points=graded.points,
-                                         max_points=graded.max_points, correct=graded.correct,
-                                         comment=graded.comment, graded_by=graded.graded_by))
+        self.runner.emit(answer_event(scene, question, graded))
         if self.current_question() is None:
             points, possible = self.quiz_score()
             earned, total = self.progress.score()
@@ -381,3 +381,15 @@ class LessonPlayer:
         self.runner.config.lesson = self.context()
         self.runner.save()
         return graded
+
+    def answered(self) -> list[QuizAnswerEvent]:
+        """The answers given so far, as the events that showed them (for an export after a resume)."""
+        return [answer_event(scene, question, answer) for scene in self.lesson.scenes if isinstance(scene, QuizScene)
+                for question in scene.questions if (answer := self._answer(scene, question)) is not None]
+
+
+def answer_event(scene: QuizScene, question: QuizQuestion, graded: QuizAnswer) -> QuizAnswerEvent:
+    return QuizAnswerEvent(scene_id=scene.id, question_id=question.id, question=question.question,
+                           options=list(question.options), answer=graded.answer, chosen=graded.chosen,
+                           key=list(question.answer), points=graded.points, max_points=graded.max_points,
+                           correct=graded.correct, comment=graded.comment, graded_by=graded.graded_by)

@@ -228,7 +228,7 @@ class QuizAnswer(BaseModel):
     question_id: str
     answer: str  # what the learner typed
     chosen: list[str] = Field(default_factory=list)  # the letters it was read as (choice questions)
-    points: float = Field(default=0.0, ge=0)
+    points: float = Field(default=0.0, ge=0, allow_inf_nan=False)
     max_points: int = Field(default=1, ge=1)
     correct: bool = False
     comment: str | None = None  # the grader's short comment (short answers; or why a choice was wrong)
@@ -246,6 +246,7 @@ class LessonProgress(BaseModel):
     state: LessonState = "lecture"
     answers: dict[str, QuizAnswer] = Field(default_factory=dict)  # "<scene id>/<question id>" → answer
     discussed: list[str] = Field(default_factory=list)  # discussion scenes already opened
+    lectured: list[str] = Field(default_factory=list)  # slide scenes lectured to their end
 
     def score(self) -> tuple[float, int]:
         """(points earned, points possible) over the quizzes answered so far."""
@@ -267,4 +268,13 @@ class LessonPlay(BaseModel):
         last = len(self.lesson.scenes) - 1
         if self.progress.scene > last:
             self.progress.scene, self.progress.step = last, 0
+        questions = {f"{scene.id}/{q.id}": q.points for scene in self.lesson.scenes if isinstance(scene, QuizScene)
+                     for q in scene.questions}
+        kept = {}
+        for key, answer in self.progress.answers.items():  # only this lesson's questions, worth what they are
+            if key in questions:
+                answer.max_points = questions[key]
+                answer.points = min(answer.points, float(questions[key]))
+                kept[key] = answer
+        self.progress.answers = kept
         return self

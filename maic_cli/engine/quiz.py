@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 import json_repair
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import InputError
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
@@ -64,7 +64,7 @@ def parse_choice(question: QuizQuestion, text: str) -> list[str]:
         token = token.strip(_TRIM).upper()
         if not token:
             continue
-        if token.isdigit() and 1 <= int(token) <= len(letters):
+        if token.isascii() and token.isdigit() and 1 <= int(token) <= len(letters):
             chosen.add(letters[int(token) - 1])
         elif len(token) == 1 and token in letters:
             chosen.add(token)
@@ -92,7 +92,7 @@ def grade_choice(question: QuizQuestion, text: str) -> QuizAnswer:
 
 
 class GradeReply(BaseModel):
-    points: float
+    points: float = Field(allow_inf_nan=False)  # NaN or infinity: no grade
     comment: str = ""
 
 

@@ -32,6 +32,7 @@ from ..engine.models import (
     UserProfile,
     default_initiator,
 )
+from ..engine.quiz import AnswerNotUnderstood, parse_choice
 from ..errors import InputError
 from ..yamlfile import load_model, yaml_files
 from .lessons import load_lesson
@@ -143,6 +144,9 @@ class Scenario(BaseModel):
             raise ValueError("class: name at least one agent (agents: [...] or inline: [...])")
         if self.mode == "discussion" and self.discussion is None:
             raise ValueError("mode is discussion but there is no discussion: {topic: ...}")
+        if self.lesson is not None and (self.messages or self.mode == "discussion"):
+            raise ValueError("a scenario that plays a lesson asks its questions in lesson.questions (not "
+                             "messages:) and has its discussions in the lesson (not mode: discussion)")
         if self.mode == "qa" and not self.messages and self.lesson is None:
             raise ValueError("a Q&A scenario needs at least one learner message (messages: [...]) "
                              "or a lesson (lesson: {file: ...})")
@@ -181,9 +185,15 @@ def scenario_lesson(scenario: Scenario, path: Path) -> Lesson | None:
         raise InputError(f"{path}: lesson.file: {spec.file}: no such lesson file beside the scenario")
     lesson = load_lesson(lesson_path)
     problems = spec.expect.problems_with(lesson)
-    scene_ids = [scene.id for scene in lesson.scenes]
-    problems.extend(f"lesson.questions: no scene {q.scene!r} in the lesson" for q in spec.questions
-                    if q.scene not in scene_ids)
+    scenes = {scene.id: scene for scene in lesson.scenes}
+    for asked in spec.questions:
+        scene = scenes.get(asked.scene)
+        if scene is None:
+            problems.append(f"lesson.questions: no scene {asked.scene!r} in the lesson")
+        elif asked.after_step and (scene.type != "slide" or asked.after_step > max(1, len(scene.script))):
+            steps = max(1, len(scene.script)) if scene.type == "slide" else 0
+            problems.append(f"lesson.questions: after_step {asked.after_step} of scene {asked.scene!r}, which has "
+                            f"{steps} step{'s' if steps != 1 else ''}")
     question_ids = {key for scene in lesson.scenes if scene.type == "quiz" for q in scene.questions
                     for key in (q.id, f"{scene.id}/{q.id}")}
     problems.extend(f"lesson.answers: no question {qid!r} in the lesson's quizzes" for qid in spec.answers
@@ -191,6 +201,13 @@ def scenario_lesson(scenario: Scenario, path: Path) -> Lesson | None:
     for scene in lesson.scenes:  # a quiz is answered in full, or skipped (no answers at all)
         if scene.type == "quiz":
             given = [q.id for q in scene.questions if _answer_for(spec, scene.id, q.id) is not None]
+            for q in scene.questions:
+                typed = _answer_for(spec, scene.id, q.id)
+                if typed is not None and q.type != "short":
+                    try:
+                        parse_choice(q, typed)
+                    except AnswerNotUnderstood as exc:
+                        problems.append(f"lesson.answers: {q.id}: {exc}")
             missing = [q.id for q in scene.questions if q.id not in given]
             if given and missing:
                 problems.append(f"lesson.answers: quiz {scene.id!r} is answered in part; answer "

@@ -1,4 +1,4 @@
-"""A lesson in words for ``maic chat``: the outline, a quiz question, a grade, the score, hints.
+"""A lesson in words for ``maic chat``: the outline, a scene heading, a quiz question, hints.
 
 Plain strings only (titles and lines for :meth:`~maic_cli.ui.view.View.block`, lines for
 ``View.info``): the live and the plain views both show them, and clean them as they do model
@@ -10,18 +10,12 @@ from __future__ import annotations
 from ..engine.lecture import LessonPlayer, OutlineEntry
 from ..engine.lesson import LETTERS, QuizQuestion, QuizScene, SlideScene
 
-KIND_NAMES = {"slide": "slide", "quiz": "quiz", "discussion": "discussion"}
-
-
-def _points(value: float) -> str:
-    return f"{value:g}"
-
 
 def outline_lines(entries: list[OutlineEntry]) -> list[str]:
     """One line per scene: ``> 2. slide 2  The overall reaction  (done)``; ``>`` marks the current one."""
     lines = []
     for entry in entries:
-        label = f"slide {entry.slide}" if entry.slide is not None else KIND_NAMES[entry.kind]
+        label = f"slide {entry.slide}" if entry.slide is not None else entry.kind
         mark = ">" if entry.current else " "
         done = "  (done)" if entry.done else ""
         lines.append(f"{mark} {entry.number}. {label:<10} {entry.title}{done}")
@@ -59,7 +53,8 @@ def hint_after(player: LessonPlayer) -> str | None:
     """What the learner can do now (shown after the lesson stops and waits)."""
     progress = player.progress
     if progress.state == "finished":
-        return "The lesson is finished. Ask the class anything, /outline, or /slide N to look again."
+        again = ", or /slide N to look again" if player.lesson.slides() else ""
+        return f"The lesson is finished. Ask the class anything, /outline{again}."
     if progress.state == "paused":
         return "Lecture paused. Ask your question, or press Enter (/continue) to go on."
     if player.current_question() is not None:
