@@ -372,3 +372,48 @@ def test_the_class_schemas_grammar_is_unchanged_by_the_unsorted_conversion() -> 
         marked = local._mark_speech(schema)
         sorted_grammar = json_schema_to_gbnf(json.dumps(marked, sort_keys=True), prop_order=list(local.PROPERTY_ORDER))
         assert json_schema_to_gbnf(json.dumps(marked), prop_order=list(local.PROPERTY_ORDER)) == sorted_grammar
+
+
+def test_the_demo_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    out = tmp_path / "lesson.yaml"
+    result = CliRunner().invoke(app, ["lesson", "new", "x", "--model", "demo", "--out", str(out)])
+    assert result.exit_code == 2 and "cannot write a lesson" in result.stderr and not out.exists()
+
+
+# -- progress ------------------------------------------------------------------------------------------
+
+def progress_events() -> list[Any]:
+    from maic_cli.engine.generation import Progress
+
+    return [Progress("start", "outline", 2, None), Progress("retry", "outline", 2, None, "[bold]x\x1b[2J"),
+            Progress("done", "outline", 2, None), Progress("done", "scene 1/3 (slide): elements", 3, 7)]
+
+
+def test_progress_in_a_pipe_is_plain_lines_with_the_problem_cleaned() -> None:
+    import io
+
+    from maic_cli.cli.lesson_progress import StepReporter
+
+    stream = io.StringIO()
+    reporter = StepReporter(stream, live=False)
+    with reporter.running():
+        for event in progress_events():
+            reporter(event)
+    assert stream.getvalue().splitlines() == [
+        "maic: step 2 outline …", "maic: step 2 outline: reply unusable ([bold]x); asking again",
+        "maic: step 2 outline done", "maic: step 3/7 scene 1/3 (slide): elements done"]
+
+
+def test_progress_on_a_terminal_shows_done_steps_and_prints_no_markup() -> None:
+    import io
+
+    from maic_cli.cli.lesson_progress import StepReporter
+
+    stream = io.StringIO()
+    reporter = StepReporter(stream, live=True)
+    with reporter.running():
+        for event in progress_events():
+            reporter(event)
+    text = stream.getvalue()
+    assert "✓ step 2 outline" in text and "✓ step 3/7 scene 1/3 (slide): elements" in text
+    assert "reply unusable ([bold]x); asking again" in text and "\x1b[2J" not in text

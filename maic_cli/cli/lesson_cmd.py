@@ -122,6 +122,9 @@ def new(
     settings = load_settings({"model": model, "api_base": api_base, "structured": structured})
     chosen = resolve_model(settings, None)
     spec = ModelSpec.parse(chosen)
+    if spec.kind == "demo":
+        raise InputError("the demo model only plays canned class replies and cannot write a lesson; use "
+                         "--model local (the offline model) or a provider's model, e.g. --model openai/gpt-4o-mini")
     brief = LessonBrief(topic=topic, level=" ".join(level.split()) or "beginner",
                         language=" ".join(language.split()) or "English", scenes=scenes,
                         initiators=class_initiators(settings.agents_dir),
