@@ -165,6 +165,17 @@ def test_safe_fix_ups_are_made_and_counted() -> None:
                             "answers given as text turned into letters": 1}
 
 
+def test_elements_beyond_the_limit_are_dropped_and_an_empty_one_is_a_problem() -> None:
+    from maic_cli.engine.generation_fixes import Fixes, StepProblem, slide_elements
+
+    fixes = Fixes()
+    many = [{"type": "text", "id": f"e{n}", "content": f"Fact {n}."} for n in range(7)]
+    assert [e.id for e in slide_elements(many, 5, fixes)] == ["e0", "e1", "e2", "e3", "e4"]
+    assert fixes == {"slide elements beyond the limit dropped": 2}
+    with pytest.raises(StepProblem, match=r"elements\.1: the bullets element 'list' is empty"):
+        slide_elements([many[0], {"type": "bullets", "id": "list", "items": []}], 5, fixes)
+
+
 def test_an_invalid_reply_is_retried_and_the_model_is_told_what_was_wrong() -> None:
     silent = json.dumps({"steps": [{"spotlight": "question"}, {"laser": "inputs"}]})
     result, llm = generate(replies((3, [silent, json.dumps(SCRIPT)])))
@@ -175,6 +186,25 @@ def test_an_invalid_reply_is_retried_and_the_model_is_told_what_was_wrong() -> N
     assert "the script has no step with \"say\"" in retry.messages[3]["content"]
     assert "corrected" in retry.messages[3]["content"]
     assert len(result.lesson.scenes[0].script) == 4
+
+
+def test_a_repeated_question_is_dropped_and_counted() -> None:
+    again = {"questions": [QUIZ["questions"][0], {**QUIZ["questions"][0], "question": " Where does most of A "
+                                                                                    "tree's mass come from?"},
+                           QUIZ["questions"][2]]}
+    result, _ = generate(replies((5, json.dumps(again))))
+    assert [q.id for q in result.lesson.scenes[2].questions] == ["q1", "q3"]  # type: ignore[union-attr]
+    assert result.fixes == {"repeated questions dropped": 1} and result.retries == 0
+
+
+def test_a_small_model_is_asked_again_a_little_warmer() -> None:
+    llm = ScriptedLLM(["no", "json", "here"])
+    with pytest.raises(GenerationError, match="step 'requirements': after 3 replies"):
+        asyncio.run(generate_lesson(LessonBrief(topic="x", limits=COMPACT), llm))
+    assert [round(c.temperature or 0, 2) for c in llm.calls] == [0.3, 0.6, 0.9]
+    assert all(c.max_tokens == COMPACT.max_tokens for c in llm.calls)
+    _, hosted = generate(replies())
+    assert {c.temperature for c in hosted.calls} == {None}  # a hosted model: its own temperature
 
 
 def test_a_short_outline_is_retried_with_the_count_it_needs() -> None:
@@ -417,3 +447,30 @@ def test_progress_on_a_terminal_shows_done_steps_and_prints_no_markup() -> None:
     text = stream.getvalue()
     assert "✓ step 2 outline" in text and "✓ step 3/7 scene 1/3 (slide): elements" in text
     assert "reply unusable ([bold]x); asking again" in text and "\x1b[2J" not in text
+
+
+def test_a_real_sigint_during_a_step_exits_130_and_leaves_no_file(tmp_path: Path) -> None:
+    """The signal itself, in a subprocess: sent once the lecture step has started (read from the
+    progress lines, no sleep); that step's reply streams slowly enough never to finish first."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    slow = {"reply": json.dumps(SCRIPT), "chunk_size": 1, "chunk_delay": 0.5}
+    items = replies((3, [slow]))
+    out = tmp_path / "out" / "lesson.yaml"
+    with subprocess.Popen([sys.executable, "-m", "maic_cli", "lesson", "new", "photosynthesis", "--scenes", "3",
+                           "--model", f"scripted:{script_file(tmp_path, items)}", "--out", str(out)],
+                          stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                          env={**os.environ, "MAIC_HOME": str(tmp_path / "home")}) as proc:
+        assert proc.stderr is not None
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if "lecture …" in line:
+                proc.send_signal(signal.SIGINT)
+                break
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 130, "".join(seen) + rest
+    assert "Traceback" not in rest and not out.parent.exists()

@@ -119,7 +119,8 @@ class _Pipeline:
         self.brief, self.llm, self.prompts = brief, llm, prompts
         self.report, self.retries = progress, retries
         self.result_usage, self.fixes = Usage(), fix.Fixes()
-        self.number, self.total = 0, None  # type: int, int | None
+        self.number = 0  # steps started
+        self.total: int | None = None  # steps in all, once the outline is known
         self.calls = self.retried = self.repaired = 0
         self.facts: dict[str, Any] = {"topic": brief.topic, "level": brief.level, "language": brief.language,
                                       "scenes": brief.scenes, "compact": brief.limits.fixed_shapes}
@@ -133,7 +134,7 @@ class _Pipeline:
         messages = [{"role": "system", "content": self.prompts.render("generation/system.j2", self.facts)},
                     {"role": "user", "content": self.prompts.render(template, {**self.facts, **data})}]
         for attempt in range(self.retries + 1):
-            reply = await self._call(step, messages, response_schema)
+            reply = await self._call(step, messages, response_schema, attempt)
             try:
                 built = self._use(reply, reply_model, build)
             except fix.StepProblem as problem:
@@ -150,10 +151,12 @@ class _Pipeline:
             return built
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _call(self, step: str, messages: list[dict[str, str]], response_schema: dict[str, Any]) -> str:
+    async def _call(self, step: str, messages: list[dict[str, str]], response_schema: dict[str, Any],
+                    attempt: int) -> str:
         limits = self.brief.limits
+        temperature = None if limits.temperature is None else limits.temperature + limits.retry_warmer * attempt
         request = LLMRequest(messages=messages, purpose="generate", max_tokens=limits.max_tokens,
-                             response_schema=response_schema, temperature=limits.temperature)
+                             response_schema=response_schema, temperature=temperature)
         self.calls += 1
         pieces: list[str] = []
         size = 0
@@ -219,7 +222,7 @@ class _Pipeline:
         elements = await self.ask(
             f"{label}: elements", "generation/slide.j2", data, schema.ElementsReply,
             schema.elements_schema(self.brief.limits),
-            lambda reply: fix.slide_elements(reply.elements[:self.brief.limits.elements[1] * 2], self.fixes))
+            lambda reply: fix.slide_elements(reply.elements, self.brief.limits.elements[1], self.fixes))
         ids = [element.id for element in elements]
         shown = [{"id": e.id, "type": e.type, "text": e.plain_text()[:300]} for e in elements]
         script = await self.ask(
@@ -232,7 +235,7 @@ class _Pipeline:
                    taught: list[dict[str, Any]]) -> QuizScene:
         def build(reply: schema.QuizReply) -> QuizScene:
             questions = [fix.quiz_question(q, n, self.fixes) for n, q in enumerate(reply.questions, 1)]
-            return fix.quiz_scene(scene_id, planned.title, questions)
+            return fix.quiz_scene(scene_id, planned.title, questions, self.fixes)
 
         return await self.ask(f"{label}: questions", "generation/quiz.j2",
                               {"scene": planned.model_dump(), "taught": taught,

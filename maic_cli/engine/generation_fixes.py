@@ -99,10 +99,13 @@ def _element(raw: dict[str, Any], number: int, taken: set[str], fixes: Fixes) ->
     return element
 
 
-def slide_elements(raw: list[dict[str, Any]], fixes: Fixes) -> list[SlideElement]:
+def slide_elements(raw: list[dict[str, Any]], most: int, fixes: Fixes) -> list[SlideElement]:
+    """The slide's elements (the first ``most``; more are dropped and counted), ids made unique."""
+    if len(raw) > most:
+        fixes["slide elements beyond the limit dropped"] += len(raw) - most
     taken: set[str] = set()
     return [_element(item if isinstance(item, dict) else {}, number, taken, fixes)
-            for number, item in enumerate(raw, 1)]
+            for number, item in enumerate(raw[:most], 1)]
 
 
 def _step_parts(raw: object, fixes: Fixes) -> list[dict[str, str]]:
@@ -193,12 +196,14 @@ def quiz_question(raw: QuestionDraft, number: int, fixes: Fixes) -> QuizQuestion
         raise StepProblem(f"questions.{number - 1}.{first_problem(exc)}") from None
 
 
-def quiz_scene(scene_id: str, title: str, questions: list[QuizQuestion]) -> QuizScene:
-    asked = [" ".join(q.question.lower().split()) for q in questions]
-    for number, question in enumerate(asked):
-        if question in asked[:number]:
-            raise StepProblem(f"questions.{number}: asks the same as an earlier question; ask something else")
-    return QuizScene(type="quiz", id=scene_id, title=title, questions=questions)
+def quiz_scene(scene_id: str, title: str, questions: list[QuizQuestion], fixes: Fixes) -> QuizScene:
+    """The quiz; a question asked twice (same words) is dropped, counted."""
+    kept: dict[str, QuizQuestion] = {}
+    for question in questions:
+        kept.setdefault(" ".join(question.question.lower().split()), question)
+    if len(kept) < len(questions):
+        fixes["repeated questions dropped"] += len(questions) - len(kept)
+    return QuizScene(type="quiz", id=scene_id, title=title, questions=list(kept.values()))
 
 
 # -- discussions -------------------------------------------------------------------------------

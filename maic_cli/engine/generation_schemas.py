@@ -55,13 +55,15 @@ class Limits:
     long_chars: int | None = None
     speech_chars: int | None = None  # one ``say`` step
     temperature: float | None = None  # None: the client's
+    retry_warmer: float = 0.0  # added to ``temperature`` per retry (a small model repeats itself when asked again)
 
 
 FULL = Limits()
 COMPACT = Limits(objectives=3, elements=(2, 3), element_types=("text", "bullets", "formula", "image"),
                  bullet_items=(2, 3), steps=(3, 5), questions=(2, 2), options=(3, 3), fixed_shapes=True,
                  marked=True, max_tokens=400, id_chars=16, title_chars=48,
-                 short_chars=60, long_chars=160, speech_chars=260, temperature=0.3)
+                 short_chars=60, long_chars=160, speech_chars=260, temperature=0.3,
+                 retry_warmer=0.3)
 
 
 # -- small schema helpers ----------------------------------------------------------------------
