@@ -124,6 +124,16 @@ def test_progress_names_every_step_in_order() -> None:
                     ("scene 3/3 (quiz): questions", 6, 6)]
 
 
+def test_the_generation_templates_can_be_overridden_like_any_prompt() -> None:
+    from maic_cli.engine.prompt_set import PromptSet, TemplateSource
+
+    custom = PromptSet.builtin().with_overrides(
+        {"generation/system.j2": TemplateSource("Write about {{ topic }} for {{ level }}.", "mine/system.j2")}, "mine")
+    llm = ScriptedLLM(replies())
+    asyncio.run(generate_lesson(LessonBrief(topic="photosynthesis", scenes=3, level="adults"), llm, prompts=custom))
+    assert {call.messages[0]["content"] for call in llm.calls} == {"Write about photosynthesis for adults."}
+
+
 # -- repaired, fixed, retried ---------------------------------------------------------------------
 
 def test_a_broken_json_step_is_repaired() -> None:
@@ -293,6 +303,8 @@ def test_the_default_file_is_named_after_the_topic_in_the_current_folder(tmp_pat
 def test_bad_options_are_input_errors(tmp_path: Path) -> None:
     assert CliRunner().invoke(app, ["lesson", "new", "   "]).exit_code == 2
     assert CliRunner().invoke(app, ["lesson", "new", "x", "--scenes", "0"]).exit_code == 2
+    too_long = CliRunner().invoke(app, ["lesson", "new", "x", "--language", "x" * 41])
+    assert too_long.exit_code == 2 and "--language: give it in 1 to 40 characters" in too_long.stderr
     folder = tmp_path / "a-folder"
     folder.mkdir()
     result = CliRunner().invoke(app, ["lesson", "new", "x", "--out", str(folder), "--force"])
@@ -474,3 +486,13 @@ def test_a_real_sigint_during_a_step_exits_130_and_leaves_no_file(tmp_path: Path
         rest = proc.stderr.read()
         assert proc.wait(timeout=60) == 130, "".join(seen) + rest
     assert "Traceback" not in rest and not out.parent.exists()
+
+
+def test_numbers_in_a_table_are_text_and_an_overlong_step_is_a_problem_not_a_crash() -> None:
+    from maic_cli.engine.generation_fixes import Fixes, StepProblem, slide_elements, slide_script
+
+    fixes = Fixes()
+    table = slide_elements([{"type": "table", "id": "t", "rows": [["x", "x²"], [3, 9.0], [None]]}], 5, fixes)[0]
+    assert table.rows == [["x", "x²"], ["3", "9.0"], ["", ""]] and fixes == {"table rows padded": 1}
+    with pytest.raises(StepProblem, match=r"steps\.0\.say: String should have at most 4000 characters"):
+        slide_script([{"say": "word " * 1000}], [table], fixes)

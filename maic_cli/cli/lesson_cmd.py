@@ -113,9 +113,10 @@ def new(
     from .chat_cmd import resolve_model
     from .lesson_progress import StepReporter, usage_line
 
-    topic = " ".join(topic.split())
-    if not topic or len(topic) > MAX_TOPIC:
-        raise InputError(f"TOPIC: give the topic in 1 to {MAX_TOPIC} characters")
+    topic, level, language = (" ".join(text.split()) for text in (topic, level, language))
+    for name, value, most in (("TOPIC", topic, MAX_TOPIC), ("--level", level, 80), ("--language", language, 40)):
+        if not value or len(value) > most:
+            raise InputError(f"{name}: give it in 1 to {most} characters")
     path = out if out is not None else default_out(topic)
     check_writable(path, force)  # before any model call
     prompt_set = load_prompt_set(prompts)
@@ -125,8 +126,7 @@ def new(
     if spec.kind == "demo":
         raise InputError("the demo model only plays canned class replies and cannot write a lesson; use "
                          "--model local (the offline model) or a provider's model, e.g. --model openai/gpt-4o-mini")
-    brief = LessonBrief(topic=topic, level=" ".join(level.split()) or "beginner",
-                        language=" ".join(language.split()) or "English", scenes=scenes,
+    brief = LessonBrief(topic=topic, level=level, language=language, scenes=scenes,
                         initiators=class_initiators(settings.agents_dir),
                         limits=limits.COMPACT if spec.compact_prompts else limits.FULL)
     typer.echo(f"maic: generating a lesson on {one_line(topic)!r} with {one_line(chosen)} into {one_line(str(path))}",

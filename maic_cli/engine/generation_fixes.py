@@ -25,6 +25,7 @@ from .models import SlideElement
 _NOT_ID = re.compile(r"[^A-Za-z0-9_.-]+")
 _OPTION_PREFIX = re.compile(r"^\s*\(?([A-Ja-j])[).:]\s+")
 MAX_ID = 40
+MAX_STEPS = 200  # = SlideScene.script's limit
 POINTS = {"single": 1, "multiple": 2, "short": 2}
 
 
@@ -82,14 +83,14 @@ def _element(raw: dict[str, Any], number: int, taken: set[str], fixes: Fixes) ->
     if data.get("type") == "bullets" and not data.get("items") and isinstance(data.get("content"), str):
         data["items"] = [line.strip(" -•*") for line in data.pop("content").splitlines() if line.strip(" -•*")]
         fixes["bullet lists split from text"] += 1
-    if isinstance(data.get("items"), list):
-        data["items"] = [tidy(item) if isinstance(item, str) else item for item in data["items"]]
+    if isinstance(data.get("items"), list):  # numbers in a list are its text too
+        data["items"] = [tidy(str(item)) if isinstance(item, str | int | float) else item for item in data["items"]]
     rows = data.get("rows")
     if data.get("type") == "table" and isinstance(rows, list) and rows and all(isinstance(r, list) for r in rows):
         width = max(len(row) for row in rows)
         if any(len(row) != width for row in rows):
-            data["rows"] = [[str(cell) for cell in row] + [""] * (width - len(row)) for row in rows]
             fixes["table rows padded"] += 1
+        data["rows"] = [[_cell(cell) for cell in row] + [""] * (width - len(row)) for row in rows]
     try:
         element = SlideElement.model_validate({**data, "id": _element_id(raw.get("id"), number, taken, fixes)})
     except ValidationError as exc:
@@ -97,6 +98,11 @@ def _element(raw: dict[str, Any], number: int, taken: set[str], fixes: Fixes) ->
     if not element.plain_text().strip():
         raise StepProblem(f"elements.{number - 1}: the {element.type} element {element.id!r} is empty")
     return element
+
+
+def _cell(value: object) -> object:
+    """A table cell as text (a model writes numbers as numbers); anything else is left for validation."""
+    return "" if value is None else str(value) if isinstance(value, str | int | float) else value
 
 
 def slide_elements(raw: list[dict[str, Any]], most: int, fixes: Fixes) -> list[SlideElement]:
@@ -129,7 +135,13 @@ def slide_script(raw: list[Any], elements: list[SlideElement], fixes: Fixes) -> 
             if target is not None and target not in known:
                 fixes["script steps naming a missing element dropped"] += 1
                 continue
-            steps.append(ScriptStep.model_validate(part))
+            try:
+                steps.append(ScriptStep.model_validate(part))
+            except ValidationError as exc:
+                raise StepProblem(f"steps.{len(steps)}.{first_problem(exc)}") from None
+    if len(steps) > MAX_STEPS:
+        fixes["script steps beyond the limit dropped"] += len(steps) - MAX_STEPS
+        steps = steps[:MAX_STEPS]
     if not any(step.say for step in steps):
         raise StepProblem("the script has no step with \"say\": the teacher must say something")
     return steps
