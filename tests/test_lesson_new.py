@@ -65,6 +65,7 @@ def new(tmp_path: Path, items: list[Any], *args: str) -> tuple[Any, Path]:
 
 
 def generate(items: list[Any], **brief: Any) -> tuple[Any, ScriptedLLM]:
+    brief.setdefault("initiators", (Initiator("curious_student", "Mia"),))
     llm = ScriptedLLM(items)
     result = asyncio.run(generate_lesson(LessonBrief(topic="photosynthesis", scenes=3, **brief), llm))
     return result, llm
@@ -168,11 +169,13 @@ def test_safe_fix_ups_are_made_and_counted() -> None:
         {"spotlight": "idea_2"}, {"laser": "key_points"}, {"say": "Look."}]
     assert check.questions[0].options == ["one", "two"] and check.questions[0].answer == ["B"]
     assert check.questions[1].answer == ["B"]  # the option's text, turned into its letter
-    assert discussion.initiator == "headmaster"  # no class given: kept as it is
+    assert discussion.initiator is None  # no class given: the player's default opens it
     assert result.fixes == {"clashing element ids renamed": 1, "element ids made simple": 1,
                             "script steps split": 1, "script steps naming a missing element dropped": 1,
                             "letter prefixes taken off options": 2, "answer letters upper-cased": 1,
-                            "answers given as text turned into letters": 1}
+                            "answers given as text turned into letters": 1, "unknown discussion initiators replaced": 1}
+    known, _ = generate(replies((4, json.dumps(talk))), initiators=(Initiator("mia", "Mia"),))
+    assert known.lesson.scenes[1].initiator == "mia"  # type: ignore[union-attr]
 
 
 def test_elements_beyond_the_limit_are_dropped_and_an_empty_one_is_a_problem() -> None:
@@ -309,6 +312,9 @@ def test_bad_options_are_input_errors(tmp_path: Path) -> None:
     folder.mkdir()
     result = CliRunner().invoke(app, ["lesson", "new", "x", "--out", str(folder), "--force"])
     assert result.exit_code == 2 and "not a regular file" in result.stderr
+    (tmp_path / "a-file").write_text("")
+    under_a_file = CliRunner().invoke(app, ["lesson", "new", "x", "--out", str(tmp_path / "a-file" / "l.yaml")])
+    assert under_a_file.exit_code == 2 and "a-file is not a folder" in under_a_file.stderr
 
 
 def test_model_text_is_cleaned_before_it_is_written(tmp_path: Path) -> None:

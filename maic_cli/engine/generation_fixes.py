@@ -4,9 +4,9 @@ A fix-up is made only where the intent is plain: an element id that clashes or i
 simple word is renamed, a script step that names no element of its slide is dropped, a
 step holding two things is split, answer letters are upper-cased, an answer given as the
 option's text becomes its letter, ``"A) …"`` prefixes come off options, an initiator
-outside the class becomes the first student.  Each is counted in :class:`Fixes` (the
-CLI reports them).  Anything else that is wrong raises :class:`StepProblem`, whose text
-is told to the model when the step is retried.
+outside the class becomes its first student (with no class known, the player's default).
+Each is counted in :class:`Fixes` (the CLI reports them).  Anything else that is wrong
+raises :class:`StepProblem`, whose text is told to the model when the step is retried.
 """
 
 from __future__ import annotations
@@ -223,8 +223,8 @@ def quiz_scene(scene_id: str, title: str, questions: list[QuizQuestion], fixes: 
 def discussion_scene(scene_id: str, title: str, raw: DiscussionReply, initiators: list[str],
                      fixes: Fixes) -> DiscussionScene:
     initiator = raw.initiator.strip() or None
-    if initiators and initiator not in initiators:
-        initiator = initiators[0]
+    if initiator is not None and initiator not in initiators:  # no class known: the player's default opens it
+        initiator = initiators[0] if initiators else None
         fixes["unknown discussion initiators replaced"] += 1
     try:
         return DiscussionScene(type="discussion", id=scene_id, title=title, topic=raw.topic,

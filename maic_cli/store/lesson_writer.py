@@ -48,7 +48,13 @@ def lesson_yaml(lesson: Lesson, header: Sequence[str] = ()) -> str:
 
 
 def check_writable(path: Path, force: bool) -> None:
-    """Refuse an existing file unless ``force``; refuse what is not a regular file in any case."""
+    """Refuse an existing file unless ``force``; refuse what is not a regular file in any case, and a
+    folder that cannot be (a file on the way): before any model call, not after the last."""
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise InputError(f"{path}: {folder} is not a folder; choose another --out")
+            break
     if path.exists() or path.is_symlink():
         if not path.is_file():
             raise InputError(f"{path}: exists and is not a regular file; choose another --out")
