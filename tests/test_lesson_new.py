@@ -113,6 +113,9 @@ def test_every_step_is_a_structured_generate_call() -> None:
     assert discussion_call.response_schema["properties"]["initiator"]["enum"] == [  # type: ignore[index]
         "curious_student", "class_clown"]
     assert "curious_student (Mia), class_clown (Leo)" in discussion_call.messages[-1]["content"]
+    quiz_prompt = llm.calls[5].messages[-1]["content"]  # the quiz is written from what the slides held and said
+    assert "What a plant needs: Where does a tree's mass come from?; - Light; - Water" in quiz_prompt
+    assert "The teacher said: A tree weighs tonnes. Where does that come from? Mostly from the air." in quiz_prompt
 
 
 def test_progress_names_every_step_in_order() -> None:
