@@ -505,3 +505,28 @@ def test_numbers_in_a_table_are_text_and_an_overlong_step_is_a_problem_not_a_cra
     assert table.rows == [["x", "x²"], ["3", "9.0"], ["", ""]] and fixes == {"table rows padded": 1}
     with pytest.raises(StepProblem, match=r"steps\.0\.say: String should have at most 4000 characters"):
         slide_script([{"say": "word " * 1000}], [table], fixes)
+
+
+def test_a_small_models_whole_lesson_follows_the_fixed_shapes() -> None:
+    outline = {"scenes": [{"kind": "slide", "title": "Light", "goal": "Why light."},
+                          {"kind": "slide", "title": "Air", "goal": "Why air."},
+                          {"kind": "quiz", "title": "Check", "goal": "Check."}]}
+    elements = {"elements": [{"type": "text", "id": "idea", "content": "Plants need %s."},
+                             {"type": "bullets", "id": "points", "items": ["One", "Two"]},
+                             {"type": "image", "id": "picture", "content": "A leaf."}]}
+    script = {"steps": [{"spotlight": "idea"}, {"say": "Look here."}, {"spotlight": "points"}, {"say": "And here."}]}
+    quiz = {"questions": [{"type": "single", "question": "What do plants need?", "right": "Light",
+                           "wrong": ["Sand", "Noise"]},
+                          {"type": "single", "question": "What gas?", "right": "Carbon dioxide",
+                           "wrong": ["Helium", "Neon"]}]}
+    items = [json.dumps(REQUIREMENTS), json.dumps(outline),
+             json.dumps(elements).replace("%s", "light"), json.dumps(script),
+             json.dumps(elements).replace("%s", "air"), json.dumps(script), json.dumps(quiz)]
+    result, llm = generate(items, limits=COMPACT)
+    assert [s.type for s in result.lesson.scenes] == ["slide", "slide", "quiz"]
+    kinds = llm.calls[1].response_schema["properties"]["scenes"]["items"]  # type: ignore[index]
+    assert [k["properties"]["kind"]["const"] for k in kinds] == ["slide", "slide", "quiz"]
+    quiz_prompt = llm.calls[6].messages[-1]["content"]
+    assert "question 1 checks: Plants need light." in quiz_prompt
+    assert "question 2 checks: Plants need air." in quiz_prompt
+    assert all("maic" not in call.messages[-1]["content"] for call in llm.calls)  # no template leaks

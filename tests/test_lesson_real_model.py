@@ -43,8 +43,9 @@ def test_the_offline_model_writes_a_valid_simple_lesson(tmp_path: Path) -> None:
             assert [s.spotlight for s in scene.script[::2]] == ["idea", "points"]
             texts += [scene.title, *(e.plain_text() for e in scene.elements), *(s.say for s in scene.script if s.say)]
         elif isinstance(scene, QuizScene):
-            assert len(scene.questions) == 2 and all(len(q.options) == 3 and len(q.key()) == 1
-                                                    for q in scene.questions)
+            # two asked for; one may have been dropped as a repeat of the other (a counted fix-up)
+            assert 1 <= len(scene.questions) <= 2 and all(len(q.options) == 3 and len(q.key()) == 1
+                                                         for q in scene.questions)
             texts += [q.question for q in scene.questions] + [o for q in scene.questions for o in q.options]
     for text in texts:
         assert text.strip() and not set(text) & set('{}[]\\"`<>\n'), text
