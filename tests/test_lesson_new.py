@@ -154,6 +154,7 @@ def test_read_json_object_finds_the_object_in_prose_and_repairs_a_cut_one() -> N
     assert read_json_object('Sure! {"a": 1} trailing') == ({"a": 1}, False)
     assert read_json_object('{"a": [1, 2') == ({"a": [1, 2]}, True)
     assert read_json_object("no json here") == (None, False)
+    assert read_json_object('{"a": ' + "{" * 30_000) == (None, False)  # deep junk is not handed to json-repair
 
 
 def test_safe_fix_ups_are_made_and_counted() -> None:

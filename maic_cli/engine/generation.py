@@ -32,12 +32,13 @@ from . import generation_fixes as fix
 from . import generation_schemas as schema
 from .lesson import DiscussionScene, Lesson, QuizScene, Scene, SlideScene
 from .prompt_set import PromptSet, resolve
-from .sanitize import replace_surrogates
+from .sanitize import json_extent, replace_surrogates
 
 R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")
 MAX_REPLY_CHARS = 100_000  # a lesson step is a few thousand characters
 MAX_REPAIR_CHARS = 30_000  # what json-repair is given (it is slower than json.loads)
+MAX_DEPTH = 12  # containers in a step's reply (a table's cells are 5 deep)
 MAX_BAD_REPLY_QUOTED = 1_500  # of a failed reply, sent back with the retry
 _DECODER = json.JSONDecoder(strict=False)
 
@@ -106,8 +107,11 @@ def read_json_object(text: str) -> tuple[dict[str, Any] | None, bool]:
         return (value, False) if isinstance(value, dict) else (None, False)
     except (ValueError, RecursionError):
         pass
+    piece = text[start:start + MAX_REPAIR_CHARS]
+    if json_extent(piece, 0)[1] > MAX_DEPTH:  # a lesson step nests 5 deep; json-repair is slow on deep junk
+        return None, False
     try:
-        value = json_repair.loads(text[start:start + MAX_REPAIR_CHARS])
+        value = json_repair.loads(piece)
     except Exception:  # noqa: BLE001 - a repair library must never crash the pipeline
         return None, True
     return (value, True) if isinstance(value, dict) and value else (None, True)
