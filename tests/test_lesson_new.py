@@ -1,0 +1,533 @@
+"""``maic lesson new`` and ``maic lesson check``: generation on scripted replies, repairs, retries,
+failures, Ctrl-C, the output file's rules, and one run through litellm to a loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from maic_cli.cli.app import app
+from maic_cli.engine.generation import GenerationError, Initiator, LessonBrief, generate_lesson, read_json_object
+from maic_cli.engine.generation_schemas import COMPACT, quiz_schema, script_schema
+from maic_cli.engine.lesson import DiscussionScene, QuizScene, SlideScene
+from maic_cli.llm.port import LLMRequest, StreamPiece
+from maic_cli.llm.scripted import ScriptedLLM
+from maic_cli.store.lessons import load_lesson
+from maic_cli.testing.openai_server import LoopbackOpenAIServer
+
+REQUIREMENTS = {"title": "Photosynthèse → how plants eat", "description": "Where a plant's food comes from.",
+                "objectives": ["Name the inputs", "Name the outputs"]}
+OUTLINE = {"scenes": [{"kind": "slide", "title": "What a plant needs", "goal": "Show the three inputs."},
+                      {"kind": "discussion", "title": "Plants in the dark", "goal": "Predict without light."},
+                      {"kind": "quiz", "title": "Check", "goal": "Check the inputs and outputs."}]}
+ELEMENTS = {"elements": [{"type": "text", "id": "question", "content": "Where does a tree's mass come from?"},
+                         {"type": "bullets", "id": "inputs", "items": ["Light", "Water", "Carbon dioxide"]},
+                         {"type": "table", "id": "parts", "rows": [["In", "Out"], ["CO2", "glucose"]]}]}
+SCRIPT = {"steps": [{"spotlight": "question"}, {"say": "A tree weighs tonnes. Where does that come from?"},
+                    {"laser": "inputs"}, {"say": "Mostly from the air."}]}
+DISCUSSION = {"topic": "What happens to a plant kept in the dark?", "prompt": "Use the inputs.",
+              "initiator": "curious_student"}
+QUIZ = {"questions": [{"type": "single", "question": "Where does most of a tree's mass come from?",
+                       "options": ["The soil", "The air", "The water"], "answer": "B"},
+                      {"type": "multiple", "question": "What does photosynthesis make?",
+                       "options": ["Oxygen", "Glucose", "Soil"], "answer": ["A", "B"]},
+                      {"type": "short", "question": "Why do plants need light?", "rubric": "Light gives the energy."}]}
+STEPS = [REQUIREMENTS, OUTLINE, ELEMENTS, SCRIPT, DISCUSSION, QUIZ]
+
+
+def replies(*overrides: tuple[int, Any]) -> list[Any]:
+    """The six replies of a whole lesson as JSON text; ``(index, reply)`` replaces one (a list: several)."""
+    out: list[Any] = [json.dumps(step, ensure_ascii=False) for step in STEPS]
+    for index, reply in sorted(overrides, reverse=True):
+        out[index:index + 1] = reply if isinstance(reply, list) else [reply]
+    return out
+
+
+def script_file(tmp_path: Path, items: list[Any]) -> Path:
+    path = tmp_path / "replies.yaml"
+    path.write_text(yaml.safe_dump(items, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def new(tmp_path: Path, items: list[Any], *args: str) -> tuple[Any, Path]:
+    out = tmp_path / "out" / "lesson.yaml"
+    result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis", "--scenes", "3", "--model",
+                                      f"scripted:{script_file(tmp_path, items)}", "--out", str(out), *args])
+    return result, out
+
+
+def generate(items: list[Any], **brief: Any) -> tuple[Any, ScriptedLLM]:
+    brief.setdefault("initiators", (Initiator("curious_student", "Mia"),))
+    llm = ScriptedLLM(items)
+    result = asyncio.run(generate_lesson(LessonBrief(topic="photosynthesis", scenes=3, **brief), llm))
+    return result, llm
+
+
+# -- a whole lesson ------------------------------------------------------------------------------
+
+def test_a_whole_lesson_from_scripted_replies_is_written_and_loads(tmp_path: Path) -> None:
+    result, out = new(tmp_path, replies())
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == str(out)
+    lesson = load_lesson(out)
+    assert lesson.title == REQUIREMENTS["title"] and lesson.level == "beginner" and lesson.language == "English"
+    slide, talk, quiz = lesson.scenes
+    assert isinstance(slide, SlideScene) and isinstance(talk, DiscussionScene) and isinstance(quiz, QuizScene)
+    assert slide.title == "What a plant needs" and slide.id == "what-a-plant-needs"
+    assert [(e.id, e.type) for e in slide.elements] == [("question", "text"), ("inputs", "bullets"),
+                                                        ("parts", "table")]
+    assert slide.elements[1].items == ["Light", "Water", "Carbon dioxide"]
+    assert [s.model_dump(exclude_none=True) for s in slide.script] == SCRIPT["steps"]
+    assert (talk.topic, talk.initiator) == (DISCUSSION["topic"], "curious_student")
+    assert [(q.type, q.answer, q.points) for q in quiz.questions] == [("single", ["B"], 1), ("multiple", ["A", "B"], 2),
+                                                                      ("short", [], 2)]
+    assert quiz.questions[2].rubric == "Light gives the energy."
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# A lesson written by maic lesson new on ")
+    assert "# topic: photosynthesis\n" in text and f"# model: scripted:{tmp_path}" in text
+    assert "Photosynthèse → how plants eat" in text  # unicode kept, not escaped
+    assert "{" not in text and "\n  - type: slide\n" in text  # block style, list items indented
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert "wrote" in result.stderr and "3 scenes (1 slide, 1 quiz, 1 discussion)" in result.stderr
+    assert "6 model calls" in result.stderr and "tokens" in result.stderr
+    assert [p.name for p in out.parent.iterdir()] == ["lesson.yaml"]  # no temp file left
+
+
+def test_every_step_is_a_structured_generate_call() -> None:
+    result, llm = generate(replies(), initiators=(Initiator("curious_student", "Mia"), Initiator("class_clown", "Leo")))
+    assert result.calls == 6 and llm.remaining == 0
+    assert all(call.purpose == "generate" and call.response_schema for call in llm.calls)
+    script_call = llm.calls[3]
+    assert "question (text): Where does a tree's mass come from?" in script_call.messages[-1]["content"]
+    targets = script_call.response_schema["properties"]["steps"]["items"]["anyOf"][1]  # type: ignore[index]
+    assert targets["properties"]["spotlight"]["enum"] == ["question", "inputs", "parts"]
+    discussion_call = llm.calls[4]
+    assert discussion_call.response_schema["properties"]["initiator"]["enum"] == [  # type: ignore[index]
+        "curious_student", "class_clown"]
+    assert "curious_student (Mia), class_clown (Leo)" in discussion_call.messages[-1]["content"]
+    quiz_prompt = llm.calls[5].messages[-1]["content"]  # the quiz is written from what the slides held and said
+    assert "What a plant needs: Where does a tree's mass come from?; - Light; - Water" in quiz_prompt
+    assert "The teacher said: A tree weighs tonnes. Where does that come from? Mostly from the air." in quiz_prompt
+
+
+def test_progress_names_every_step_in_order() -> None:
+    seen: list[tuple[str, str, int, int | None]] = []
+    asyncio.run(generate_lesson(LessonBrief(topic="photosynthesis", scenes=3), ScriptedLLM(replies()),
+                                progress=lambda p: seen.append((p.kind, p.step, p.number, p.total))))
+    done = [(step, number, total) for kind, step, number, total in seen if kind == "done"]
+    assert done == [("requirements", 1, None), ("outline", 2, None), ("scene 1/3 (slide): elements", 3, 6),
+                    ("scene 1/3 (slide): lecture", 4, 6), ("scene 2/3 (discussion): prompt", 5, 6),
+                    ("scene 3/3 (quiz): questions", 6, 6)]
+
+
+def test_the_generation_templates_can_be_overridden_like_any_prompt() -> None:
+    from maic_cli.engine.prompt_set import PromptSet, TemplateSource
+
+    custom = PromptSet.builtin().with_overrides(
+        {"generation/system.j2": TemplateSource("Write about {{ topic }} for {{ level }}.", "mine/system.j2")}, "mine")
+    llm = ScriptedLLM(replies())
+    asyncio.run(generate_lesson(LessonBrief(topic="photosynthesis", scenes=3, level="adults"), llm, prompts=custom))
+    assert {call.messages[0]["content"] for call in llm.calls} == {"Write about photosynthesis for adults."}
+
+
+# -- repaired, fixed, retried ---------------------------------------------------------------------
+
+def test_a_broken_json_step_is_repaired() -> None:
+    broken = 'Here it is:\n```json\n{"scenes": [' + ", ".join(json.dumps(s) for s in OUTLINE["scenes"]) + ",]\n```"
+    assert json.loads(json.dumps(OUTLINE))  # the good one parses; the broken one does not:
+    with pytest.raises(ValueError):
+        json.loads(broken[broken.index("{"):].rstrip("`\n"))
+    result, llm = generate(replies((1, broken)))
+    assert result.repaired == 1 and result.retries == 0 and llm.remaining == 0
+    assert [s.title for s in result.lesson.scenes] == ["What a plant needs", "Plants in the dark", "Check"]
+
+
+def test_read_json_object_finds_the_object_in_prose_and_repairs_a_cut_one() -> None:
+    assert read_json_object('Sure! {"a": 1} trailing') == ({"a": 1}, False)
+    assert read_json_object('{"a": [1, 2') == ({"a": [1, 2]}, True)
+    assert read_json_object("no json here") == (None, False)
+    assert read_json_object('{"a": ' + "{" * 30_000) == (None, False)  # deep junk is not handed to json-repair
+
+
+def test_safe_fix_ups_are_made_and_counted() -> None:
+    elements = {"elements": [{"type": "text", "id": "idea", "content": "One."},
+                             {"type": "text", "id": "idea", "content": "Two."},
+                             {"type": "bullets", "id": "key points", "items": ["a", "b"]}]}
+    script = {"steps": [{"spotlight": "idea_2"}, {"say": "Look.", "laser": "key_points"}, {"spotlight": "nowhere"}]}
+    quiz = {"questions": [{"type": "single", "question": "Which?", "options": ["A) one", "B) two"], "answer": "b"},
+                          {"type": "single", "question": "Which one?", "options": ["x", "y"], "answer": "y"}]}
+    talk = {**DISCUSSION, "initiator": "headmaster"}
+    result, _ = generate(replies((2, json.dumps(elements)), (3, json.dumps(script)), (4, json.dumps(talk)),
+                                 (5, json.dumps(quiz))), initiators=())
+    slide, discussion, check = result.lesson.scenes
+    assert [e.id for e in slide.elements] == ["idea", "idea_2", "key_points"]
+    assert [s.model_dump(exclude_none=True) for s in slide.script] == [
+        {"spotlight": "idea_2"}, {"laser": "key_points"}, {"say": "Look."}]
+    assert check.questions[0].options == ["one", "two"] and check.questions[0].answer == ["B"]
+    assert check.questions[1].answer == ["B"]  # the option's text, turned into its letter
+    assert discussion.initiator is None  # no class given: the player's default opens it
+    assert result.fixes == {"clashing element ids renamed": 1, "element ids made simple": 1,
+                            "script steps split": 1, "script steps naming a missing element dropped": 1,
+                            "letter prefixes taken off options": 2, "answer letters upper-cased": 1,
+                            "answers given as text turned into letters": 1, "unknown discussion initiators replaced": 1}
+    known, _ = generate(replies((4, json.dumps(talk))), initiators=(Initiator("mia", "Mia"),))
+    assert known.lesson.scenes[1].initiator == "mia"  # type: ignore[union-attr]
+
+
+def test_elements_beyond_the_limit_are_dropped_and_an_empty_one_is_a_problem() -> None:
+    from maic_cli.engine.generation_fixes import Fixes, StepProblem, slide_elements
+
+    fixes = Fixes()
+    many = [{"type": "text", "id": f"e{n}", "content": f"Fact {n}."} for n in range(7)]
+    assert [e.id for e in slide_elements(many, 5, fixes)] == ["e0", "e1", "e2", "e3", "e4"]
+    assert fixes == {"slide elements beyond the limit dropped": 2}
+    with pytest.raises(StepProblem, match=r"elements\.1: the bullets element 'list' is empty"):
+        slide_elements([many[0], {"type": "bullets", "id": "list", "items": []}], 5, fixes)
+
+
+def test_an_invalid_reply_is_retried_and_the_model_is_told_what_was_wrong() -> None:
+    silent = json.dumps({"steps": [{"spotlight": "question"}, {"laser": "inputs"}]})
+    result, llm = generate(replies((3, [silent, json.dumps(SCRIPT)])))
+    assert result.retries == 1 and result.calls == 7 and llm.remaining == 0
+    first, retry = llm.calls[3], llm.calls[4]
+    assert retry.messages[:2] == first.messages
+    assert retry.messages[2] == {"role": "assistant", "content": silent}
+    assert "the script has no step with \"say\"" in retry.messages[3]["content"]
+    assert "corrected" in retry.messages[3]["content"]
+    assert len(result.lesson.scenes[0].script) == 4
+
+
+def test_a_repeated_question_is_dropped_and_counted() -> None:
+    again = {"questions": [QUIZ["questions"][0], {**QUIZ["questions"][0], "question": " Where does most of A "
+                                                                                    "tree's mass come from?"},
+                           QUIZ["questions"][2]]}
+    result, _ = generate(replies((5, json.dumps(again))))
+    assert [q.id for q in result.lesson.scenes[2].questions] == ["q1", "q3"]  # type: ignore[union-attr]
+    assert result.fixes == {"repeated questions dropped": 1} and result.retries == 0
+
+
+def test_a_small_model_is_asked_again_a_little_warmer() -> None:
+    llm = ScriptedLLM(["no", "json", "here"])
+    with pytest.raises(GenerationError, match="step 'requirements': after 3 replies"):
+        asyncio.run(generate_lesson(LessonBrief(topic="x", limits=COMPACT), llm))
+    assert [round(c.temperature or 0, 2) for c in llm.calls] == [0.3, 0.6, 0.9]
+    assert all(c.max_tokens == COMPACT.max_tokens for c in llm.calls)
+    _, hosted = generate(replies())
+    assert {c.temperature for c in hosted.calls} == {None}  # a hosted model: its own temperature
+
+
+def test_a_short_outline_is_retried_with_the_count_it_needs() -> None:
+    short = json.dumps({"scenes": OUTLINE["scenes"][:2]})
+    _, llm = generate(replies((1, [short, json.dumps(OUTLINE)])))
+    assert "the outline has 2 scenes; it needs exactly 3" in llm.calls[2].messages[-1]["content"]
+
+
+def test_a_step_that_stays_unusable_fails_with_one_line_and_no_file(tmp_path: Path) -> None:
+    result, out = new(tmp_path, replies((1, ["not json", "still not", '{"scenes": []}'])))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("maic: error:")]
+    assert errors == [result.stderr.splitlines()[-1]]
+    assert errors[0].startswith("maic: error: lesson generation failed at step 'outline': after 3 replies, still "
+                                "unusable: scenes: List should have at least 1 item")
+    assert result.stderr.count("reply unusable") == 2  # the two retries were shown
+    assert not out.parent.exists()  # nothing was written, not even the folder
+    with pytest.raises(GenerationError, match="step 'outline'"):
+        generate(replies((1, ["x", "y", "z"])))
+
+
+def test_a_provider_error_is_one_line_naming_the_step(tmp_path: Path) -> None:
+    result, out = new(tmp_path, [{"error": "auth"}])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1].startswith("maic: error: lesson generation failed at step "
+                                                     "'requirements': scripted:")
+    assert "authentication failed" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+# -- Ctrl-C -----------------------------------------------------------------------------------------
+
+class InterruptedLLM:
+    """Serves the scripted replies, then raises ``interrupt`` in the middle of the next reply."""
+
+    def __init__(self, items: list[str], interrupt: BaseException) -> None:
+        self.model, self.inner, self.interrupt = "interrupted", ScriptedLLM(items), interrupt
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
+        if self.inner.remaining == 0:
+            yield StreamPiece(text='{"steps": [{"say": "Half')
+            raise self.interrupt
+        async for piece in self.inner.stream(request):
+            yield piece
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), asyncio.CancelledError()], ids=["sigint", "cancelled"])
+def test_ctrl_c_mid_step_exits_130_and_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      interrupt: BaseException) -> None:
+    import maic_cli.llm
+
+    client = InterruptedLLM(replies()[:3], interrupt)
+    monkeypatch.setattr(maic_cli.llm, "make_llm", lambda *args, **kwargs: client)
+    out = tmp_path / "lesson.yaml"
+    result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis", "--scenes", "3", "--out", str(out)])
+    assert result.exit_code == 130, result.stderr
+    assert client.inner.remaining == 0  # it really was in the fourth step
+    assert list(tmp_path.iterdir()) == [tmp_path / "maic_home"]  # no file, no temp file
+
+
+# -- where it writes ----------------------------------------------------------------------------------
+
+def test_an_existing_file_is_kept_without_force_and_replaced_with_it(tmp_path: Path) -> None:
+    out = tmp_path / "out" / "lesson.yaml"
+    out.parent.mkdir()
+    out.write_text("mine\n")
+    result, _ = new(tmp_path, [])  # no replies: it must refuse before any call
+    assert result.exit_code == 2
+    assert "already exists; pass --force" in result.stderr and out.read_text() == "mine\n"
+    result, _ = new(tmp_path, replies(), "--force")
+    assert result.exit_code == 0, result.stderr
+    assert load_lesson(out).title == REQUIREMENTS["title"]
+
+
+def test_the_default_file_is_named_after_the_topic_in_the_current_folder(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lesson", "new", "Photosynthesis: how plants eat!", "--scenes", "3",
+                                      "--model", f"scripted:{script_file(tmp_path, replies())}"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "photosynthesis-how-plants-eat.yaml"
+    assert "into photosynthesis-how-plants-eat.yaml" in result.stderr.splitlines()[0]
+    assert load_lesson(tmp_path / "photosynthesis-how-plants-eat.yaml").scenes
+
+
+def test_bad_options_are_input_errors(tmp_path: Path) -> None:
+    assert CliRunner().invoke(app, ["lesson", "new", "   "]).exit_code == 2
+    assert CliRunner().invoke(app, ["lesson", "new", "x", "--scenes", "0"]).exit_code == 2
+    too_long = CliRunner().invoke(app, ["lesson", "new", "x", "--language", "x" * 41])
+    assert too_long.exit_code == 2 and "--language: give it in 1 to 40 characters" in too_long.stderr
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    result = CliRunner().invoke(app, ["lesson", "new", "x", "--out", str(folder), "--force"])
+    assert result.exit_code == 2 and "not a regular file" in result.stderr
+    (tmp_path / "a-file").write_text("")
+    under_a_file = CliRunner().invoke(app, ["lesson", "new", "x", "--out", str(tmp_path / "a-file" / "l.yaml")])
+    assert under_a_file.exit_code == 2 and "a-file is not a folder" in under_a_file.stderr
+
+
+def test_model_text_is_cleaned_before_it_is_written(tmp_path: Path) -> None:
+    hostile = {**REQUIREMENTS, "title": "Plants\x1b[2J\x1b]0;owned\x07 eat"}
+    result, out = new(tmp_path, replies((0, json.dumps(hostile))), "--force")
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in out.read_text() and load_lesson(out).title == "Plants eat"
+
+
+# -- through litellm, to a loopback server -------------------------------------------------------------
+
+def test_generation_through_litellm_and_a_loopback_server(tmp_path: Path,
+                                                          loopback_server: LoopbackOpenAIServer) -> None:
+    loopback_server.enqueue(*replies())
+    out = tmp_path / "lesson.yaml"
+    result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis", "--scenes", "3", "--model", "openai/x",
+                                      "--api-base", loopback_server.base_url, "--structured", "json_schema",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert [s.type for s in load_lesson(out).scenes] == ["slide", "discussion", "quiz"]
+    bodies = loopback_server.requests
+    assert len(bodies) == 6 and all(b["stream"] for b in bodies)
+    outline_format = bodies[1]["response_format"]
+    assert outline_format["type"] == "json_schema"
+    assert outline_format["json_schema"]["schema"]["properties"]["scenes"]["minItems"] == 3
+
+
+# -- the small model's shapes ------------------------------------------------------------------------
+
+def test_compact_shapes_fix_the_lecture_and_put_the_right_answer_in_varying_places() -> None:
+    steps = script_schema(["idea", "points", "picture"], COMPACT)["properties"]["steps"]["items"]
+    assert [next(iter(step["properties"])) for step in steps] == ["spotlight", "say", "spotlight", "say"]
+    assert [step["properties"]["spotlight"]["const"] for step in steps[::2]] == ["idea", "points"]
+    question = quiz_schema(COMPACT)["properties"]["questions"]["items"][0]
+    assert list(question["properties"]) == ["type", "question", "right", "wrong"]
+    quiz = {"questions": [{"type": "single", "question": "Which gas do plants take in?", "right": "Carbon dioxide",
+                           "wrong": ["Helium", "Neon"]},
+                          {"type": "single", "question": "What gives the energy?", "right": "Light",
+                           "wrong": ["Soil", "Wind"]}]}
+    result, _ = generate(replies((5, json.dumps(quiz))))
+    first, second = result.lesson.scenes[2].questions  # type: ignore[union-attr]
+    assert first.options[next(iter(first.key()))] == "Carbon dioxide"
+    assert second.options[next(iter(second.key()))] == "Light"
+    assert first.answer != second.answer  # the right answer is not always in the same place
+
+
+# -- lesson check ------------------------------------------------------------------------------------
+
+def test_check_prints_the_outline_of_a_good_file() -> None:
+    result = CliRunner().invoke(app, ["lesson", "check", "lessons/photosynthesis.yaml"])
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "How plants make food: photosynthesis"
+    assert " 1. slide needs: What a plant needs [question, inputs, leaf] (7 script steps)" in lines
+    assert " 5. quiz check: Check your understanding (3 questions, 7 points)" in lines
+    assert any(line.startswith(" 4. discussion talk:") and "opened by curious_student" in line for line in lines)
+
+
+def test_check_reports_a_bad_file_as_path_line_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("title: X\nscenes:\n  - type: slide\n    id: one\n    title: \"\\e[31mred\"\n"
+                   "    script:\n      - spotlight: nowhere\n")
+    result = CliRunner().invoke(app, ["lesson", "check", str(bad)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"maic: error: {bad}:")
+    assert "nowhere" in result.stderr and "\x1b" not in result.stderr
+
+
+# -- the offline model's grammar -------------------------------------------------------------------------
+
+def test_the_offline_grammar_of_every_compact_step_parses_and_keeps_the_schemas_order() -> None:
+    pytest.importorskip("llama_cpp")
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    from maic_cli.engine import generation_schemas as s
+    from maic_cli.llm.local import speech_gbnf
+
+    schemas = [s.requirements_schema(COMPACT), s.outline_schema(["slide", "quiz"], 2, COMPACT),
+               s.elements_schema(COMPACT), script_schema(["idea", "points"], COMPACT), quiz_schema(COMPACT),
+               s.discussion_schema(["curious_student"], COMPACT)]
+    for schema in schemas:
+        LlamaGrammar.from_string(speech_gbnf(schema), verbose=False)
+    quiz = speech_gbnf(quiz_schema(COMPACT))
+    item = next(line for line in quiz.splitlines() if line.startswith("questions-tuple-0 ::="))
+    assert item.index("-question-kv") < item.index("-right-kv") < item.index("-wrong-kv")  # not alphabetical
+    # a question: prose of at most 160 characters; an option: a line of at most 60 that starts with a letter
+    assert 'questions-tuple-0-question ::= "\\"" maic-letter maic-speech-char{0,158} maic-speech-end "\\""' in quiz
+    assert 'questions-tuple-0-right ::= "\\"" maic-letter maic-speech-char{0,59} "\\""' in quiz
+    assert "maic-letter ::= [A-Za-z" in quiz
+
+
+def test_the_class_schemas_grammar_is_unchanged_by_the_unsorted_conversion() -> None:
+    """The lesson steps need the schema's own property order; the class's schemas name every key in
+    PROPERTY_ORDER, so their grammar is the one the sorted conversion gave."""
+    pytest.importorskip("llama_cpp")
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    from maic_cli.engine.schemas import agent_reply_schema, director_reply_schema
+    from maic_cli.llm import local
+
+    for schema in (director_reply_schema(["teacher", "mia"]), agent_reply_schema(["wb_open", "spotlight"], True),
+                   agent_reply_schema(["wb_draw_text"])):
+        marked = local._mark_speech(schema)
+        sorted_grammar = json_schema_to_gbnf(json.dumps(marked, sort_keys=True), prop_order=list(local.PROPERTY_ORDER))
+        assert json_schema_to_gbnf(json.dumps(marked), prop_order=list(local.PROPERTY_ORDER)) == sorted_grammar
+
+
+def test_the_demo_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    out = tmp_path / "lesson.yaml"
+    result = CliRunner().invoke(app, ["lesson", "new", "x", "--model", "demo", "--out", str(out)])
+    assert result.exit_code == 2 and "cannot write a lesson" in result.stderr and not out.exists()
+
+
+# -- progress ------------------------------------------------------------------------------------------
+
+def progress_events() -> list[Any]:
+    from maic_cli.engine.generation import Progress
+
+    return [Progress("start", "outline", 2, None), Progress("retry", "outline", 2, None, "[bold]x\x1b[2J"),
+            Progress("done", "outline", 2, None), Progress("done", "scene 1/3 (slide): elements", 3, 7)]
+
+
+def test_progress_in_a_pipe_is_plain_lines_with_the_problem_cleaned() -> None:
+    import io
+
+    from maic_cli.cli.lesson_progress import StepReporter
+
+    stream = io.StringIO()
+    reporter = StepReporter(stream, live=False)
+    with reporter.running():
+        for event in progress_events():
+            reporter(event)
+    assert stream.getvalue().splitlines() == [
+        "maic: step 2 outline …", "maic: step 2 outline: reply unusable ([bold]x); asking again",
+        "maic: step 2 outline done", "maic: step 3/7 scene 1/3 (slide): elements done"]
+
+
+def test_progress_on_a_terminal_shows_done_steps_and_prints_no_markup() -> None:
+    import io
+
+    from maic_cli.cli.lesson_progress import StepReporter
+
+    stream = io.StringIO()
+    reporter = StepReporter(stream, live=True)
+    with reporter.running():
+        for event in progress_events():
+            reporter(event)
+    text = stream.getvalue()
+    assert "✓ step 2 outline" in text and "✓ step 3/7 scene 1/3 (slide): elements" in text
+    assert "reply unusable ([bold]x); asking again" in text and "\x1b[2J" not in text
+
+
+def test_a_real_sigint_during_a_step_exits_130_and_leaves_no_file(tmp_path: Path) -> None:
+    """The signal itself, in a subprocess: sent once the lecture step has started (read from the
+    progress lines, no sleep); that step's reply streams slowly enough never to finish first."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    slow = {"reply": json.dumps(SCRIPT), "chunk_size": 1, "chunk_delay": 0.5}
+    items = replies((3, [slow]))
+    out = tmp_path / "out" / "lesson.yaml"
+    with subprocess.Popen([sys.executable, "-m", "maic_cli", "lesson", "new", "photosynthesis", "--scenes", "3",
+                           "--model", f"scripted:{script_file(tmp_path, items)}", "--out", str(out)],
+                          stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                          env={**os.environ, "MAIC_HOME": str(tmp_path / "home")}) as proc:
+        assert proc.stderr is not None
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if "lecture …" in line:
+                proc.send_signal(signal.SIGINT)
+                break
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 130, "".join(seen) + rest
+    assert "Traceback" not in rest and not out.parent.exists()
+
+
+def test_numbers_in_a_table_are_text_and_an_overlong_step_is_a_problem_not_a_crash() -> None:
+    from maic_cli.engine.generation_fixes import Fixes, StepProblem, slide_elements, slide_script
+
+    fixes = Fixes()
+    table = slide_elements([{"type": "table", "id": "t", "rows": [["x", "x²"], [3, 9.0], [None]]}], 5, fixes)[0]
+    assert table.rows == [["x", "x²"], ["3", "9.0"], ["", ""]] and fixes == {"table rows padded": 1}
+    with pytest.raises(StepProblem, match=r"steps\.0\.say: String should have at most 4000 characters"):
+        slide_script([{"say": "word " * 1000}], [table], fixes)
+
+
+def test_a_small_models_whole_lesson_follows_the_fixed_shapes() -> None:
+    outline = {"scenes": [{"kind": "slide", "title": "Light", "goal": "Why light."},
+                          {"kind": "slide", "title": "Air", "goal": "Why air."},
+                          {"kind": "quiz", "title": "Check", "goal": "Check."}]}
+    elements = {"elements": [{"type": "text", "id": "idea", "content": "Plants need %s."},
+                             {"type": "bullets", "id": "points", "items": ["One", "Two"]},
+                             {"type": "image", "id": "picture", "content": "A leaf."}]}
+    script = {"steps": [{"spotlight": "idea"}, {"say": "Look here."}, {"spotlight": "points"}, {"say": "And here."}]}
+    quiz = {"questions": [{"type": "single", "question": "What do plants need?", "right": "Light",
+                           "wrong": ["Sand", "Noise"]},
+                          {"type": "single", "question": "What gas?", "right": "Carbon dioxide",
+                           "wrong": ["Helium", "Neon"]}]}
+    items = [json.dumps(REQUIREMENTS), json.dumps(outline),
+             json.dumps(elements).replace("%s", "light"), json.dumps(script),
+             json.dumps(elements).replace("%s", "air"), json.dumps(script), json.dumps(quiz)]
+    result, llm = generate(items, limits=COMPACT)
+    assert [s.type for s in result.lesson.scenes] == ["slide", "slide", "quiz"]
+    kinds = llm.calls[1].response_schema["properties"]["scenes"]["items"]  # type: ignore[index]
+    assert [k["properties"]["kind"]["const"] for k in kinds] == ["slide", "slide", "quiz"]
+    quiz_prompt = llm.calls[6].messages[-1]["content"]
+    assert "question 1 checks: Plants need light." in quiz_prompt
+    assert "question 2 checks: Plants need air." in quiz_prompt
+    assert all("maic" not in call.messages[-1]["content"] for call in llm.calls)  # no template leaks
