@@ -14,6 +14,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from maic_cli.cli import lesson_cmd
 from maic_cli.cli.app import app
 from maic_cli.engine.generation import GenerationError, Initiator, LessonBrief, generate_lesson, read_json_object
 from maic_cli.engine.generation_schemas import COMPACT, quiz_schema, script_schema
@@ -294,6 +295,24 @@ def test_an_existing_file_is_kept_without_force_and_replaced_with_it(tmp_path: P
     result, _ = new(tmp_path, replies(), "--force")
     assert result.exit_code == 0, result.stderr
     assert load_lesson(out).title == REQUIREMENTS["title"]
+
+
+def test_a_file_that_appears_while_generating_is_kept_and_the_lesson_goes_beside_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out" / "lesson.yaml"
+    out.parent.mkdir()
+    original = lesson_cmd.generate
+
+    async def meanwhile(*args: Any) -> Any:
+        out.write_text("someone else's\n")  # another process takes the name during the model calls
+        return await original(*args)
+
+    monkeypatch.setattr(lesson_cmd, "generate", meanwhile)
+    result, _ = new(tmp_path, replies())
+    assert result.exit_code == 0, result.stderr
+    assert out.read_text() == "someone else's\n"
+    assert "appeared meanwhile; the lesson goes to" in result.stderr
+    assert load_lesson(tmp_path / "out" / "lesson-2.yaml").title == REQUIREMENTS["title"]
 
 
 def test_the_default_file_is_named_after_the_topic_in_the_current_folder(tmp_path: Path,

@@ -108,7 +108,7 @@ def new(
     from ..llm import make_llm
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
-    from ..store.lesson_writer import check_writable, write_lesson
+    from ..store.lesson_writer import check_writable, free_name, write_lesson
     from ..store.prompts import load_prompt_set
     from .chat_cmd import resolve_model
     from .lesson_progress import StepReporter, usage_line
@@ -140,6 +140,10 @@ def new(
     except asyncio.CancelledError:  # a cancelled call: the same as Ctrl-C
         raise KeyboardInterrupt from None
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    if not force and (path.exists() or path.is_symlink()):  # created while the lesson was being written
+        taken, path = path, free_name(path)
+        typer.echo(f"maic: note: {one_line(str(taken))} appeared meanwhile; the lesson goes to "
+                   f"{one_line(str(path))} instead", err=True)
     write_lesson(path, result.lesson, [f"A lesson written by maic lesson new on {stamp}", f"topic: {topic}",
                                        f"model: {chosen}", f"check it: maic lesson check {path}"], force=force)
     typer.echo(f"maic: wrote {one_line(str(path))}: {_summary(result)}", err=True)

@@ -62,6 +62,15 @@ def check_writable(path: Path, force: bool) -> None:
             raise InputError(f"{path}: already exists; pass --force to overwrite it, or choose another --out")
 
 
+def free_name(path: Path) -> Path:
+    """``path``, or the first ``stem-2.yaml``, ``stem-3.yaml``… that does not exist yet."""
+    candidate, number = path, 1
+    while candidate.exists() or candidate.is_symlink():
+        number += 1
+        candidate = path.with_name(f"{path.stem}-{number}{path.suffix}")
+    return candidate
+
+
 def write_lesson(path: Path, lesson: Lesson, header: Sequence[str], *, force: bool) -> None:
     check_writable(path, force)
     write_atomic(path, lesson_yaml(lesson, header))
