@@ -62,3 +62,89 @@ def test_save_run_refuses_a_target_outside_runs(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a plain name"):
         save_run(tmp_path / "out", result)
     assert not (tmp_path / "escape.json").exists()
+
+
+# -- 2. rounds a failing judge call left are judged again ---------------------------------------------------
+def test_a_round_left_by_a_provider_error_is_judged_again_without_rejudge(tmp_path: Path) -> None:
+    out = batch(tmp_path, repeat=2)
+    failing = script(tmp_path, *[{"error": "server_error"}] * 4, name="judge.json")
+    first = runner.invoke(app, ["report", str(out), "--judge", failing])
+    assert first.exit_code == 0, first.output
+    runs = [json.loads(p.read_text(encoding="utf-8")) for p in (out / "runs").iterdir()]
+    assert all(r["judge"]["rounds"][0]["provider_error"] for r in runs)
+    script(tmp_path, *[verdict(True, True)] * 2, name="judge.json")  # the provider is back
+    second = runner.invoke(app, ["report", str(out), "--judge", failing])
+    assert second.exit_code == 0, second.output
+    assert "Judging 2 runs" in second.stderr
+    judge = json.loads((out / "report.json").read_text(encoding="utf-8"))["overall"]["judge"]
+    assert judge["turns_judged"] == 4 and judge["turns_missing"] == 0
+
+
+def test_an_unusable_reply_is_not_a_provider_error_and_is_kept() -> None:
+    import asyncio
+
+    from maic_cli.engine.judge import judge_round
+    from maic_cli.engine.prompt_set import PromptSet
+    from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
+    from tests.test_judge import ROUND
+
+    garbage = asyncio.run(judge_round(ScriptedLLM(["no idea", "still none"]), PromptSet.builtin(), ROUND))
+    assert garbage.status == "missing" and not garbage.provider_error
+    outage = asyncio.run(judge_round(ScriptedLLM([ScriptedReply(error="server_error"), "no idea"]),
+                                     PromptSet.builtin(), ROUND))
+    assert outage.status == "missing" and outage.provider_error
+
+
+# -- 3. Ctrl-C while the judge scores keeps the class --------------------------------------------------------
+def test_ctrl_c_while_the_judge_scores_keeps_the_finished_class(tmp_path: Path, monkeypatch) -> None:
+    import asyncio
+
+    from maic_cli.cli import judging
+
+    async def cancelled(*_args: object, **_kwargs: object) -> None:
+        raise asyncio.CancelledError
+
+    monkeypatch.setattr(judging, "judge_run", cancelled)
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    out = tmp_path / "out"
+    result = run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--out", str(out),
+                 "--judge", script(tmp_path, verdict(True, True), name="judge.json"))
+    saved = [json.loads(p.read_text(encoding="utf-8")) for p in (out / "runs").iterdir()]
+    assert [(r["status"], r["judge"]) for r in saved] == [("complete", None)], result.output
+    assert json.loads((out / "report.json").read_text(encoding="utf-8"))["overall"]["runs"] == 1
+
+
+# -- 12. error runs are not judged; Ctrl-C while judging a batch; the report line -----------------------------
+def test_a_run_whose_model_failed_is_not_judged_and_the_user_is_told(tmp_path: Path) -> None:
+    out = batch(tmp_path, repeat=2)
+    failed = sorted((out / "runs").iterdir())[0]
+    edit_run(failed, status="error", error="server_error")
+    result = runner.invoke(app, ["report", str(out), "--judge", script(tmp_path, verdict(True, True),
+                                                                          name="judge.json")])
+    assert result.exit_code == 0, result.output
+    assert "Not judging 1 runs that ended in an error" in result.stderr and "Judging 1 runs" in result.stderr
+    assert json.loads(failed.read_text(encoding="utf-8"))["judge"] is None
+
+
+def test_ctrl_c_while_judging_a_batch_says_what_was_saved_and_that_reports_were_not_rebuilt(
+        tmp_path: Path, monkeypatch) -> None:
+    from maic_cli.cli import judging
+
+    out = batch(tmp_path)
+    before = (out / "report.json").read_text(encoding="utf-8")
+
+    async def interrupted(*_args: object, **_kwargs: object) -> tuple[int, int]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(judging, "judge_folder", interrupted)
+    result = runner.invoke(app, ["report", str(out), "--judge", script(tmp_path, verdict(True, True),
+                                                                          name="judge.json")])
+    assert result.exit_code == 130
+    assert "0 of 1 runs judged and saved; the reports were not rebuilt" in result.stderr
+    assert (out / "report.json").read_text(encoding="utf-8") == before
+
+
+def test_maic_run_names_report_html(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    result = run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--out", str(tmp_path / "o"))
+    assert f"Report: {tmp_path / 'o' / 'report.html'}" in result.stderr

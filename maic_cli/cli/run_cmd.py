@@ -376,7 +376,7 @@ def run(
             **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
-    typer.echo(f"Report: {folder / 'report.md'} and {folder / 'report.json'}", err=True)
+    typer.echo(f"Report: {folder / 'report.html'}, {folder / 'report.md'} and {folder / 'report.json'}", err=True)
     if interrupted:
         typer.echo(f"Interrupted: partial report written; continue with --resume {folder}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED)

@@ -102,6 +102,7 @@ class RoundVerdict(BaseModel):
     attempts: int = 0
     repaired: bool = False  # the reply was broken JSON that json-repair mended
     error: str | None = None
+    provider_error: bool = False  # incomplete because a judge call failed (an outage): judged again later
 
 
 @dataclass(frozen=True)
@@ -251,11 +252,13 @@ async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
                             answered_reason="no agent spoke" if round_.learner is not None else "")
     request = judge_request(prompts, round_)
     best: RoundVerdict | None = None
+    failed = False  # a call failed (provider error): an incomplete verdict is judged again later
     for attempt in range(1, attempts + 1):
         try:
             verdict = parse_verdict(await _reply(llm, request), round_)
         except LLMError as exc:
             verdict = parse_verdict("", round_).model_copy(update={"error": str(exc)})
+            failed = True
         verdict.attempts = attempt
         if best is None or _usable(verdict) >= _usable(best):  # on a tie the latest (its error is the last)
             best = verdict
@@ -263,6 +266,7 @@ async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
         if best.status == "ok":
             break
     assert best is not None
+    best.provider_error = failed and best.status != "ok"
     return best
 
 
