@@ -148,3 +148,62 @@ def test_maic_run_names_report_html(tmp_path: Path) -> None:
     scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
     result = run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--out", str(tmp_path / "o"))
     assert f"Report: {tmp_path / 'o' / 'report.html'}" in result.stderr
+
+
+# -- 4. a transcript is read only when it is the run's --------------------------------------------------------
+def test_a_symlinked_transcript_is_not_read(tmp_path: Path) -> None:
+    from maic_cli.store.report_tables import transcript_path
+    from maic_cli.store.reports import load_runs
+
+    out = batch(tmp_path)
+    transcript = next((out / "transcripts").iterdir())
+    outside = tmp_path / "elsewhere.jsonl"
+    transcript.rename(outside)
+    transcript.symlink_to(outside)
+    assert transcript_path(out, load_runs(out)[0]) is None
+
+
+def test_a_transcript_of_another_scenario_is_neither_judged_nor_tabled(tmp_path: Path) -> None:
+    import csv
+
+    out = batch(tmp_path)
+    transcript = next((out / "transcripts").iterdir())
+    head, *body = transcript.read_text(encoding="utf-8").splitlines(keepends=True)
+    transcript.write_text(json.dumps({**json.loads(head), "scenario": "other"}) + "\n" + "".join(body),
+                          encoding="utf-8")
+    result = runner.invoke(app, ["report", str(out), "--judge", script(tmp_path, verdict(True, True),
+                                                                          name="judge.json")])
+    assert result.exit_code == 0, result.output
+    saved = json.loads(next((out / "runs").iterdir()).read_text(encoding="utf-8"))
+    assert "not this run's" in saved["judge"]["error"] and saved["judge"]["calls"] == []
+    with (out / "turns.csv").open(encoding="utf-8", newline="") as handle:
+        assert {row["source"] for row in csv.DictReader(handle)} == {"summary"}
+
+
+def test_turns_csv_holds_only_the_rounds_the_run_reports(tmp_path: Path) -> None:
+    import csv
+
+    out = batch(tmp_path)
+    transcript = next((out / "transcripts").iterdir())
+    head, *body = transcript.read_text(encoding="utf-8").splitlines(keepends=True)
+    transcript.write_text(head + "".join(body) * 5, encoding="utf-8")  # five rounds recorded, one reported
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    with (out / "turns.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and {row["round"] for row in rows} == {"1"}
+
+
+# -- 8. one redactor per table --------------------------------------------------------------------------------
+def test_a_table_looks_the_keys_up_once(monkeypatch) -> None:
+    from maic_cli.store import report_tables
+
+    made: list[int] = []
+    real = report_tables.redactor
+
+    def counting() -> object:
+        made.append(1)
+        return real()
+
+    monkeypatch.setattr(report_tables, "redactor", counting)
+    text = report_tables.to_csv(["a", "b"], [{"a": "x", "b": "y"}] * 50)
+    assert text.count("x,y") == 50 and len(made) == 1

@@ -30,7 +30,7 @@ from ..llm.pool import ClientPool
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
 from ..store.judge_rounds import rounds_to_judge
-from ..store.report_tables import transcript_path
+from ..store.report_tables import transcript_mismatch, transcript_path
 from ..store.run_results import CallStat, RunJudgement, RunResult, save_run
 from ..store.transcript import read_transcript
 from ..untrusted import clean
@@ -112,10 +112,14 @@ async def judge_run(judge: Judge, result: RunResult, transcript: Path | None, *,
         judgement.error = "no transcript of this run in its batch folder"
         return judgement
     try:
-        rounds = rounds_to_judge(await asyncio.to_thread(read_transcript, transcript))
+        recorded = await asyncio.to_thread(read_transcript, transcript)
     except (InputError, OSError) as exc:
         judgement.error = f"cannot read the transcript: {exc}"
         return judgement
+    judgement.error = transcript_mismatch(result, recorded)
+    if judgement.error:
+        return judgement
+    rounds = rounds_to_judge(recorded)
     # Only the rounds the run reports, each with at most MAX_JUDGED_TURNS turns: a transcript someone sent
     # cannot make the judge (and its bill) run without end; what is left out is counted as missing.
     rounds = [replace(r, turns=r.turns[:MAX_JUDGED_TURNS]) for r in rounds[:len(result.rounds)]]
