@@ -207,3 +207,39 @@ def test_a_table_looks_the_keys_up_once(monkeypatch) -> None:
     monkeypatch.setattr(report_tables, "redactor", counting)
     text = report_tables.to_csv(["a", "b"], [{"a": "x", "b": "y"}] * 50)
     assert text.count("x,y") == 50 and len(made) == 1
+
+
+# -- 5. chart labels are never shared ---------------------------------------------------------------------------
+def test_two_models_sharing_a_file_name_get_their_own_chart_groups() -> None:
+    from maic_cli.ui.report_data import speaker_counts
+
+    runs = [{"model": "scripted:/a/brisk.json", "speaker_sequence": [["teacher"]]},
+            {"model": "scripted:/b/brisk.json", "speaker_sequence": [["student", "student"]]}]
+    counts = speaker_counts({"runs": runs})
+    assert len(counts) == 2 and sorted(sum(c.values()) for c in counts.values()) == [1, 2]
+
+
+def test_keys_sharing_their_last_39_characters_keep_separate_labels() -> None:
+    from maic_cli.ui.report_data import display_names
+
+    tail = "x" * 45
+    names = display_names([f"a/{tail}", f"b/{tail}", "c"])
+    assert len(set(names.values())) == 3 and names["c"] == "c"
+    long_a, long_b = f"p:/a{tail}/m.json", f"p:/b{tail}/m.json"  # same short label, same last 39 characters
+    names = display_names([long_a, long_b, "m.json"])
+    assert len(set(names.values())) == 3 and names[long_b].endswith(" (2)")
+    assert len(set(display_names(["p:/1/m.json", "p:/2/m.json", "m.json (2)"]).values())) == 3
+
+
+def test_latency_groups_of_models_sharing_a_file_name_are_not_merged() -> None:
+    from types import SimpleNamespace
+
+    from maic_cli.ui.report_data import turn_latencies
+
+    def result(model: str, latency: float) -> SimpleNamespace:
+        return SimpleNamespace(model=model, prompts="builtin", director="llm",
+                               rounds=[SimpleNamespace(turn_latencies=[latency])])
+
+    report = {"runs": [{"model": "scripted:/a/m.json"}, {"model": "scripted:/b/m.json"}]}
+    samples = turn_latencies(report, [result("scripted:/a/m.json", 1.0), result("scripted:/b/m.json", 2.0)])
+    assert sorted(samples.values()) == [[1.0], [2.0]]
