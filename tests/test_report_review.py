@@ -243,3 +243,22 @@ def test_latency_groups_of_models_sharing_a_file_name_are_not_merged() -> None:
     report = {"runs": [{"model": "scripted:/a/m.json"}, {"model": "scripted:/b/m.json"}]}
     samples = turn_latencies(report, [result("scripted:/a/m.json", 1.0), result("scripted:/b/m.json", 2.0)])
     assert sorted(samples.values()) == [[1.0], [2.0]]
+
+
+# -- 6. the judge's reply: a brace in prose, a bare array of turns ---------------------------------------------
+def test_a_valid_verdict_after_a_brace_in_prose_is_read_without_repair() -> None:
+    from maic_cli.engine.judge import parse_verdict
+    from tests.test_judge import ROUND
+
+    reply = "Using the format {turn, reason}: " + verdict(True, False)
+    result = parse_verdict(reply, ROUND)
+    assert result.status == "ok" and not result.repaired and [t.new for t in result.turns] == [True, False]
+
+
+def test_a_bare_array_of_turns_is_read_as_the_turns() -> None:
+    from maic_cli.engine.judge import parse_verdict
+    from tests.test_judge import ROUND
+
+    turns = json.loads(verdict(True, True))["turns"]
+    result = parse_verdict("Here: " + json.dumps(turns), ROUND)
+    assert all(t.usable for t in result.turns) and result.answered is None and result.status == "partial"
