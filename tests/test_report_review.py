@@ -262,3 +262,22 @@ def test_a_bare_array_of_turns_is_read_as_the_turns() -> None:
     turns = json.loads(verdict(True, True))["turns"]
     result = parse_verdict("Here: " + json.dumps(turns), ROUND)
     assert all(t.usable for t in result.turns) and result.answered is None and result.status == "partial"
+
+
+# -- 9. a cut-off call is counted ------------------------------------------------------------------------------
+def test_a_judge_reply_cut_off_at_its_limit_has_its_tokens_estimated() -> None:
+    import asyncio
+
+    from maic_cli.engine.judge import MAX_REPLY_CHARS, judge_round
+    from maic_cli.engine.prompt_set import PromptSet
+    from maic_cli.llm.recording import CallRecord, RecordingLLM
+    from maic_cli.llm.scripted import ScriptedLLM
+    from tests.test_judge import ROUND
+
+    records: list[CallRecord] = []
+    endless = "x" * (MAX_REPLY_CHARS * 2)
+    llm = RecordingLLM(ScriptedLLM([endless, endless]), records.append)
+    asyncio.run(judge_round(llm, PromptSet.builtin(), ROUND))
+    assert [r.error_kind for r in records] == ["cancelled", "cancelled"]
+    assert all(r.usage["prompt_tokens"] > 0 and r.usage["completion_tokens"] >= MAX_REPLY_CHARS // 4
+               for r in records)
