@@ -9,6 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
+from maic_cli.store.run_results import RunResult
 from tests.test_judge import verdict
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
@@ -281,3 +282,39 @@ def test_a_judge_reply_cut_off_at_its_limit_has_its_tokens_estimated() -> None:
     assert [r.error_kind for r in records] == ["cancelled", "cancelled"]
     assert all(r.usage["prompt_tokens"] > 0 and r.usage["completion_tokens"] >= MAX_REPLY_CHARS // 4
                for r in records)
+
+
+# -- 7. judge rates are compared over runs, not as independent turns --------------------------------------------
+def judged_run(run_id: str, new: int, turns: int = 50) -> RunResult:
+    from maic_cli.engine.judge import CRITERIA, RoundVerdict, TurnVerdict
+    from maic_cli.store.run_results import RunJudgement
+
+    verdicts = [TurnVerdict(turn=n, speaker="teacher", **{c: True for c in CRITERIA}, reason="")
+                .model_copy(update={"new": n <= new}) for n in range(1, turns + 1)]
+    judge = RunJudgement(model="j", rubric_version="v", rubric_fingerprint="f",
+                         rounds=[RoundVerdict(round=1, status="ok", turns=verdicts)])
+    return RunResult(run_id=run_id, scenario="s", scenario_path="s.yaml", model="m", repeat=1,
+                     status="complete", judge=judge)
+
+
+def test_correlated_turns_do_not_make_a_judge_rate_difference_look_real() -> None:
+    from maic_cli.store import report_judge, report_stats
+
+    mixed = [judged_run("a1", 50), judged_run("a2", 0), judged_run("a3", 50)]  # one run never adds anything
+    steady = [judged_run("b1", 50), judged_run("b2", 50), judged_run("b3", 50)]
+    pooled = report_stats.newcombe_difference(100, 150, 150, 150)
+    assert pooled is not None and pooled[1] < 0  # as 150 independent turns: "larger than the noise"
+    [pair] = report_judge.comparisons({"a": mixed, "b": steady})
+    new = next(m for m in pair["metrics"] if m["metric"] == "judge_new")
+    assert new["method"] == "cluster bootstrap" and new["verdict"] == "within the noise"
+    assert new["difference"] == round(100 / 150 - 1, 4) and new["high"] == 0.0
+
+
+def test_a_judge_rate_difference_every_run_shows_is_larger_than_the_noise() -> None:
+    from maic_cli.store import report_judge
+
+    low = [judged_run(f"a{n}", 10) for n in range(3)]
+    high = [judged_run(f"b{n}", 45) for n in range(3)]
+    [pair] = report_judge.comparisons({"a": low, "b": high})
+    new = next(m for m in pair["metrics"] if m["metric"] == "judge_new")
+    assert new["verdict"] == "larger than the noise" and new["low"] == new["high"] == -0.7
