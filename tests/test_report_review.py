@@ -318,3 +318,14 @@ def test_a_judge_rate_difference_every_run_shows_is_larger_than_the_noise() -> N
     [pair] = report_judge.comparisons({"a": low, "b": high})
     new = next(m for m in pair["metrics"] if m["metric"] == "judge_new")
     assert new["verdict"] == "larger than the noise" and new["low"] == new["high"] == -0.7
+
+
+def test_maic_run_does_not_judge_a_run_whose_model_failed_and_says_so(tmp_path: Path) -> None:
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    out = tmp_path / "out"
+    judge = script(tmp_path, verdict(True, True), name="judge.json")
+    result = run(tmp_path, str(scenario), "--model", script(tmp_path, *[{"error": "server_error"}] * 6),
+                 "--out", str(out), "--judge", judge)
+    saved = [json.loads(p.read_text(encoding="utf-8")) for p in (out / "runs").iterdir()]
+    assert [(r["status"], r["judge"]) for r in saved] == [("error", None)], result.output
+    assert "Not judged: 1 runs that ended in an error" in result.stderr

@@ -371,6 +371,9 @@ def run(
 
         asyncio.run(judge_folder(judging, folder, list(kept.values()), concurrency=concurrency))
     kept.update({r.run_id: r for r in results})
+    if judging is not None and (failed := sum(r.status == "error" for r in kept.values())):
+        typer.echo(f"Not judged: {failed} runs that ended in an error (their class's model failed; an outage "
+                   "is not a verdict on the teaching)", err=True)
     meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
             "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
             **({"judge": judge} if judge else {})}
