@@ -329,3 +329,25 @@ def test_maic_run_does_not_judge_a_run_whose_model_failed_and_says_so(tmp_path: 
     saved = [json.loads(p.read_text(encoding="utf-8")) for p in (out / "runs").iterdir()]
     assert [(r["status"], r["judge"]) for r in saved] == [("error", None)], result.output
     assert "Not judged: 1 runs that ended in an error" in result.stderr
+
+
+def test_only_the_rounds_a_provider_error_left_are_asked_again(tmp_path: Path) -> None:
+    out = batch(tmp_path)
+    transcript = next((out / "transcripts").iterdir())
+    head, *body = transcript.read_text(encoding="utf-8").splitlines(keepends=True)
+    transcript.write_text(head + "".join(body) * 2, encoding="utf-8")  # two rounds recorded …
+    run_file = next((out / "runs").iterdir())
+    rounds = json.loads(run_file.read_text(encoding="utf-8"))["rounds"]
+    edit_run(run_file, rounds=[rounds[0], {**rounds[0], "index": 1}])  # … and reported
+    judge = script(tmp_path, verdict(True, False), {"error": "server_error"}, {"error": "server_error"},
+                   name="judge.json")
+    assert runner.invoke(app, ["report", str(out), "--judge", judge]).exit_code == 0
+    first = json.loads(run_file.read_text(encoding="utf-8"))["judge"]
+    assert [v["provider_error"] for v in first["rounds"]] == [False, True] and len(first["calls"]) == 3
+    script(tmp_path, verdict(False, True), name="judge.json")  # one reply: a second call would fail the test
+    again = runner.invoke(app, ["report", str(out), "--judge", judge])
+    assert again.exit_code == 0, again.output
+    second = json.loads(run_file.read_text(encoding="utf-8"))["judge"]
+    assert [v["status"] for v in second["rounds"]] == ["ok", "ok"] and len(second["calls"]) == 4
+    assert [t["new"] for t in second["rounds"][0]["turns"]] == [True, False]  # round 1 kept as it was
+    assert [t["new"] for t in second["rounds"][1]["turns"]] == [False, True]
