@@ -85,6 +85,10 @@ def test_the_page_has_every_chart_a_two_model_batch_calls_for_and_loads_nothing(
     assert not re.search(r"<(script|link|iframe|object)\b|\b(src|href)=(?!\"#)", page)  # nothing to load (but #ids)
     assert "default-src 'none'" in page  # and the page's policy would refuse it anyway
     assert "<?xml" not in page and "<!DOCTYPE svg" not in page  # the SVGs are inline elements
+    namespaces = ("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink")
+    assert re.findall(r"https?://[^\s\"'<>]*", page) and all(  # no address but the SVG namespaces
+        url in namespaces for url in re.findall(r"https?://[^\s\"'<>]*", page)), \
+        sorted(set(re.findall(r"https?://[^\s\"'<>]*", page)) - set(namespaces))
 
 
 def test_names_from_files_are_escaped_and_a_dollar_is_not_mathtext() -> None:

@@ -269,7 +269,7 @@ def test_report_judges_a_batch_run_without_a_judge_then_keeps_its_verdicts(tmp_p
     judge = script(tmp_path, verdict(False, True), name="judge.json")
     result = runner.invoke(app, ["report", str(out), "--judge", judge])
     assert result.exit_code == 0, result.output
-    assert "Judging 2 runs (2 rounds, one judge call each)" in result.stderr and "Judged 2 runs" in result.stderr
+    assert "Judging 2 runs (2 rounds, up to 2 judge calls each)" in result.stderr and "Judged 2 runs" in result.stderr
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["overall"]["judge"]["rates"]["new"]["successes"] == 2 and report["meta"]["judge"] == judge
     assert report["overall"]["runs"] == 2  # nothing re-ran: the same runs, the same rounds

@@ -4,8 +4,9 @@ Each run is one class: a fresh classroom, one round per learner message, a
 transcript, metrics from the events, expectations checked per round.  Runs are
 independent: one that fails never stops the others.  Ctrl-C stops launching
 new runs, cancels the running ones and still writes a (partial) report.  With a
-judge (``maic run --judge``, cli/judging.py) each run's rounds are judged from its
-transcript once its class has ended, before its result is saved.
+judge (``maic run --judge``, cli/judging.py) each complete run's rounds are judged from its
+transcript once its class has ended; its result is saved before (a Ctrl-C while the judge scores
+keeps the class, unjudged) and again with the verdicts.
 """
 
 from __future__ import annotations
@@ -126,15 +127,19 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
         finally:
             writer.close()
             result.duration = time.monotonic() - clock
-        if context.judge is not None and result.status != "cancelled":
+        if result.status != "cancelled":  # saved before the judge scores it: a Ctrl-C then keeps the class
+            await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
+        if context.judge is not None and result.status == "complete":  # an error run's model failed: not judged
             from .judging import judge_run
 
             progress.status = "the judge is scoring"
-            result.judge = await judge_run(context.judge, result, transcript_path)
+            try:
+                result.judge = await judge_run(context.judge, result, transcript_path)
+            except asyncio.CancelledError:  # Ctrl-C: the class is kept (saved above), without verdicts
+                return result
+            await asyncio.to_thread(save_run, context.out, result)
     finally:
         context.progress.pop(spec.run_id, None)
-    if result.status != "cancelled":
-        await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
     return result
 
 

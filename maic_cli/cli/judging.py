@@ -30,7 +30,7 @@ from ..llm.pool import ClientPool
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
 from ..store.judge_rounds import rounds_to_judge
-from ..store.report_tables import transcript_path
+from ..store.report_tables import transcript_mismatch, transcript_path
 from ..store.run_results import CallStat, RunJudgement, RunResult, save_run
 from ..store.transcript import read_transcript
 from ..untrusted import clean
@@ -48,11 +48,21 @@ class Judge:
     rubric: RubricIdentity
     clients: ClientPool
 
-    def judged_already(self, result: RunResult) -> bool:
-        """Judged by this model with this rubric (a run's verdicts are kept unless ``--rejudge``)."""
-        judged = result.judge
+    def same_judge(self, judged: RunJudgement | None) -> bool:
+        """Verdicts by this model with this rubric, the run readable."""
         return (judged is not None and judged.error is None and judged.model == self.spec.raw
                 and judged.rubric_fingerprint == self.rubric.fingerprint)
+
+    def judged_already(self, result: RunResult) -> bool:
+        """Judged by this model with this rubric, no round left unjudged by a failing judge call (a
+        run's verdicts are kept unless ``--rejudge``; the rounds a provider error left are judged again)."""
+        judged = result.judge
+        return judged is not None and self.same_judge(judged) and not any(v.provider_error for v in judged.rounds)
+
+    def to_judge(self, results: list[RunResult], *, rejudge: bool = False) -> list[RunResult]:
+        """The runs a judging has to judge: not cancelled ones, not error ones (their class's model failed:
+        an outage is not a verdict on the teaching), not those judged already (unless ``rejudge``)."""
+        return [r for r in results if r.status == "complete" and (rejudge or not self.judged_already(r))]
 
     async def aclose(self) -> None:
         await self.clients.aclose()
@@ -90,29 +100,38 @@ def batch_rubric(prompt_sets: Iterable[PromptSet | None]) -> PromptSet:
     return next(iter(chosen.values()), PromptSet.builtin())
 
 
-async def judge_run(judge: Judge, result: RunResult, transcript: Path | None) -> RunJudgement:
-    """The verdicts on one run's rounds; never raises for a bad transcript or reply (they are missing)."""
-    calls: list[CallStat] = []
+async def judge_run(judge: Judge, result: RunResult, transcript: Path | None, *,
+                    keep: RunJudgement | None = None) -> RunJudgement:
+    """The verdicts on one run's rounds; never raises for a bad transcript or reply (they are missing).
+    ``keep``: this judge's earlier verdicts on the run; only the rounds a provider error left are asked again."""
+    kept = {v.round: v for v in keep.rounds if not v.provider_error} if keep and judge.same_judge(keep) else {}
+    calls: list[CallStat] = list(keep.calls) if kept and keep else []
     judgement = RunJudgement(model=judge.spec.raw, rubric_version=judge.rubric.version,
                              rubric_fingerprint=judge.rubric.fingerprint, rubric_source=judge.rubric.source)
     if transcript is None:
         judgement.error = "no transcript of this run in its batch folder"
         return judgement
     try:
-        rounds = rounds_to_judge(await asyncio.to_thread(read_transcript, transcript))
+        recorded = await asyncio.to_thread(read_transcript, transcript)
     except (InputError, OSError) as exc:
         judgement.error = f"cannot read the transcript: {exc}"
         return judgement
+    judgement.error = transcript_mismatch(result, recorded)
+    if judgement.error:
+        return judgement
+    rounds = rounds_to_judge(recorded)
     # Only the rounds the run reports, each with at most MAX_JUDGED_TURNS turns: a transcript someone sent
     # cannot make the judge (and its bill) run without end; what is left out is counted as missing.
     rounds = [replace(r, turns=r.turns[:MAX_JUDGED_TURNS]) for r in rounds[:len(result.rounds)]]
+    todo = [r for r in rounds if r.index + 1 not in kept]
 
     def on_call(record: CallRecord) -> None:
         calls.append(CallStat.from_record(record))
 
     client = judge.clients.get(judge.spec)
     try:
-        judgement.rounds = await judge_rounds(RecordingLLM(client, on_call), judge.prompts, rounds)
+        fresh = {v.round: v for v in await judge_rounds(RecordingLLM(client, on_call), judge.prompts, todo)}
+        judgement.rounds = [kept.get(r.index + 1) or fresh[r.index + 1] for r in rounds]
     except PromptError as exc:  # the rubric renders the sample but not this round's text
         judgement.error = str(exc)
     finally:
@@ -123,16 +142,19 @@ async def judge_run(judge: Judge, result: RunResult, transcript: Path | None) ->
 
 
 async def judge_folder(judge: Judge, folder: Path, results: list[RunResult], *, rejudge: bool = False,
-                       concurrency: int = 4) -> tuple[int, int]:
+                       concurrency: int = 4, saved: list[str] | None = None) -> tuple[int, int]:
     """Judge a finished batch's runs in place (each saved as soon as it is judged, so an interrupted
-    judging continues where it stopped); returns (judged, skipped)."""
-    todo = [r for r in results if r.status != "cancelled" and (rejudge or not judge.judged_already(r))]
+    judging continues where it stopped; ``saved`` gets each saved run's id); returns (judged, skipped)."""
+    todo = judge.to_judge(results, rejudge=rejudge)
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(result: RunResult) -> None:
         async with semaphore:
-            result.judge = await judge_run(judge, result, transcript_path(folder, result))
+            result.judge = await judge_run(judge, result, transcript_path(folder, result),
+                                           keep=None if rejudge else result.judge)
             await asyncio.to_thread(save_run, folder, result)
+            if saved is not None:
+                saved.append(result.run_id)
 
     try:
         await asyncio.gather(*(one(result) for result in todo))

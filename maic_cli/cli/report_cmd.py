@@ -26,7 +26,7 @@ import typer
 from .. import __version__
 from ..errors import InputError
 from ..untrusted import clean
-from .errors import friendly
+from .errors import EXIT_INTERRUPTED, friendly
 
 
 def previous_meta(folder: Path) -> dict[str, Any]:
@@ -44,15 +44,28 @@ def judge_batch(folder: Path, results: list[Any], model: str, *, api_base: str |
     """Judge a finished batch's transcripts in place; (judged, skipped)."""
     import asyncio
 
+    from ..engine.judge import ATTEMPTS
     from ..store.prompts import load_prompt_set
     from .judging import judge_folder, make_judge
 
     judging = make_judge(model, load_prompt_set(prompts), api_base=api_base)
-    todo = [r for r in results if r.status != "cancelled" and (rejudge or not judging.judged_already(r))]
+    todo = judging.to_judge(results, rejudge=rejudge)
+    failed = sum(r.status == "error" for r in results)
+    if failed:
+        typer.echo(f"Not judging {failed} runs that ended in an error (their class's model failed; an outage "
+                   "is not a verdict on the teaching)", err=True)
     if todo:
-        typer.echo(f"Judging {len(todo)} runs ({sum(len(r.rounds) for r in todo)} rounds, one judge call each) "
-                   f"with {clean(model)}", err=True)
-    return asyncio.run(judge_folder(judging, folder, results, rejudge=rejudge, concurrency=concurrency))
+        typer.echo(f"Judging {len(todo)} runs ({sum(len(r.rounds) for r in todo)} rounds, up to {ATTEMPTS} judge "
+                   f"calls each) with {clean(model)}", err=True)
+    saved: list[str] = []
+    try:
+        judged, _ = asyncio.run(judge_folder(judging, folder, results, rejudge=rejudge, concurrency=concurrency,
+                                             saved=saved))
+    except KeyboardInterrupt:
+        typer.echo(f"Interrupted: {len(saved)} of {len(todo)} runs judged and saved; the reports were not "
+                   "rebuilt (run the same command to continue)", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    return judged, sum(r.status == "complete" for r in results) - judged
 
 
 @friendly

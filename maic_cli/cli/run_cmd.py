@@ -371,12 +371,15 @@ def run(
 
         asyncio.run(judge_folder(judging, folder, list(kept.values()), concurrency=concurrency))
     kept.update({r.run_id: r for r in results})
+    if judging is not None and (failed := sum(r.status == "error" for r in kept.values())):
+        typer.echo(f"Not judged: {failed} runs that ended in an error (their class's model failed; an outage "
+                   "is not a verdict on the teaching)", err=True)
     meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
             "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
             **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
-    typer.echo(f"Report: {folder / 'report.md'} and {folder / 'report.json'}", err=True)
+    typer.echo(f"Report: {folder / 'report.html'}, {folder / 'report.md'} and {folder / 'report.json'}", err=True)
     if interrupted:
         typer.echo(f"Interrupted: partial report written; continue with --resume {folder}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED)

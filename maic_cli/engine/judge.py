@@ -14,8 +14,8 @@ overridable by relative path; a ``rubric-version: NAME`` line in the rubric name
 and a fingerprint of the judge templates tells two edits apart even when the version
 was not changed.
 
-The reply is read like any model reply: the first JSON object (``json-repair`` when it
-is broken, on a bounded prefix), each turn's verdict validated on its own.  An
+The reply is read like any model reply: the first JSON object (tried at the first 20
+braces; ``json-repair`` when it is broken, on a bounded prefix), each turn's verdict validated on its own.  An
 incomplete verdict is asked for again (``ATTEMPTS`` calls at most); what is still
 unusable is recorded as missing, never raised.  Pure: no files, no clock.
 """
@@ -23,6 +23,7 @@ unusable is recorded as missing, never raised.  Pure: no files, no clock.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from contextlib import aclosing
@@ -45,6 +46,7 @@ ATTEMPTS = 2  # calls per round at most: the first, and one more when its verdic
 MAX_TURN_CHARS = 2_000  # of one turn's speech shown to the judge
 MAX_REPLY_CHARS = 20_000  # of a reply read (a server that ignores max_tokens stops here)
 MAX_REPAIR_CHARS = 8_000  # given to json_repair (slow on long text; a verdict is short)
+MAX_OBJECT_STARTS = 20  # braces a JSON object is looked for at (prose may hold a brace before it)
 MAX_REASON_CHARS = 200
 UNVERSIONED = "unversioned"
 _VERSION = re.compile(r"rubric-version:[ \t]*([A-Za-z0-9._-]{1,60})")
@@ -102,6 +104,7 @@ class RoundVerdict(BaseModel):
     attempts: int = 0
     repaired: bool = False  # the reply was broken JSON that json-repair mended
     error: str | None = None
+    provider_error: bool = False  # incomplete because a judge call failed (an outage): judged again later
 
 
 @dataclass(frozen=True)
@@ -161,19 +164,30 @@ def judge_request(prompts: PromptSet, round_: RoundToJudge) -> LLMRequest:
 
 
 def _first_object(text: str) -> tuple[dict[str, Any] | None, bool]:
-    """The reply's first JSON object and whether it had to be repaired (linear: one decode, one
-    bounded repair)."""
-    start = text.find("{")
-    if start == -1:
+    """The reply's first JSON object and whether it had to be repaired: decoded at each of the first
+    ``MAX_OBJECT_STARTS`` braces (a brace in prose before it is passed over; after the first brace only an
+    object holding ``turns``, not one turn of a broken verdict), a bare array of turns
+    before any brace read as the turns, else one bounded repair from the first brace (linear)."""
+    first = text.find("{")
+    bracket = text.find("[", 0, first if first != -1 else len(text))
+    if bracket != -1:
+        try:
+            value, _ = _DECODER.raw_decode(text, bracket)
+            if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+                return {"turns": value}, False
+        except (ValueError, RecursionError):
+            pass
+    if first == -1:
         return None, False
-    try:
-        value, _ = _DECODER.raw_decode(text, start)
-        if isinstance(value, dict):
+    for match in itertools.islice(re.finditer(r"\{", text), MAX_OBJECT_STARTS):
+        try:
+            value, _ = _DECODER.raw_decode(text, match.start())
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict) and (match.start() == first or "turns" in value):  # not a turn of a broken one
             return value, False
-    except (ValueError, RecursionError):
-        pass
     try:
-        repaired = json_repair.loads(text[start:start + MAX_REPAIR_CHARS])
+        repaired = json_repair.loads(text[first:first + MAX_REPAIR_CHARS])
     except Exception:  # noqa: BLE001 - a reply json-repair cannot mend is an unusable verdict
         return None, False
     return (repaired, True) if isinstance(repaired, dict) else (None, False)
@@ -251,11 +265,13 @@ async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
                             answered_reason="no agent spoke" if round_.learner is not None else "")
     request = judge_request(prompts, round_)
     best: RoundVerdict | None = None
+    failed = False  # a call failed (provider error): an incomplete verdict is judged again later
     for attempt in range(1, attempts + 1):
         try:
             verdict = parse_verdict(await _reply(llm, request), round_)
         except LLMError as exc:
             verdict = parse_verdict("", round_).model_copy(update={"error": str(exc)})
+            failed = True
         verdict.attempts = attempt
         if best is None or _usable(verdict) >= _usable(best):  # on a tie the latest (its error is the last)
             best = verdict
@@ -263,6 +279,7 @@ async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
         if best.status == "ok":
             break
     assert best is not None
+    best.provider_error = failed and best.status != "ok"
     return best
 
 

@@ -2,7 +2,9 @@
 
 The report (:class:`CallRecord`) holds what a transcript needs for a
 deterministic replay: the messages sent, the raw reply text, usage, time to
-first token, duration, and the error if the call failed or was cancelled.
+first token, duration, and the error if the call failed or was cancelled.  A call cut
+off before its usage came (a judge reply past its limit, Ctrl-C) has its tokens estimated
+(prompt and the characters received, as the scripted model's estimate), so it is counted.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .port import LLMClient, LLMError, LLMRequest, StreamPiece, close_llm
+from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage, close_llm
+from .scripted import estimate_tokens, prompt_estimate
 
 
 @dataclass
@@ -60,6 +63,9 @@ class RecordingLLM:
             raise
         finally:
             record.reply = "".join(parts)
+            if record.error_kind == "cancelled" and not record.usage:  # cut off before the usage came: estimated
+                record.usage = asdict(Usage(prompt_tokens=prompt_estimate(request),
+                                            completion_tokens=estimate_tokens(record.reply)))
             record.duration = round(time.monotonic() - start, 4)
             self.on_call(record)
 

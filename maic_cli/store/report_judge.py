@@ -3,7 +3,9 @@
 Verdicts are yes/no (engine/judge.py), so each criterion is a **rate** over judged
 turns (``answered`` over judged rounds with a learner message), with a Wilson
 interval; the **turn score** (criteria met, 0–5) is a mean per run, averaged over
-runs, with a bootstrap interval — the methods of store/report_stats.py.  A verdict
+runs, with a bootstrap interval — the methods of store/report_stats.py.  Two groups'
+rates are compared by a cluster bootstrap over runs, not as independent turns: the
+turns of one run share its model and its class, so they are correlated.  A verdict
 that could not be read is *missing*: counted, never scored.  The judge's calls are
 summed here, apart from the class's tokens and cost.
 
@@ -128,8 +130,57 @@ def overview(results: list[RunResult]) -> dict[str, Any] | None:
             "usage": usage([c for j in judges for c in j.calls])}
 
 
+def _per_run_counts(results: list[RunResult], count: report_stats.RateCount) -> list[tuple[int, int]]:
+    """(successes, trials) of each run with a trial: the clusters a rate is resampled by."""
+    return [pair for pair in (count([r]) for r in results) if pair[1]]
+
+
+def _resampled_rates(counts: list[tuple[int, int]], rng: Any) -> Any:
+    """The pooled rate of each resample of the runs (the runs drawn with replacement, their turns with them)."""
+    import numpy as np
+
+    data = np.asarray(counts, dtype=float)
+    picks = rng.integers(0, len(data), size=(report_stats.RESAMPLES, len(data)))
+    return data[picks, 0].sum(axis=1) / data[picks, 1].sum(axis=1)  # every run has a trial: no 0/0
+
+
+def cluster_difference(first: list[tuple[int, int]],
+                       second: list[tuple[int, int]]) -> report_stats.Interval | None:
+    """Percentile cluster bootstrap of ``rate(first) - rate(second)`` over runs: a run's turns are
+    correlated (one model, one class), so runs, not turns, are resampled (``None`` under MIN_RUNS runs)."""
+    if len(first) < report_stats.MIN_RUNS or len(second) < report_stats.MIN_RUNS:
+        return None
+    import numpy as np
+
+    rng = np.random.default_rng(report_stats.SEED)
+    difference = _resampled_rates(first, rng) - _resampled_rates(second, rng)
+    tail = (1 - report_stats.CONFIDENCE) / 2 * 100
+    low, high = np.percentile(difference, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def _cluster_compare(entry: dict[str, Any], first: list[RunResult], second: list[RunResult]) -> dict[str, Any]:
+    """A judge rate's comparison with its interval from :func:`cluster_difference` (not Newcombe's)."""
+    count = RATES[entry["metric"]]
+    bounds = cluster_difference(_per_run_counts(first, count), _per_run_counts(second, count))
+    if bounds is None or entry["difference"] is None:
+        verdict = "too few runs"
+    elif bounds[0] > 0 or bounds[1] < 0:
+        verdict = "larger than the noise"
+    else:
+        verdict = "within the noise"
+    low, high = (round(bounds[0], 4), round(bounds[1], 4)) if bounds else (None, None)
+    return {**entry, "low": low, "high": high, "method": "cluster bootstrap", "verdict": verdict}
+
+
 def comparisons(groups: dict[str, list[RunResult]]) -> list[dict[str, Any]]:
-    return report_stats.comparisons(groups, COMPARED, rates=RATES, means=MEANS)
+    """Every pair of groups on the judge's scores; rates compared by a cluster bootstrap over runs."""
+    pairs = report_stats.comparisons(groups, COMPARED, rates=RATES, means=MEANS)
+    for pair in pairs:
+        first, second = groups[pair["a"]], groups[pair["b"]]
+        pair["metrics"] = [_cluster_compare(m, first, second) if m["metric"] in RATES else m
+                           for m in pair["metrics"]]
+    return pairs
 
 
 # -- Markdown -----------------------------------------------------------------------------------
@@ -165,7 +216,9 @@ def markdown(report: dict[str, Any], groupings: tuple[tuple[str, str], ...]) -> 
              f"Judge: {names('models')}; rubric {names('rubric_versions')} "
              f"(fingerprint {names('rubric_fingerprints')}; {names('rubric_sources')}). "
              f"Scale: {SCALE}. Rates are of judged turns (answered: of judged rounds with a learner message), "
-             "with a 95% Wilson interval; the turn score is a mean over runs with a bootstrap interval. "
+             "with a 95% Wilson interval (turns of one run are correlated, so these intervals are narrow); "
+             "two groups' rates are compared by a cluster bootstrap over runs (runs resampled with their "
+             "turns); the turn score is a mean over runs with a bootstrap interval. "
              "Missing verdicts (unusable replies) are counted, not scored. Judge calls are priced here, "
              "not in the class's tokens and cost.", ""]
     if len(judge["models"]) > 1 or len(judge["rubric_fingerprints"]) > 1:

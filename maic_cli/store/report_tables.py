@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +45,16 @@ ROUND_COLUMNS = [*RUN_COLUMNS, "round", "learner", "speakers", "roles", "reason"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def safe_cell(value: Any) -> Any:
-    """A CSV cell: numbers as they are; text on one clean line, keys redacted, never a formula."""
+def safe_cell(value: Any, redact: Callable[[str], str] | None = None) -> Any:
+    """A CSV cell: numbers as they are; text on one clean line, keys redacted (by ``redact``, one
+    :func:`redactor` for a whole table: it looks the keys up in the environment), never a formula."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int | float):
         return value
-    text = redactor()(one_line(str(value)))
+    text = (redact or redactor())(one_line(str(value)))
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
@@ -104,13 +106,39 @@ def transcript_path(out: Path, result: RunResult) -> Path | None:
     if not run_id or Path(run_id).name != run_id or run_id.startswith("."):
         return None
     here = out / "transcripts" / f"{run_id}.jsonl"
-    if here.is_file():
+    if _plain_file(here):
         return here
     stored = Path(result.transcript) if result.transcript else None
     if (stored is not None and stored.name == f"{run_id}.jsonl" and stored.parent.name == "transcripts"
-            and (stored.parent.parent / "runs" / f"{run_id}.json").is_file() and stored.is_file()):
+            and _plain_file(stored.parent.parent / "runs" / f"{run_id}.json") and _plain_file(stored)):
         return stored
     return None
+
+
+def _plain_file(path: Path) -> bool:
+    """A regular file reached without a symbolic link (in it or its folder): a link could point anywhere."""
+    return not path.is_symlink() and not path.parent.is_symlink() and path.is_file()
+
+
+def transcript_mismatch(result: RunResult, transcript: Transcript) -> str | None:
+    """Why ``transcript`` is not this run's (its header names another scenario or model), or None."""
+    header = transcript.header
+    if header.scenario != result.scenario or header.model != result.model:
+        return (f"{transcript.path}: the transcript is of scenario {one_line(str(header.scenario))[:80]!r} with "
+                f"model {one_line(header.model)[:80]!r}, not this run's")
+    return None
+
+
+def read_run_transcript(out: Path, result: RunResult) -> Transcript | None:
+    """The run's transcript when it can be read and is the run's (else None: its round summaries are used)."""
+    path = transcript_path(out, result)
+    if path is None:
+        return None
+    try:
+        transcript = read_transcript(path)
+    except (InputError, OSError):
+        return None
+    return None if transcript_mismatch(result, transcript) else transcript
 
 
 def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[dict[str, Any]]:
@@ -155,14 +183,9 @@ def _turns_from_summaries(result: RunResult) -> list[dict[str, Any]]:
 def turn_rows(out: Path, results: list[RunResult]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for result in results:
-        path = transcript_path(out, result)
-        transcript = None
-        if path is not None:
-            try:
-                transcript = read_transcript(path)
-            except (InputError, OSError):
-                transcript = None
+        transcript = read_run_transcript(out, result)
         found = _turns_from_transcript(result, transcript) if transcript else _turns_from_summaries(result)
+        found = [row for row in found if row["round"] <= len(result.rounds)]  # only the rounds the run reports
         rows += [row | _turn_verdict(result, row) for row in found]
     return rows
 
@@ -171,8 +194,9 @@ def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
+    redact = redactor()
     for row in rows:
-        writer.writerow({column: safe_cell(row.get(column)) for column in columns})
+        writer.writerow({column: safe_cell(row.get(column), redact) for column in columns})
     return buffer.getvalue()
 
 

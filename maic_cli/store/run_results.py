@@ -9,6 +9,7 @@ own calls in ``judge``, apart from the class's ``calls``.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from ..engine.metrics import RoundSummary
 from ..errors import InputError
 from ..files import read_bounded
 from ..llm.recording import CallRecord
+from ..untrusted import one_line
 from .paths import write_atomic
 
 
@@ -80,13 +82,25 @@ class RunResult(BaseModel):
         return self.status == "complete" and not self.failures
 
 
+_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,254}")  # a file name: no separator, no "..", no dot first
+
+
 def runs_dir(out: Path) -> Path:
     return out / "runs"
 
 
+def run_file(out: Path, run_id: str) -> Path:
+    """``out/runs/<run_id>.json``; a run id that is not a plain file name is refused (a results file
+    someone sent never decides where maic writes)."""
+    if not _PLAIN_ID.fullmatch(run_id):
+        raise InputError(f"run id {one_line(run_id)[:80]!r} is not a plain name (letters, digits, _ . -); "
+                         "not written")
+    return runs_dir(out) / f"{run_id}.json"
+
+
 def save_run(out: Path, result: RunResult) -> None:
     """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it."""
-    write_atomic(runs_dir(out) / f"{result.run_id}.json", result.model_dump_json(indent=1), durable=False)
+    write_atomic(run_file(out, result.run_id), result.model_dump_json(indent=1), durable=False)
 
 
 def load_runs(folder: Path) -> list[RunResult]:
@@ -96,7 +110,11 @@ def load_runs(folder: Path) -> list[RunResult]:
     results = []
     for path in sorted(directory.glob("*.json")):
         try:
-            results.append(RunResult.model_validate_json(read_bounded(path, 2**26, "run result")))
+            result = RunResult.model_validate_json(read_bounded(path, 2**26, "run result"))
         except (ValidationError, ValueError) as exc:
             raise InputError(f"{path}: damaged run result ({str(exc).splitlines()[0]})") from None
+        if result.run_id != path.stem or not _PLAIN_ID.fullmatch(result.run_id):
+            raise InputError(f"{path}: run_id {one_line(result.run_id)[:80]!r} does not match the file name "
+                             f"{path.stem!r}; the file was not written by maic for this run")
+        results.append(result)
     return results

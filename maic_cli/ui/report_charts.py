@@ -60,7 +60,7 @@ def render(name: str, draw: Callable[[Any], None], height: float) -> str:
         figure = Figure(figsize=(WIDTH, max(1.6, height)), layout="constrained")
         draw(figure)
         buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     return inline_svg(buffer.getvalue(), name)
 
 

@@ -18,7 +18,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..engine.sanitize import replace_surrogates
 from ..untrusted import clean, one_line, redactor
@@ -37,6 +37,8 @@ ROUTING_RATES = {"cue_user_rate": "cue-user rate (rounds)", "repeated_speaker_ra
                  "pass_rate": "pass rate (runs)"}
 ROUTING_MEANS = {"agent_turns_per_round": "agent turns per round"}
 MAX_LABEL = 40
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class RoundLike(Protocol):
@@ -70,12 +72,30 @@ def short_label(text: str) -> str:
     return text if len(text) <= MAX_LABEL else "…" + text[-(MAX_LABEL - 1):]
 
 
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_LABEL else "…" + text[-(MAX_LABEL - 1):]
+
+
+def unique_labels(preferred: Mapping[K, str], fallback: Mapping[K, str]) -> dict[K, str]:
+    """One label per key, never shared: the preferred one; keys sharing it get their fallback; keys
+    still sharing one get a numeric suffix (`` (2)``, `` (3)``…), so no chart merges two groups."""
+    counts = Counter(preferred.values())
+    chosen = {k: fallback[k] if counts[label] > 1 else label for k, label in preferred.items()}
+    taken, used = set(chosen.values()), set[str]()
+    labels: dict[K, str] = {}
+    for key, label in chosen.items():
+        candidate, number = label, 1
+        while candidate in used or (number > 1 and candidate in taken):
+            number += 1
+            candidate = f"{label} ({number})"
+        used.add(candidate)
+        labels[key] = candidate
+    return labels
+
+
 def display_names(keys: Sequence[str]) -> dict[str, str]:
-    """Short labels, unless two keys would share one (then the keys, cut from the left)."""
-    short = {k: short_label(k) for k in keys}
-    if len(set(short.values())) < len(short):
-        short = {k: k if len(k) <= MAX_LABEL else "…" + k[-(MAX_LABEL - 1):] for k in keys}
-    return short
+    """Short labels, unless two keys would share one (then the keys, cut from the left; then numbered)."""
+    return unique_labels({k: short_label(k) for k in keys}, {k: _cut(k) for k in keys})
 
 
 def varying_dimensions(runs: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -83,32 +103,41 @@ def varying_dimensions(runs: Sequence[Mapping[str, Any]]) -> list[str]:
     return varying or ["model"]
 
 
-def configuration(run: Mapping[str, Any], dimensions: Sequence[str]) -> str:
-    return " · ".join(short_label(str(run.get(d, "?"))) for d in dimensions)
+def configuration(run: Mapping[str, Any], dimensions: Sequence[str]) -> tuple[str, ...]:
+    """A run's configuration: its full value in each varying dimension (labelled by :func:`config_labels`)."""
+    return tuple(str(run.get(d, "?")) for d in dimensions)
+
+
+def config_labels(groups: Mapping[tuple[str, ...], V]) -> dict[str, V]:
+    """``groups`` keyed by unique chart labels (short names joined by `` · ``; never two configurations
+    under one label)."""
+    names = unique_labels({k: " · ".join(short_label(v) for v in k) for k in groups},
+                          {k: _cut(" · ".join(k)) for k in groups})
+    return {names[k]: value for k, value in groups.items()}
 
 
 def speaker_counts(report: Mapping[str, Any]) -> dict[str, Counter[str]]:
     """Agent turns by speaker, per configuration (from each run's speaker sequence)."""
     runs = [r for r in report.get("runs", []) if isinstance(r, Mapping)]
     dimensions = varying_dimensions(runs)
-    counts: dict[str, Counter[str]] = {}
+    counts: dict[tuple[str, ...], Counter[str]] = {}
     for run in runs:
         counter = counts.setdefault(configuration(run, dimensions), Counter())
         for sequence in run.get("speaker_sequence") or []:
             counter.update(str(speaker) for speaker in sequence)
-    return counts
+    return config_labels(counts)
 
 
 def turn_latencies(report: Mapping[str, Any], results: Sequence[RunLike]) -> dict[str, list[float]]:
     """Agent-turn latencies in seconds, per configuration (named as in :func:`speaker_counts`)."""
     runs = [r for r in report.get("runs", []) if isinstance(r, Mapping)]
     dimensions = varying_dimensions(runs)
-    samples: dict[str, list[float]] = {}
+    samples: dict[tuple[str, ...], list[float]] = {}
     for result in results:
-        label = configuration({d: safe_text(getattr(result, d)) for d in DIMENSIONS}, dimensions)
+        key = configuration({d: safe_text(getattr(result, d)) for d in DIMENSIONS}, dimensions)
         values = [float(x) for r in result.rounds for x in r.turn_latencies if math.isfinite(x) and x >= 0]
-        samples.setdefault(label, []).extend(values)
-    return {label: values for label, values in sorted(samples.items()) if values}
+        samples.setdefault(key, []).extend(values)
+    return {label: values for label, values in sorted(config_labels(samples).items()) if values}
 
 
 def compared_groupings(report: Mapping[str, Any]) -> list[tuple[str, dict[str, Mapping[str, Any]]]]:
