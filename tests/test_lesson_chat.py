@@ -87,6 +87,8 @@ def test_a_whole_lesson_through_stdin(tmp_path: Path) -> None:
     assert (score.points, score.max_points) == (4, 7)  # type: ignore[union-attr]
     rounds = [e for e in read_transcript(Path(session.transcript or "")).entries if isinstance(e, RoundLine)]
     assert [r.lecture for r in rounds][:2] == [True, False]  # slide 1's scripted lecture, then the question
+    check = runner.invoke(app, ["replay", session.transcript or "", "--check"])
+    assert check.exit_code == 0, check.output  # the recorded lesson plays again the same way
     exported = (tmp_path / "lesson.md").read_text(encoding="utf-8")  # /export keeps the lesson's notes
     assert "Scene 5/5 · quiz · Check your understanding" in exported
     assert "Where does most of a tree's mass come from?" in exported and "Quiz score: 4/7" in exported

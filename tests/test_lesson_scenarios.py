@@ -183,13 +183,22 @@ def test_a_lesson_that_misses_its_expectations_fails_the_run(tmp_path: Path) -> 
     assert run["failures"] == ["lesson: quiz score 4/5, expected 5–5"]
 
 
-def test_replay_check_says_it_does_not_rerun_a_lesson(tmp_path: Path) -> None:
+def test_replay_check_reruns_a_lesson_and_finds_a_changed_reply(tmp_path: Path) -> None:
     code, output, out = _run_lesson(tmp_path, "[4, 5]")
     assert code == 0, output
     transcript = next((out / "transcripts").glob("*.jsonl"))
+    rounds = [e for e in read_transcript(transcript).entries if isinstance(e, RoundLine)]
+    recorded = [r.overrides.update() if r.overrides else {} for r in rounds]  # lecture, question, lecture, s2, d1
+    assert [{k: v for k, v in o.items() if k != "lesson"} for o in recorded] == [
+        {}, {}, {}, {"max_turns": 1}, {"discussion_topic": "Plants in the dark", "initiator_id": "curious_student"}]
+    assert [o["lesson"].task for o in recorded if "lesson" in o] == ["question", "lecture", "discuss"]  # type: ignore[attr-defined]
     result = CliRunner().invoke(app, ["replay", str(transcript), "--check"])
-    assert result.exit_code == 2
-    assert "plays a lesson; --check re-runs Q&A and discussion transcripts only" in result.output
+    assert result.exit_code == 0, result.output  # the lesson's steps as recorded, its rounds played again
+    lines = transcript.read_text(encoding="utf-8").splitlines()
+    changed = [line.replace("Yes, it starves.", "No, it thrives.") if '"llm_call"' in line else line for line in lines]
+    transcript.write_text("\n".join(changed) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["replay", str(transcript), "--check"])
+    assert result.exit_code == 1 and "No, it thrives." in result.output
 
 
 def test_a_scripted_lecture_is_no_round_of_the_reports_or_the_judge(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from ..engine.events import Event
 from ..engine.expectations import Expectations, check_round
 from ..engine.lesson import Lesson
 from ..engine.metrics import RoundLog
-from ..engine.models import AgentConfig, TurnConfig
+from ..engine.models import AgentConfig, RoundOverrides, TurnConfig
 from ..engine.policies import DirectorPolicy, ask_llm, builtin_policy, default_policy_name
 from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
@@ -187,8 +187,8 @@ class _RunHooks(RunnerHooks):
     def learner(self, text: str) -> None:
         self.writer.learner(text)
 
-    def round_started(self, trigger: str | None) -> None:
-        self.writer.round_started(trigger)
+    def round_begins(self, trigger: str | None, overrides: RoundOverrides | None) -> None:
+        self.writer.round_started(trigger, overrides)
         self._last = time.monotonic()
 
     def lecture_started(self, trigger: str | None) -> None:

@@ -23,7 +23,7 @@ from typing import Protocol
 
 from ..engine.events import Event, QuizAnswerEvent
 from ..engine.lesson import LessonPlay
-from ..engine.models import AgentConfig
+from ..engine.models import AgentConfig, RoundOverrides
 from ..engine.outcomes import StopReason
 from ..engine.policies import DirectorPolicy
 from ..engine.prompt_set import PromptSet
@@ -47,7 +47,7 @@ class Recorder(Protocol):
     """Where the class is recorded as it happens (a transcript)."""
 
     def learner(self, text: str) -> None: ...
-    def round_started(self, trigger: str | None) -> None: ...
+    def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None: ...
     def lecture_started(self, trigger: str | None) -> None: ...
     def event(self, event: Event) -> None: ...
     def round_finished(self, reason: StopReason, error: str | None = None) -> None: ...
@@ -317,10 +317,10 @@ class _ChatHooks(RunnerHooks):
         if self.app.recorder is not None:
             self.app.recorder.learner(text)
 
-    def round_started(self, trigger: str | None) -> None:
+    def round_begins(self, trigger: str | None, overrides: RoundOverrides | None) -> None:
         self.app.view.round_started()
         if self.app.recorder is not None:
-            self.app.recorder.round_started(trigger)
+            self.app.recorder.round_started(trigger, overrides)
 
     def lecture_started(self, trigger: str | None) -> None:
         self.app.view.round_started()

@@ -17,10 +17,9 @@ from typing import Any
 from ..engine.classroom import Classroom
 from ..engine.events import Event
 from ..engine.runner import ClassRunner, RunnerHooks
-from ..errors import InputError
 from ..llm.replay import ReplayLLM
 from ..llm.spec import ModelSpec
-from ..store.transcript import LearnerLine, RoundLine, Transcript
+from ..store.transcript import EventLine, LearnerLine, RoundEndLine, RoundLine, Transcript
 
 IGNORED = {"message_id", "action_id", "usage"}
 
@@ -55,21 +54,33 @@ class _Collect(RunnerHooks):
 
 
 async def rerun(transcript: Transcript) -> list[Event]:
-    """Play the recorded learner turns again, as recorded (each round with its recorded trigger)."""
+    """Play the recorded learner turns again, as recorded (each round with its recorded trigger and
+    config changes).  A lesson's own steps — its scenes, quiz answers and scripted lectures — are data,
+    not orchestration: they are handed to the class again as recorded, and the grading calls are left
+    out of the replies, so the rounds between them are what is checked."""
     header = transcript.header
     produced = _Collect()
     # Transcripts from before director policies name none: they were played under the LLM director.
     config = header.config.model_copy(update={"director": header.config.director or "llm"})
     runner = ClassRunner(Classroom(store=header.store.model_copy(deep=True)), config,
-                         ReplayLLM(transcript.calls(), name=f"replay:{transcript.path}"),
+                         ReplayLLM([c for c in transcript.calls() if c.purpose in ("director", "agent")],
+                                   name=f"replay:{transcript.path}"),
                          agents={a.id: a for a in header.agents}, profile=header.profile,
                          spec=ModelSpec.parse(header.model),  # the prompts the recorded model was given
                          hooks=[produced])
+    in_round = False  # inside a round the engine plays again (its recorded events are what is compared)
     for entry in transcript.entries:
         if isinstance(entry, LearnerLine):
             runner.add_learner_message(entry.text)
-        elif isinstance(entry, RoundLine):
-            await runner.play_round(entry.trigger)
+        elif isinstance(entry, RoundLine) and not entry.lecture:
+            in_round = True
+            if entry.overrides is not None:  # a lesson's lecture or discussion: a round no learner message began
+                runner.classroom.director_state = None
+            await runner.play_round(entry.trigger, overrides=entry.overrides.update() if entry.overrides else None)
+        elif isinstance(entry, RoundEndLine):
+            in_round = False
+        elif isinstance(entry, EventLine) and not in_round:  # a lesson step or a scripted lecture
+            runner.emit(entry.event)
     return produced.events
 
 
@@ -81,9 +92,6 @@ def describe(event: dict[str, Any] | None) -> str:
 
 
 async def check_transcript(transcript: Transcript) -> CheckResult:
-    if any(event.type == "lesson" for _, event in transcript.events()):
-        raise InputError(f"{transcript.path}: this transcript plays a lesson; --check re-runs Q&A and "
-                         "discussion transcripts only (a lesson's lecture, scenes and quizzes are not re-run)")
     recorded = normalize([event for _, event in transcript.events()])
     produced = normalize(await rerun(transcript))
     for index in range(max(len(recorded), len(produced))):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -293,6 +294,30 @@ class TurnConfig(BaseModel):
     compact_prompts: bool = Field(default=False, exclude=True)
     # Request-scoped, never stored: the lesson player sets it (the lesson itself is in the session).
     lesson: LessonContext | None = Field(default=None, exclude=True)
+
+
+class RoundOverrides(BaseModel):
+    """The config changes one round was played with (a lesson's live lecture or discussion scene), as a
+    transcript records them so ``replay --check`` can play that round again the same way."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    max_turns: int | None = Field(default=None, ge=1, le=50)
+    discussion_topic: str | None = None
+    discussion_prompt: str | None = None
+    initiator_id: str | None = None
+    lesson: LessonContext | None = None  # where the class was in a lesson (it reaches the prompts)
+
+    @classmethod
+    def of(cls, overrides: Mapping[str, object] | None) -> RoundOverrides | None:
+        """The recordable part of a round's overrides (``None``: nothing to record)."""
+        kept = {key: value for key, value in (overrides or {}).items()
+                if key in cls.model_fields and value is not None}
+        return cls.model_validate(kept) if kept else None
+
+    def update(self) -> dict[str, object]:
+        """The changes, as ``TurnConfig.model_copy(update=…)`` takes them."""
+        return {name: value for name in type(self).model_fields if (value := getattr(self, name)) is not None}
 
 
 class ModelSettings(BaseModel):

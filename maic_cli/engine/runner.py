@@ -23,7 +23,7 @@ from ..llm.port import LLMClient
 from ..llm.spec import ModelSpec
 from .classroom import Classroom
 from .events import Event
-from .models import AgentConfig, ModelSettings, TurnConfig, UserProfile
+from .models import AgentConfig, ModelSettings, RoundOverrides, TurnConfig, UserProfile
 from .policies import DirectorPolicy, ask_llm, builtin_policy, default_policy_name
 from .prompt_set import PromptSet
 from .round import RoundResult, run_round
@@ -45,6 +45,11 @@ class RunnerHooks:
 
     def round_started(self, trigger: str | None) -> None:
         """A round begins (``trigger``: the agent asked to answer first)."""
+
+    def round_begins(self, trigger: str | None, overrides: RoundOverrides | None) -> None:
+        """A round begins, maybe with config changes for it alone (a lesson's live lecture or discussion
+        scene; a transcript records them).  By default, :meth:`round_started`."""
+        self.round_started(trigger)
 
     def lecture_started(self, trigger: str | None) -> None:
         """A scripted lecture begins (events no model wrote, shown like a round but not a round of
@@ -128,8 +133,10 @@ class ClassRunner:
         config = self.config.model_copy(update={**(overrides or {}), "trigger_agent_id": trigger,
                                                 "director": policy.name,
                                                 "compact_prompts": self.spec.compact_prompts})
+        # What a transcript records of this round's config: its own changes, and the lesson it was in.
+        recorded = RoundOverrides.of({"lesson": self.config.lesson, **(overrides or {})})
         for hook in self.hooks:
-            hook.round_started(trigger)
+            hook.round_begins(trigger, recorded)
         result = RoundResult(reason="error", error="the round stopped unexpectedly")
         try:
             result = await run_round(self.classroom, config, self.llm, registry=self.agents,

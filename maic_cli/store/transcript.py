@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .. import __version__
 from ..engine.events import EVENT_TYPES, Event
-from ..engine.models import AgentConfig, StoreState, TurnConfig, UserProfile
+from ..engine.models import AgentConfig, RoundOverrides, StoreState, TurnConfig, UserProfile
 from ..engine.round import StopReason
 from ..errors import InputError
 from ..jsonl import read_json_lines
@@ -96,8 +96,8 @@ class TranscriptWriter:
     def learner(self, text: str) -> None:
         self._write(LearnerLine(kind="learner", t=self._t(), text=text))
 
-    def round_started(self, trigger: str | None) -> None:
-        self._write(RoundLine(kind="round", t=self._t(), trigger=trigger))
+    def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
+        self._write(RoundLine(kind="round", t=self._t(), trigger=trigger, overrides=overrides))
 
     def lecture_started(self, trigger: str | None) -> None:
         """A scripted lecture: shown like a round, but no round of the class (reports skip it)."""
@@ -163,6 +163,7 @@ class RoundLine(_Line):
     kind: Literal["round"]
     trigger: str | None = None
     lecture: bool = False  # a lesson's scripted lecture (engine/lecture.py), not a round of the class
+    overrides: RoundOverrides | None = None  # the round's own config changes (a lesson's lecture, discussion)
 
 
 class EventLine(_Line):
