@@ -24,6 +24,7 @@ from maic_cli.engine.quiz import grade
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedLLM
 from maic_cli.store.lesson_writer import lesson_yaml
+from maic_cli.store.lessons import MAX_LESSON_BYTES
 from tests.test_fuzz import FUZZ, JSON, TEXT
 from tests.test_lesson_new import STEPS
 
@@ -84,4 +85,5 @@ def test_any_generation_replies_give_a_valid_lesson_or_one_line(data: st.DataObj
         assert "\n" not in str(exc) and str(exc).startswith("lesson generation")
         return
     written = lesson_yaml(result.lesson, ["a header"])
+    assert len(written.encode("utf-8")) <= MAX_LESSON_BYTES  # what load_lesson reads
     assert Lesson.model_validate(yaml.safe_load(written)) == result.lesson  # what is written loads back

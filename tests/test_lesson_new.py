@@ -517,14 +517,17 @@ def test_a_real_sigint_during_a_step_exits_130_and_leaves_no_file(tmp_path: Path
     assert "Traceback" not in rest and not out.parent.exists()
 
 
-def test_numbers_in_a_table_are_text_and_an_overlong_step_is_a_problem_not_a_crash() -> None:
-    from maic_cli.engine.generation_fixes import Fixes, StepProblem, slide_elements, slide_script
+def test_numbers_in_a_table_are_text_and_overlong_text_is_cut_to_whole_sentences() -> None:
+    from maic_cli.engine.generation_fixes import MAX_CONTENT, MAX_SAY, Fixes, slide_elements, slide_script
 
     fixes = Fixes()
     table = slide_elements([{"type": "table", "id": "t", "rows": [["x", "x²"], [3, 9.0], [None]]}], 5, fixes)[0]
     assert table.rows == [["x", "x²"], ["3", "9.0"], ["", ""]] and fixes == {"table rows padded": 1}
-    with pytest.raises(StepProblem, match=r"steps\.0\.say: String should have at most 4000 characters"):
-        slide_script([{"say": "word " * 1000}], [table], fixes)
+    [step] = slide_script([{"say": "A short sentence here. " * 100}], [table], fixes)
+    assert step.say is not None and len(step.say) <= MAX_SAY and step.say.endswith("here.")
+    [long] = slide_elements([{"type": "text", "id": "x", "content": "x" * 50_000}], 5, fixes)
+    assert len(long.content) == MAX_CONTENT
+    assert fixes["overlong lecture steps cut"] == 1 and fixes["overlong slide text cut"] == 1
 
 
 def test_a_small_models_whole_lesson_follows_the_fixed_shapes() -> None:
@@ -550,3 +553,55 @@ def test_a_small_models_whole_lesson_follows_the_fixed_shapes() -> None:
     assert "question 1 checks: Plants need light." in quiz_prompt
     assert "question 2 checks: Plants need air." in quiz_prompt
     assert all("maic" not in call.messages[-1]["content"] for call in llm.calls)  # no template leaks
+
+
+def test_a_deeply_nested_reply_is_a_problem_told_to_the_model_not_a_crash() -> None:
+    deep = '{"elements": [{"type": "text", "id": "a", "content": "x", "z": ' + "[" * 500 + "]" * 500 + "}]}"
+    result, llm = generate(replies((2, [deep, json.dumps(ELEMENTS)])))
+    assert isinstance(result.lesson.scenes[0], SlideScene) and len(llm.calls) == 7  # asked again once
+
+
+def test_an_endless_reply_is_stopped_at_its_limit() -> None:
+    from maic_cli.engine.generation import MAX_REPLY_CHARS
+
+    read = 0
+
+    class Endless:
+        model = "endless"
+
+        async def stream(self, request: LLMRequest) -> Any:
+            nonlocal read
+            yield StreamPiece(text='{"title": "')
+            while True:  # a server that ignores max_tokens
+                read += 1000
+                yield StreamPiece(text="x" * 1000)
+
+    with pytest.raises(GenerationError):
+        asyncio.run(generate_lesson(LessonBrief(topic="p", scenes=3), Endless()))  # type: ignore[arg-type]
+    assert read <= 3 * (MAX_REPLY_CHARS + 1000)  # each attempt stops just past the limit
+
+
+def test_several_answer_letters_in_one_string_are_read_as_letters() -> None:
+    quiz = {"questions": [{"type": "multiple", "question": "What does photosynthesis make?",
+                           "options": ["Oxygen", "Glucose", "Soil"], "answer": "A, B"}]}
+    result, llm = generate(replies((5, json.dumps(quiz))))
+    [question] = next(s for s in result.lesson.scenes if isinstance(s, QuizScene)).questions
+    assert question.answer == ["A", "B"] and len(llm.calls) == 6  # no retry
+
+
+def test_an_unwritable_folder_is_refused_before_any_call(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["lesson", "new", "p", "--scenes", "3", "--model",
+                                      f"scripted:{script_file(tmp_path, [])}", "--out", "/proc/maic-lesson.yaml"])
+    assert result.exit_code == 2 and "cannot write in /proc" in result.stderr  # no replies were needed
+
+
+def test_the_default_name_leaves_out_control_sequences() -> None:
+    assert str(lesson_cmd.default_out("\x1b[31mred\x1b[0m plants")) == "red-plants.yaml"
+
+
+def test_an_option_copied_from_the_instructions_is_asked_again() -> None:
+    copied = {"questions": [{"type": "single", "question": "What do plants need?",
+                             "options": ["Light", "the right answer", "Sand"], "answer": "A"}]}
+    result, llm = generate(replies((5, [json.dumps(copied), json.dumps(QUIZ)])))
+    assert "a word from the instructions" in "\n".join(m["content"] for m in llm.calls[6].messages)
+    assert next(s for s in result.lesson.scenes if isinstance(s, QuizScene)).questions[0].options[1] == "The air"

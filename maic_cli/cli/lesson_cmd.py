@@ -48,8 +48,9 @@ def _lesson(show_help: bool = help_option()) -> None:
 def default_out(topic: str) -> Path:
     """``<topic slug>.yaml`` in the current folder."""
     from ..engine.generation_fixes import slug
+    from ..untrusted import clean
 
-    return Path(f"{slug(topic, 'lesson', limit=60)}.yaml")
+    return Path(f"{slug(clean(topic), 'lesson', limit=60)}.yaml")
 
 
 def class_initiators(agents_dir: list[Path]) -> tuple[Initiator, ...]:

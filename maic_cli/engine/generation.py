@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -102,14 +103,14 @@ def read_json_object(text: str) -> tuple[dict[str, Any] | None, bool]:
     start = text.find("{")
     if start == -1:
         return None, False
+    if json_extent(text, start)[1] > MAX_DEPTH:  # a lesson step nests 5 deep: deeper is junk (and recursion)
+        return None, False
     try:
         value, _ = _DECODER.raw_decode(text, start)
         return (value, False) if isinstance(value, dict) else (None, False)
     except (ValueError, RecursionError):
         pass
     piece = text[start:start + MAX_REPAIR_CHARS]
-    if json_extent(piece, 0)[1] > MAX_DEPTH:  # a lesson step nests 5 deep; json-repair is slow on deep junk
-        return None, False
     try:
         value = json_repair.loads(piece)
     except Exception:  # noqa: BLE001 - a repair library must never crash the pipeline
@@ -165,12 +166,14 @@ class _Pipeline:
         pieces: list[str] = []
         size = 0
         try:
-            async for piece in self.llm.stream(request):
-                if piece.usage is not None:
-                    self._add_usage(piece.usage)
-                size += len(piece.text)
-                if size <= MAX_REPLY_CHARS:
+            async with aclosing(self.llm.stream(request)) as stream:  # type: ignore[type-var]
+                async for piece in stream:
+                    if piece.usage is not None:
+                        self._add_usage(piece.usage)
                     pieces.append(piece.text)
+                    size += len(piece.text)
+                    if size > MAX_REPLY_CHARS:  # a server that ignores max_tokens: stop reading (and paying)
+                        break
         except LLMError as exc:
             raise GenerationError(f"lesson generation failed at step {step!r}: {exc}") from None
         return replace_surrogates("".join(pieces))

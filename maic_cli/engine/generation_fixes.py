@@ -97,7 +97,23 @@ def _element(raw: dict[str, Any], number: int, taken: set[str], fixes: Fixes) ->
         raise StepProblem(f"elements.{number - 1}.{first_problem(exc)}") from None
     if not element.plain_text().strip():
         raise StepProblem(f"elements.{number - 1}: the {element.type} element {element.id!r} is empty")
-    return element
+    return _bounded(element, fixes)
+
+
+MAX_CONTENT = 2_000  # characters of an element's text (a code block included)
+MAX_SAY = 1_000  # of one lecture step
+MAX_ITEM = 300  # of a bullet or a table cell
+MAX_ITEMS = 20  # bullets, or table rows and columns
+
+
+def _bounded(element: SlideElement, fixes: Fixes) -> SlideElement:
+    """The element cut to what a slide shows (and a lesson file may hold: a file is at most 1 MB)."""
+    content = element.content[:MAX_CONTENT]
+    items = [item[:MAX_ITEM] for item in element.items[:MAX_ITEMS]]
+    rows = [[cell[:MAX_ITEM] for cell in row[:MAX_ITEMS]] for row in element.rows[:MAX_ITEMS]]
+    if (content, items, rows) != (element.content, element.items, element.rows):
+        fixes["overlong slide text cut"] += 1
+    return element.model_copy(update={"content": content, "items": items, "rows": rows})
 
 
 def _cell(value: object) -> object:
@@ -131,6 +147,10 @@ def slide_script(raw: list[Any], elements: list[SlideElement], fixes: Fixes) -> 
     steps: list[ScriptStep] = []
     for item in raw:
         for part in _step_parts(item, fixes):
+            if len(part.get("say", "")) > MAX_SAY:  # a step is a sentence or three: keep whole sentences
+                said = part["say"][:MAX_SAY]
+                part["say"] = said[:said.rfind(". ") + 1] if ". " in said else said
+                fixes["overlong lecture steps cut"] += 1
             target = part.get("spotlight") or part.get("laser")
             if target is not None and target not in known:
                 fixes["script steps naming a missing element dropped"] += 1
@@ -153,6 +173,10 @@ def slide_scene(scene_id: str, title: str, elements: list[SlideElement], script:
 
 # -- quizzes -----------------------------------------------------------------------------------
 
+PLACEHOLDERS = frozenset({"therightanswer", "rightanswer", "wronganswer", "wronganswers", "awronganswer",
+                          "correctanswer", "thecorrectanswer"})  # letters only, lower case
+
+
 def _options(raw: list[str], fixes: Fixes) -> list[str]:
     cleaned = []
     for option in raw:
@@ -163,6 +187,9 @@ def _options(raw: list[str], fixes: Fixes) -> list[str]:
         cleaned.append(tidy(bare))
     if any(not option for option in cleaned):
         raise StepProblem("options: an option is empty")
+    copied = [option for option in cleaned if re.sub(r"[^a-z]", "", option.lower()) in PLACEHOLDERS]
+    if copied:  # a small model copies the prompt's wording for the answer it should write
+        raise StepProblem(f"options: {copied[0]!r} is a word from the instructions; write a real answer instead")
     if len({option.lower() for option in cleaned}) != len(cleaned):
         raise StepProblem("options: two options are the same")
     return cleaned
@@ -170,9 +197,13 @@ def _options(raw: list[str], fixes: Fixes) -> list[str]:
 
 def _answer_letters(answer: list[str] | str, options: list[str], fixes: Fixes) -> list[str]:
     """Letters, upper-cased; an answer that is no option's letter but is an option's text becomes its letter."""
-    given = [answer] if isinstance(answer, str) else list(answer)
     letters, valid = [], LETTERS[:len(options)]
     lowered = [option.lower() for option in options]
+    given = [answer] if isinstance(answer, str) else list(answer)
+    if isinstance(answer, str) and answer.strip().lower() not in lowered:
+        parts = [part for part in re.split(r"[\s,;/&+]+", answer) if part]
+        if len(parts) > 1 and all(len(part) == 1 and part.upper() in valid for part in parts):
+            given = parts  # "A, C" or "a c": several letters in one string
     for item in given:
         text = str(item).strip()
         if len(text) == 1 and text.upper() in valid:

@@ -9,6 +9,7 @@ or not at all (:func:`~maic_cli.store.paths.write_atomic`, 0600 when new).
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import yaml
 from ..engine.lesson import Lesson
 from ..errors import InputError
 from ..untrusted import one_line
+from .lessons import MAX_LESSON_BYTES
 from .paths import write_atomic
 
 _EMPTY: tuple[object, ...] = (None, "", [], {})
@@ -54,6 +56,11 @@ def check_writable(path: Path, force: bool) -> None:
         if folder.exists():
             if not folder.is_dir():
                 raise InputError(f"{path}: {folder} is not a folder; choose another --out")
+            try:  # a folder maic cannot write in fails now, not after the model calls were paid for
+                tempfile.TemporaryFile(dir=folder).close()
+            except OSError as exc:
+                raise InputError(f"{path}: cannot write in {folder} ({exc.strerror or exc}); "
+                                 "choose another --out") from None
             break
     if path.exists() or path.is_symlink():
         if not path.is_file():
@@ -73,4 +80,8 @@ def free_name(path: Path) -> Path:
 
 def write_lesson(path: Path, lesson: Lesson, header: Sequence[str], *, force: bool) -> None:
     check_writable(path, force)
-    write_atomic(path, lesson_yaml(lesson, header))
+    text = lesson_yaml(lesson, header)
+    if len(text.encode("utf-8")) > MAX_LESSON_BYTES:  # what load_lesson reads: never write a file it refuses
+        raise InputError(f"{path}: the lesson came out at {len(text.encode('utf-8')) / 2**20:.1f} MB, more than a "
+                         f"lesson file may hold ({MAX_LESSON_BYTES // 2**20} MB); ask for fewer --scenes")
+    write_atomic(path, text)

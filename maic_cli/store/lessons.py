@@ -20,9 +20,12 @@ from ..yamlfile import load_model
 MAX_ERROR = 400  # characters of an error line
 
 
+MAX_LESSON_BYTES = 4 * 2**20  # a lesson with code and scripts is bigger than a persona (1 MB)
+
+
 def load_lesson(path: Path) -> Lesson:
     try:
-        return load_model(path, Lesson)
+        return load_model(path, Lesson, max_bytes=MAX_LESSON_BYTES)
     except InputError as exc:
         message = one_line(str(exc))
         cut = message[:MAX_ERROR] + ("…" if len(message) > MAX_ERROR else "")
