@@ -123,7 +123,7 @@ def test_a_run_whose_model_failed_is_not_judged_and_the_user_is_told(tmp_path: P
     result = runner.invoke(app, ["report", str(out), "--judge", script(tmp_path, verdict(True, True),
                                                                           name="judge.json")])
     assert result.exit_code == 0, result.output
-    assert "Not judging 1 runs that ended in an error" in result.stderr and "Judging 1 runs" in result.stderr
+    assert "Not judged: 1 runs that ended in an error" in result.stderr and "Judging 1 runs" in result.stderr
     assert json.loads(failed.read_text(encoding="utf-8"))["judge"] is None
 
 

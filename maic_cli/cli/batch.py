@@ -147,11 +147,13 @@ async def _play_rounds(spec: RunSpec, runner: ClassRunner, hooks: _RunHooks, pro
                        result: RunResult) -> None:
     """The class, one round per learner message, each checked against its expectations."""
     try:
-        if spec.lesson is not None and spec.scenario.lesson is not None:
+        if spec.lesson is not None:
+            assert spec.scenario.lesson is not None  # the lesson is the one the scenario names
             lesson = LessonRunner(runner, spec.lesson, spec.scenario.lesson, result,
                                   lambda log: setattr(hooks, "log", log), spec.scenario.expect)
             await lesson.play()
-        for index, (text, expect) in enumerate(spec.rounds() if spec.lesson is None else []):
+            return
+        for index, (text, expect) in enumerate(spec.rounds()):
             progress.round, progress.status = index + 1, "the director is choosing"
             log = hooks.log = RoundLog(index, text)
             # A discussion's opening round has no learner text: its initiator speaks first.

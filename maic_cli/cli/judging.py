@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import typer
+
 from ..engine.judge import RoundToJudge, RubricIdentity, TurnToJudge, judge_messages, judge_rounds, rubric_identity
 from ..engine.prompt_set import PromptError, PromptSet
 from ..errors import InputError
@@ -141,11 +143,11 @@ async def judge_run(judge: Judge, result: RunResult, transcript: Path | None, *,
     return judgement
 
 
-async def judge_folder(judge: Judge, folder: Path, results: list[RunResult], *, rejudge: bool = False,
-                       concurrency: int = 4, saved: list[str] | None = None) -> tuple[int, int]:
-    """Judge a finished batch's runs in place (each saved as soon as it is judged, so an interrupted
-    judging continues where it stopped; ``saved`` gets each saved run's id); returns (judged, skipped)."""
-    todo = judge.to_judge(results, rejudge=rejudge)
+async def judge_folder(judge: Judge, folder: Path, todo: list[RunResult], *, rejudge: bool = False,
+                       concurrency: int = 4, saved: list[str] | None = None) -> None:
+    """Judge the runs ``todo`` (``Judge.to_judge`` picks them) of a finished batch in place, each saved as
+    soon as it is judged, so an interrupted judging continues where it stopped (``saved`` gets each
+    saved run's id)."""
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(result: RunResult) -> None:
@@ -160,4 +162,11 @@ async def judge_folder(judge: Judge, folder: Path, results: list[RunResult], *, 
         await asyncio.gather(*(one(result) for result in todo))
     finally:
         await judge.aclose()
-    return len(todo), len(results) - len(todo)
+
+
+def say_error_runs_not_judged(results: list[RunResult]) -> None:
+    """Runs whose class's model failed are not judged (an outage is not a verdict on the teaching): say so."""
+    failed = sum(r.status == "error" for r in results)
+    if failed:
+        typer.echo(f"Not judged: {failed} runs that ended in an error (their class's model failed; an outage "
+                   "is not a verdict on the teaching)", err=True)

@@ -46,26 +46,22 @@ def judge_batch(folder: Path, results: list[Any], model: str, *, api_base: str |
 
     from ..engine.judge import ATTEMPTS
     from ..store.prompts import load_prompt_set
-    from .judging import judge_folder, make_judge
+    from .judging import judge_folder, make_judge, say_error_runs_not_judged
 
     judging = make_judge(model, load_prompt_set(prompts), api_base=api_base)
     todo = judging.to_judge(results, rejudge=rejudge)
-    failed = sum(r.status == "error" for r in results)
-    if failed:
-        typer.echo(f"Not judging {failed} runs that ended in an error (their class's model failed; an outage "
-                   "is not a verdict on the teaching)", err=True)
+    say_error_runs_not_judged(results)
     if todo:
         typer.echo(f"Judging {len(todo)} runs ({sum(len(r.rounds) for r in todo)} rounds, up to {ATTEMPTS} judge "
                    f"calls each) with {clean(model)}", err=True)
     saved: list[str] = []
     try:
-        judged, _ = asyncio.run(judge_folder(judging, folder, results, rejudge=rejudge, concurrency=concurrency,
-                                             saved=saved))
+        asyncio.run(judge_folder(judging, folder, todo, rejudge=rejudge, concurrency=concurrency, saved=saved))
     except KeyboardInterrupt:
         typer.echo(f"Interrupted: {len(saved)} of {len(todo)} runs judged and saved; the reports were not "
                    "rebuilt (run the same command to continue)", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    return judged, sum(r.status == "complete" for r in results) - judged
+    return len(todo), sum(r.status == "complete" for r in results) - len(todo)
 
 
 @friendly

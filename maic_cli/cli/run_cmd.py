@@ -369,11 +369,12 @@ def run(
     if judging is not None and kept and not interrupted:  # --resume --judge: the runs done before, too
         from .judging import judge_folder
 
-        asyncio.run(judge_folder(judging, folder, list(kept.values()), concurrency=concurrency))
+        asyncio.run(judge_folder(judging, folder, judging.to_judge(list(kept.values())), concurrency=concurrency))
     kept.update({r.run_id: r for r in results})
-    if judging is not None and (failed := sum(r.status == "error" for r in kept.values())):
-        typer.echo(f"Not judged: {failed} runs that ended in an error (their class's model failed; an outage "
-                   "is not a verdict on the teaching)", err=True)
+    if judging is not None:
+        from .judging import say_error_runs_not_judged
+
+        say_error_runs_not_judged(list(kept.values()))
     meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
             "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
             **({"judge": judge} if judge else {})}

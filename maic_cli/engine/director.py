@@ -10,14 +10,12 @@ Rules (DESIGN §2, parity with the reference):
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Literal
 
-import json_repair
-
+from .json_reply import first_json_object
 from .models import DirectorState, TurnConfig
-from .sanitize import json_extent, replace_surrogates
+from .sanitize import replace_surrogates
 
 USER = "USER"
 END = "END"
@@ -56,40 +54,15 @@ def decide_by_rules(config: TurnConfig, state: DirectorState) -> RuleOutcome:
     return RuleOutcome(None, "ask_llm")
 
 
-_DECODER = json.JSONDecoder(strict=False)
-_MAX_CANDIDATES = 64  # objects tried in one reply: keeps a reply full of "{" linear
 _MAX_DECISION_DEPTH = 8  # a decision is one flat object; deeper ones are not parsed at all
 _MAX_REPAIR = 2000  # characters given to json_repair (slow on long text); a decision is short
 
 
 def _first_decision_object(text: str) -> dict[str, object] | None:
-    """The first object with a ``next_agent`` key; objects nested deeper than a decision
-    can be are skipped whole, unparsed, and at most ``_MAX_CANDIDATES`` are tried."""
-    pos, tried = 0, 0
-    while tried < _MAX_CANDIDATES:
-        start = text.find("{", pos)
-        if start == -1:
-            break
-        tried += 1
-        end, depth = json_extent(text, start)
-        if depth > _MAX_DECISION_DEPTH:
-            pos = end
-            continue
-        pos = start + 1
-        try:
-            value, _ = _DECODER.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict) and "next_agent" in value:
-            return value
-    start = text.find("{")
-    if start == -1 or json_extent(text[:start + _MAX_REPAIR], start)[1] > _MAX_DECISION_DEPTH:
-        return None
-    try:
-        repaired = json_repair.loads(text[start:start + _MAX_REPAIR])
-    except Exception:  # noqa: BLE001 - any repair failure just means "no decision"
-        return None
-    return repaired if isinstance(repaired, dict) and "next_agent" in repaired else None
+    """The first object with a ``next_agent`` key (engine/json_reply.py)."""
+    found, _ = first_json_object(text, accept=lambda value: "next_agent" in value,
+                                 max_depth=_MAX_DECISION_DEPTH, max_repair=_MAX_REPAIR)
+    return found
 
 
 def parse_director_decision(text: str) -> DirectorDecision:

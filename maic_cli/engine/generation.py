@@ -17,23 +17,21 @@ no terminal; progress goes to a callback.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-import json_repair
 from pydantic import BaseModel, ValidationError
 
 from ..errors import MaicError
-from ..llm.port import LLMClient, LLMError, LLMRequest, Usage
+from ..llm.port import LLMClient, LLMError, LLMRequest, Usage, read_reply
 from ..untrusted import clean
 from . import generation_fixes as fix
 from . import generation_schemas as schema
+from .json_reply import first_json_object
 from .lesson import DiscussionScene, Lesson, QuizScene, Scene, SlideScene
 from .prompt_set import PromptSet, resolve
-from .sanitize import json_extent, replace_surrogates
+from .sanitize import replace_surrogates
 
 R = TypeVar("R", bound=BaseModel)
 T = TypeVar("T")
@@ -41,7 +39,6 @@ MAX_REPLY_CHARS = 100_000  # a lesson step is a few thousand characters
 MAX_REPAIR_CHARS = 30_000  # what json-repair is given (it is slower than json.loads)
 MAX_DEPTH = 12  # containers in a step's reply (a table's cells are 5 deep)
 MAX_BAD_REPLY_QUOTED = 1_500  # of a failed reply, sent back with the retry
-_DECODER = json.JSONDecoder(strict=False)
 
 
 class GenerationError(MaicError):
@@ -97,25 +94,12 @@ def planned_kinds(scenes: int) -> list[str]:
     return kinds
 
 
-def read_json_object(text: str) -> tuple[dict[str, Any] | None, bool]:
-    """The first JSON object in ``text`` (code fences and prose around it skipped), repaired if it
-    must be; and whether it was repaired."""
-    start = text.find("{")
-    if start == -1:
-        return None, False
-    if json_extent(text, start)[1] > MAX_DEPTH:  # a lesson step nests 5 deep: deeper is junk (and recursion)
-        return None, False
-    try:
-        value, _ = _DECODER.raw_decode(text, start)
-        return (value, False) if isinstance(value, dict) else (None, False)
-    except (ValueError, RecursionError):
-        pass
-    piece = text[start:start + MAX_REPAIR_CHARS]
-    try:
-        value = json_repair.loads(piece)
-    except Exception:  # noqa: BLE001 - a repair library must never crash the pipeline
-        return None, True
-    return (value, True) if isinstance(value, dict) and value else (None, True)
+def read_json_object(text: str, keys: frozenset[str] = frozenset()) -> tuple[dict[str, Any] | None, bool]:
+    """The first JSON object in ``text`` with one of ``keys`` (any object if none are given; code fences
+    and prose around it skipped, not an object inside a broken one), repaired if it must be; and
+    whether it was repaired."""
+    return first_json_object(text, accept=lambda value: not keys or not keys.isdisjoint(value),
+                             max_depth=MAX_DEPTH, max_repair=MAX_REPAIR_CHARS)
 
 
 class _Pipeline:
@@ -163,23 +147,14 @@ class _Pipeline:
         request = LLMRequest(messages=messages, purpose="generate", max_tokens=limits.max_tokens,
                              response_schema=response_schema, temperature=temperature)
         self.calls += 1
-        pieces: list[str] = []
-        size = 0
         try:
-            async with aclosing(self.llm.stream(request)) as stream:  # type: ignore[type-var]
-                async for piece in stream:
-                    if piece.usage is not None:
-                        self._add_usage(piece.usage)
-                    pieces.append(piece.text)
-                    size += len(piece.text)
-                    if size > MAX_REPLY_CHARS:  # a server that ignores max_tokens: stop reading (and paying)
-                        break
+            reply = await read_reply(self.llm, request, MAX_REPLY_CHARS, self._add_usage)
         except LLMError as exc:
             raise GenerationError(f"lesson generation failed at step {step!r}: {exc}") from None
-        return replace_surrogates("".join(pieces))
+        return replace_surrogates(reply)
 
     def _use(self, reply: str, reply_model: type[R], build: Callable[[R], T]) -> T:
-        found, repaired = read_json_object(reply)
+        found, repaired = read_json_object(reply, frozenset(reply_model.model_fields))
         self.repaired += repaired
         if found is None:
             raise fix.StepProblem("the reply holds no JSON object; reply with the JSON object only")

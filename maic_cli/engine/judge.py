@@ -23,18 +23,16 @@ unusable is recorded as missing, never raised.  Pure: no files, no clock.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import re
-from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import json_repair
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
+from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts, read_reply
 from ..untrusted import one_line
+from .json_reply import first_json_object
 from .prompt_set import PromptSet
 
 RUBRIC_TEMPLATE = "judge/rubric.j2"
@@ -46,6 +44,7 @@ ATTEMPTS = 2  # calls per round at most: the first, and one more when its verdic
 MAX_TURN_CHARS = 2_000  # of one turn's speech shown to the judge
 MAX_REPLY_CHARS = 20_000  # of a reply read (a server that ignores max_tokens stops here)
 MAX_REPAIR_CHARS = 8_000  # given to json_repair (slow on long text; a verdict is short)
+MAX_DEPTH = 6  # containers in a verdict (its turns are 3 deep)
 MAX_OBJECT_STARTS = 20  # braces a JSON object is looked for at (prose may hold a brace before it)
 MAX_REASON_CHARS = 200
 UNVERSIONED = "unversioned"
@@ -106,6 +105,11 @@ class RoundVerdict(BaseModel):
     error: str | None = None
     provider_error: bool = False  # incomplete because a judge call failed (an outage): judged again later
 
+    @property
+    def usable(self) -> int:
+        """How many of its verdicts (each turn's, and ``answered``) could be read."""
+        return sum(t.usable for t in self.turns) + (self.answered is not None)
+
 
 @dataclass(frozen=True)
 class RubricIdentity:
@@ -164,10 +168,9 @@ def judge_request(prompts: PromptSet, round_: RoundToJudge) -> LLMRequest:
 
 
 def _first_object(text: str) -> tuple[dict[str, Any] | None, bool]:
-    """The reply's first JSON object and whether it had to be repaired: decoded at each of the first
-    ``MAX_OBJECT_STARTS`` braces (a brace in prose before it is passed over; after the first brace only an
-    object holding ``turns``, not one turn of a broken verdict), a bare array of turns
-    before any brace read as the turns, else one bounded repair from the first brace (linear)."""
+    """The reply's verdict object and whether it had to be repaired: a bare array of turns before any
+    brace is read as the turns; else the first object holding ``turns`` or ``answered`` (not one turn
+    of a broken verdict), found as every reply object is (engine/json_reply.py)."""
     first = text.find("{")
     bracket = text.find("[", 0, first if first != -1 else len(text))
     if bracket != -1:
@@ -177,20 +180,8 @@ def _first_object(text: str) -> tuple[dict[str, Any] | None, bool]:
                 return {"turns": value}, False
         except (ValueError, RecursionError):
             pass
-    if first == -1:
-        return None, False
-    for match in itertools.islice(re.finditer(r"\{", text), MAX_OBJECT_STARTS):
-        try:
-            value, _ = _DECODER.raw_decode(text, match.start())
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict) and (match.start() == first or "turns" in value):  # not a turn of a broken one
-            return value, False
-    try:
-        repaired = json_repair.loads(text[first:first + MAX_REPAIR_CHARS])
-    except Exception:  # noqa: BLE001 - a reply json-repair cannot mend is an unusable verdict
-        return None, False
-    return (repaired, True) if isinstance(repaired, dict) else (None, False)
+    return first_json_object(text, accept=lambda value: "turns" in value or "answered" in value,
+                             max_depth=MAX_DEPTH, max_repair=MAX_REPAIR_CHARS, candidates=MAX_OBJECT_STARTS)
 
 
 def _flag(value: Any) -> bool | None:
@@ -229,30 +220,14 @@ def parse_verdict(text: str, round_: RoundToJudge) -> RoundVerdict:
                 verdict = verdict.model_copy(update={**flags, "reason": _reason(item.get("reason"))})
         turns.append(verdict)
     answered = _flag(data.get("answered")) if round_.learner is not None else None
-    usable = sum(t.usable for t in turns) + (answered is not None)
+    result = RoundVerdict(round=round_.index + 1, status="ok", answered=answered, repaired=repaired, turns=turns,
+                           answered_reason=_reason(data.get("answered_reason")) if answered is not None else "")
     wanted = len(turns) + (round_.learner is not None)
-    status: Literal["ok", "partial", "missing"] = "ok" if usable == wanted else "partial" if usable else "missing"
-    error = None if status == "ok" else ("the reply holds no JSON object" if not data else
-                                         f"{wanted - usable} of {wanted} verdicts unusable")
-    return RoundVerdict(round=round_.index + 1, status=status, answered=answered, repaired=repaired,
-                        answered_reason=_reason(data.get("answered_reason")) if answered is not None else "",
-                        turns=turns, error=error)
-
-
-async def _reply(llm: LLMClient, request: LLMRequest) -> str:
-    parts: list[str] = []
-    size = 0
-    async with aclosing(llm.stream(request)) as pieces:  # type: ignore[type-var]
-        async for piece in pieces:
-            parts.append(piece.text)
-            size += len(piece.text)
-            if size > MAX_REPLY_CHARS:
-                break
-    return "".join(parts)
-
-
-def _usable(verdict: RoundVerdict) -> int:
-    return sum(t.usable for t in verdict.turns) + (verdict.answered is not None)
+    if result.usable < wanted:
+        result.status = "partial" if result.usable else "missing"
+        result.error = ("the reply holds no JSON object" if not data else
+                         f"{wanted - result.usable} of {wanted} verdicts unusable")
+    return result
 
 
 async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
@@ -268,12 +243,11 @@ async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
     failed = False  # a call failed (provider error): an incomplete verdict is judged again later
     for attempt in range(1, attempts + 1):
         try:
-            verdict = parse_verdict(await _reply(llm, request), round_)
+            verdict = parse_verdict(await read_reply(llm, request, MAX_REPLY_CHARS), round_)
         except LLMError as exc:
             verdict = parse_verdict("", round_).model_copy(update={"error": str(exc)})
             failed = True
-        verdict.attempts = attempt
-        if best is None or _usable(verdict) >= _usable(best):  # on a tie the latest (its error is the last)
+        if best is None or verdict.usable >= best.usable:  # on a tie the latest (its error is the last)
             best = verdict
         best.attempts = attempt
         if best.status == "ok":

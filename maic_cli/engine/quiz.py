@@ -18,23 +18,23 @@ provider error or an unusable reply never raises: the answer is kept with 0 poin
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-import json_repair
 from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import InputError
-from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
+from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts, read_reply
+from .json_reply import first_json_object
 from .lesson import LETTERS, QuizAnswer, QuizQuestion
 from .prompt_set import PromptSet, resolve
-from .sanitize import json_extent, replace_surrogates
+from .sanitize import replace_surrogates
 
 _SEPARATORS = re.compile(r"[\s,;/&+]+")
 _TRIM = ".)]:(["
 GRADE_MAX_TOKENS = 200
 MAX_COMMENT = 300
+MAX_GRADE_CHARS = 8_000  # of a grade's reply read (a grade is a line; a runaway server is stopped)
 MAX_ANSWER = 4000  # characters of a short answer sent to the grader
 _MAX_REPAIR = 4000  # characters given to json_repair
 
@@ -105,19 +105,8 @@ def grade_schema(question: QuizQuestion) -> dict[str, Any]:
 
 def parse_grade(text: str) -> GradeReply | None:
     """``{"points": n, "comment": "..."}`` from anywhere in ``text`` (repaired if need be)."""
-    start = text.find("{")
-    if start == -1:
-        return None
-    end, _depth = json_extent(text, start)
-    value: Any = None
-    try:
-        value = json.loads(text[start:end], strict=False)
-    except (ValueError, RecursionError):
-        try:
-            value = json_repair.loads(text[start:start + _MAX_REPAIR])
-        except Exception:  # noqa: BLE001 - a repair failure only means "no grade"
-            return None
-    if not isinstance(value, dict):
+    value, _ = first_json_object(text, accept=lambda found: "points" in found, max_depth=4, max_repair=_MAX_REPAIR)
+    if value is None:
         return None
     try:
         return GradeReply.model_validate(value)
@@ -145,17 +134,11 @@ async def grade_short(question: QuizQuestion, text: str, llm: LLMClient, *, lang
     request = LLMRequest(messages=grade_messages(question, text, language=language, prompts=prompts),
                          purpose="grade", max_tokens=GRADE_MAX_TOKENS, temperature=0,
                          response_schema=grade_schema(question), facts=TurnFacts(learner_text=text))
-    parts: list[str] = []
     try:
-        stream = llm.stream(request)
-        try:
-            async for piece in stream:
-                parts.append(piece.text)
-        finally:
-            await stream.aclose()  # type: ignore[attr-defined]
+        reply = await read_reply(llm, request, MAX_GRADE_CHARS)
     except LLMError as exc:
         return _ungraded(question, text, f"the model could not be reached ({exc})")
-    grade = parse_grade("".join(parts))
+    grade = parse_grade(reply)
     if grade is None:
         return _ungraded(question, text, "the model's reply was not a grade")
     points = min(max(grade.points, 0.0), float(question.points))

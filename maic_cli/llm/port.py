@@ -11,7 +11,8 @@ also implements :class:`ClosableLLM`; :func:`close_llm` closes any client.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -131,7 +132,34 @@ class ClosableLLM(LLMClient, Protocol):
         ...
 
 
+def estimate_tokens(text: str) -> int:
+    """About how many tokens ``text`` is (4 characters each): for calls that report no usage."""
+    return max(1, len(text) // 4) if text else 0
+
+
+def prompt_estimate(request: LLMRequest) -> int:
+    return sum(estimate_tokens(m["content"]) for m in request.messages)
+
+
 async def close_llm(client: LLMClient) -> None:
     """Close ``client`` if it holds anything open; a no-op for every other client."""
     if isinstance(client, ClosableLLM):
         await client.aclose()
+
+
+async def read_reply(llm: LLMClient, request: LLMRequest, limit: int,
+                     on_usage: Callable[[Usage], None] | None = None) -> str:
+    """A whole reply to a structured call (a grade, a verdict, a lesson step), read to at most about
+    ``limit`` characters: a server that ignores ``max_tokens`` is stopped there, not read (and paid for)
+    forever.  The stream is closed whatever happens; ``LLMError`` propagates."""
+    parts: list[str] = []
+    size = 0
+    async with aclosing(llm.stream(request)) as stream:  # type: ignore[type-var]
+        async for piece in stream:
+            if piece.usage is not None and on_usage is not None:
+                on_usage(piece.usage)
+            parts.append(piece.text)
+            size += len(piece.text)
+            if size > limit:
+                break
+    return "".join(parts)

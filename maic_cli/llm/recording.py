@@ -15,8 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage, close_llm
-from .scripted import estimate_tokens, prompt_estimate
+from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage, close_llm, estimate_tokens, prompt_estimate
 
 
 @dataclass

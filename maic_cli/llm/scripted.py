@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ..yamlfile import load_model
-from .port import LLMError, LLMRequest, StreamPiece, Usage
+from .port import LLMError, LLMRequest, StreamPiece, Usage, estimate_tokens, prompt_estimate
 
 FAULT_DETAILS = {
     "rate_limit": "rate limited (HTTP 429)",
@@ -45,14 +45,6 @@ class ScriptedReply(BaseModel):
 
 
 SCRIPT_ADAPTER: TypeAdapter[list[ScriptedReply | str]] = TypeAdapter(list[ScriptedReply | str])
-
-
-def estimate_tokens(text: str) -> int:
-    return max(1, len(text) // 4) if text else 0
-
-
-def prompt_estimate(request: LLMRequest) -> int:
-    return sum(estimate_tokens(m["content"]) for m in request.messages)
 
 
 async def stream_reply(reply: ScriptedReply, provider: str, prompt_tokens: int = 0) -> AsyncIterator[StreamPiece]:

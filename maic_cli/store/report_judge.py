@@ -110,7 +110,7 @@ def run_entry(result: RunResult) -> dict[str, Any] | None:
     judge = result.judge
     return {"model": judge.model, "rubric_version": judge.rubric_version,
             "rubric_fingerprint": judge.rubric_fingerprint, "error": judge.error, "summary": summary([result]),
-            "rounds": [v.model_dump(exclude={"attempts"}) | {"attempts": v.attempts} for v in judge.rounds]}
+            "rounds": [v.model_dump() for v in judge.rounds]}
 
 
 def overview(results: list[RunResult]) -> dict[str, Any] | None:
@@ -154,41 +154,24 @@ def cluster_difference(first: list[tuple[int, int]],
 
     rng = np.random.default_rng(report_stats.SEED)
     difference = _resampled_rates(first, rng) - _resampled_rates(second, rng)
-    tail = (1 - report_stats.CONFIDENCE) / 2 * 100
-    low, high = np.percentile(difference, [tail, 100 - tail])
-    return float(low), float(high)
+    return report_stats.percentiles(difference, report_stats.CONFIDENCE)
 
 
-def _cluster_compare(entry: dict[str, Any], first: list[RunResult], second: list[RunResult]) -> dict[str, Any]:
-    """A judge rate's comparison with its interval from :func:`cluster_difference` (not Newcombe's)."""
-    count = RATES[entry["metric"]]
-    bounds = cluster_difference(_per_run_counts(first, count), _per_run_counts(second, count))
-    if bounds is None or entry["difference"] is None:
-        verdict = "too few runs"
-    elif bounds[0] > 0 or bounds[1] < 0:
-        verdict = "larger than the noise"
-    else:
-        verdict = "within the noise"
-    low, high = (round(bounds[0], 4), round(bounds[1], 4)) if bounds else (None, None)
-    return {**entry, "low": low, "high": high, "method": "cluster bootstrap", "verdict": verdict}
+def cluster_rate_difference(count: report_stats.RateCount, first: list[RunResult],
+                            second: list[RunResult]) -> tuple[report_stats.Interval | None, str]:
+    """A judge rate difference's interval: the runs are resampled, not the turns (see above)."""
+    return cluster_difference(_per_run_counts(first, count), _per_run_counts(second, count)), "cluster bootstrap"
 
 
 def comparisons(groups: dict[str, list[RunResult]]) -> list[dict[str, Any]]:
     """Every pair of groups on the judge's scores; rates compared by a cluster bootstrap over runs."""
-    pairs = report_stats.comparisons(groups, COMPARED, rates=RATES, means=MEANS)
-    for pair in pairs:
-        first, second = groups[pair["a"]], groups[pair["b"]]
-        pair["metrics"] = [_cluster_compare(m, first, second) if m["metric"] in RATES else m
-                           for m in pair["metrics"]]
-    return pairs
+    return report_stats.comparisons(groups, COMPARED, rates=RATES, means=MEANS,
+                                    rate_difference=cluster_rate_difference)
 
 
 # -- Markdown -----------------------------------------------------------------------------------
-_COLUMNS = [*(f"judge_{name}" for name in CRITERIA), "judge_answered", "judge_turn_score"]
-
-
 def _scores_row(name: str, block: dict[str, Any]) -> str:
-    cells = [report_stats.with_interval(block["rates"][c.removeprefix("judge_")]) for c in _COLUMNS[:-1]]
+    cells = [report_stats.with_interval(block["rates"][c.removeprefix("judge_")]) for c in COMPARED[:-1]]
     cells.append(report_stats.with_interval(block["means"]["turn_score"]))
     used = block["usage"]
     return (f"| {report_stats.cell(name)} | {block['runs_judged']} | {block['turns_judged']} | "
@@ -198,7 +181,7 @@ def _scores_row(name: str, block: dict[str, Any]) -> str:
 
 def _scores_table(title: str, groups: dict[str, dict[str, Any]]) -> list[str]:
     head = ["name", "runs judged", "turns judged", "turns missing", "rounds missing",
-            *(LABELS[c].removeprefix("judge: ") for c in _COLUMNS), "judge calls", "judge tokens", "judge cost"]
+            *(LABELS[c].removeprefix("judge: ") for c in COMPARED), "judge calls", "judge tokens", "judge cost"]
     lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += [_scores_row(name, block["judge"]) for name, block in groups.items() if "judge" in block]
     return [*lines, ""]

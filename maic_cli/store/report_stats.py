@@ -81,7 +81,7 @@ def _resampled_means(values: Sequence[float], rng: Any, resamples: int) -> Any:
     return data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
 
 
-def _percentiles(samples: Any, confidence: float) -> Interval:
+def percentiles(samples: Any, confidence: float) -> Interval:
     import numpy as np
 
     tail = (1 - confidence) / 2 * 100
@@ -96,7 +96,7 @@ def bootstrap_mean(values: Sequence[float], seed: int = SEED, resamples: int = R
         return None
     import numpy as np
 
-    return _percentiles(_resampled_means(values, np.random.default_rng(seed), resamples), confidence)
+    return percentiles(_resampled_means(values, np.random.default_rng(seed), resamples), confidence)
 
 
 def bootstrap_difference(first: Sequence[float], second: Sequence[float], seed: int = SEED,
@@ -107,7 +107,7 @@ def bootstrap_difference(first: Sequence[float], second: Sequence[float], seed: 
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    return _percentiles(_resampled_means(first, rng, resamples) - _resampled_means(second, rng, resamples),
+    return percentiles(_resampled_means(first, rng, resamples) - _resampled_means(second, rng, resamples),
                         confidence)
 
 
@@ -176,19 +176,29 @@ def intervals(results: list[RunResult]) -> dict[str, Any]:
 
 RateCount = Callable[[list["RunResult"]], tuple[int, int]]
 PerRun = Callable[["RunResult"], float | None]
+# The interval of a rate difference between two groups, and the method's name.
+RateDifference = Callable[[RateCount, list["RunResult"], list["RunResult"]], tuple[Interval | None, str]]
+
+
+def newcombe_rate_difference(count: RateCount, first: list[RunResult],
+                             second: list[RunResult]) -> tuple[Interval | None, str]:
+    """Newcombe's interval over the pooled trials (the default; trials taken as independent)."""
+    (s1, n1), (s2, n2) = count(first), count(second)
+    enough = len(first) >= MIN_RUNS and len(second) >= MIN_RUNS
+    return (newcombe_difference(s1, n1, s2, n2) if enough else None), "newcombe"
 
 
 def compare(name: str, first: list[RunResult], second: list[RunResult], *,
-            rates: dict[str, RateCount] | None = None, means: dict[str, PerRun] | None = None) -> dict[str, Any]:
+            rates: dict[str, RateCount] | None = None, means: dict[str, PerRun] | None = None,
+            rate_difference: RateDifference = newcombe_rate_difference) -> dict[str, Any]:
     """One metric of two groups: the difference (first − second), its interval and the verdict.
-    ``rates``/``means``: where the metric is defined (default: the class's metrics above)."""
+    ``rates``/``means``: where the metric is defined (default: the class's metrics above);
+    ``rate_difference``: how a rate difference's interval is found."""
     rates, means = RATES if rates is None else rates, MEANS if means is None else means
     if name in rates:
         (s1, n1), (s2, n2) = rates[name](first), rates[name](second)
         a, b = (s1 / n1 if n1 else None), (s2 / n2 if n2 else None)
-        enough = len(first) >= MIN_RUNS and len(second) >= MIN_RUNS
-        bounds = newcombe_difference(s1, n1, s2, n2) if enough else None
-        method = "newcombe"
+        bounds, method = rate_difference(rates[name], first, second)
     else:
         x = [v for v in map(means[name], first) if v is not None]
         y = [v for v in map(means[name], second) if v is not None]
@@ -206,11 +216,12 @@ def compare(name: str, first: list[RunResult], second: list[RunResult], *,
 
 
 def comparisons(groups: dict[str, list[RunResult]], metrics: list[str] | None = None, *,
-                rates: dict[str, RateCount] | None = None,
-                means: dict[str, PerRun] | None = None) -> list[dict[str, Any]]:
+                rates: dict[str, RateCount] | None = None, means: dict[str, PerRun] | None = None,
+                rate_difference: RateDifference = newcombe_rate_difference) -> list[dict[str, Any]]:
     """Every pair of groups (in name order) on the main metrics; empty for fewer than two groups."""
     return [{"a": first, "b": second,
-             "metrics": [compare(name, groups[first], groups[second], rates=rates, means=means)
+             "metrics": [compare(name, groups[first], groups[second], rates=rates, means=means,
+                                 rate_difference=rate_difference)
                          for name in (COMPARED if metrics is None else metrics)]}
             for first, second in itertools.combinations(sorted(groups), 2)]
 

@@ -31,7 +31,7 @@ from ..engine.judge import CRITERIA
 from ..errors import InputError
 from ..untrusted import one_line, redactor
 from .paths import write_atomic
-from .run_results import RunResult
+from .run_results import RunResult, plain_run_id
 from .transcript import EventLine, RoundLine, Transcript, read_transcript
 
 RUN_COLUMNS = ["run_id", "scenario", "model", "prompts", "director", "repeat"]
@@ -103,7 +103,7 @@ def transcript_path(out: Path, result: RunResult) -> Path | None:
     ``transcripts/<run_id>.jsonl`` beside that folder's ``runs/<run_id>.json``.
     """
     run_id = result.run_id
-    if not run_id or Path(run_id).name != run_id or run_id.startswith("."):
+    if not plain_run_id(run_id):
         return None
     here = out / "transcripts" / f"{run_id}.jsonl"
     if _plain_file(here):

@@ -85,6 +85,11 @@ class RunResult(BaseModel):
 _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,254}")  # a file name: no separator, no "..", no dot first
 
 
+def plain_run_id(run_id: str) -> bool:
+    """Whether ``run_id`` is a plain file name (letters, digits, _ . -; no separator, no dot first)."""
+    return bool(_PLAIN_ID.fullmatch(run_id))
+
+
 def runs_dir(out: Path) -> Path:
     return out / "runs"
 
@@ -92,7 +97,7 @@ def runs_dir(out: Path) -> Path:
 def run_file(out: Path, run_id: str) -> Path:
     """``out/runs/<run_id>.json``; a run id that is not a plain file name is refused (a results file
     someone sent never decides where maic writes)."""
-    if not _PLAIN_ID.fullmatch(run_id):
+    if not plain_run_id(run_id):
         raise InputError(f"run id {one_line(run_id)[:80]!r} is not a plain name (letters, digits, _ . -); "
                          "not written")
     return runs_dir(out) / f"{run_id}.json"
@@ -113,7 +118,7 @@ def load_runs(folder: Path) -> list[RunResult]:
             result = RunResult.model_validate_json(read_bounded(path, 2**26, "run result"))
         except (ValidationError, ValueError) as exc:
             raise InputError(f"{path}: damaged run result ({str(exc).splitlines()[0]})") from None
-        if result.run_id != path.stem or not _PLAIN_ID.fullmatch(result.run_id):
+        if result.run_id != path.stem or not plain_run_id(result.run_id):
             raise InputError(f"{path}: run_id {one_line(result.run_id)[:80]!r} does not match the file name "
                              f"{path.stem!r}; the file was not written by maic for this run")
         results.append(result)
