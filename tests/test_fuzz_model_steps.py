@@ -25,8 +25,8 @@ from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedLLM
 from maic_cli.store.lesson_writer import lesson_yaml
 from maic_cli.store.lessons import MAX_LESSON_BYTES
+from tests.lesson_steps import STEPS
 from tests.test_fuzz import FUZZ, JSON, TEXT
-from tests.test_lesson_new import STEPS
 
 SHORT = QuizQuestion(id="q", type="short", question="Why?", rubric="Energy.", points=3)
 ROUND = RoundToJudge(index=0, learner="Why is the sky blue?", turns=(

@@ -1,76 +1,26 @@
-"""``maic lesson new`` and ``maic lesson check``: generation on scripted replies, repairs, retries,
-failures, Ctrl-C, the output file's rules, and one run through litellm to a loopback server."""
+"""``maic lesson new``, the pipeline: generation on scripted replies, repairs, fix-ups, retries and
+failures, limits on what a model sends, and one run through litellm to a loopback server."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import stat
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
-from maic_cli.cli import lesson_cmd
 from maic_cli.cli.app import app
 from maic_cli.engine.generation import GenerationError, Initiator, LessonBrief, generate_lesson, read_json_object
-from maic_cli.engine.generation_schemas import COMPACT, quiz_schema, script_schema
+from maic_cli.engine.generation_schemas import COMPACT
 from maic_cli.engine.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.llm.port import LLMRequest, StreamPiece
 from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.store.lessons import load_lesson
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
-
-REQUIREMENTS = {"title": "Photosynthèse → how plants eat", "description": "Where a plant's food comes from.",
-                "objectives": ["Name the inputs", "Name the outputs"]}
-OUTLINE = {"scenes": [{"kind": "slide", "title": "What a plant needs", "goal": "Show the three inputs."},
-                      {"kind": "discussion", "title": "Plants in the dark", "goal": "Predict without light."},
-                      {"kind": "quiz", "title": "Check", "goal": "Check the inputs and outputs."}]}
-ELEMENTS = {"elements": [{"type": "text", "id": "question", "content": "Where does a tree's mass come from?"},
-                         {"type": "bullets", "id": "inputs", "items": ["Light", "Water", "Carbon dioxide"]},
-                         {"type": "table", "id": "parts", "rows": [["In", "Out"], ["CO2", "glucose"]]}]}
-SCRIPT = {"steps": [{"spotlight": "question"}, {"say": "A tree weighs tonnes. Where does that come from?"},
-                    {"laser": "inputs"}, {"say": "Mostly from the air."}]}
-DISCUSSION = {"topic": "What happens to a plant kept in the dark?", "prompt": "Use the inputs.",
-              "initiator": "curious_student"}
-QUIZ = {"questions": [{"type": "single", "question": "Where does most of a tree's mass come from?",
-                       "options": ["The soil", "The air", "The water"], "answer": "B"},
-                      {"type": "multiple", "question": "What does photosynthesis make?",
-                       "options": ["Oxygen", "Glucose", "Soil"], "answer": ["A", "B"]},
-                      {"type": "short", "question": "Why do plants need light?", "rubric": "Light gives the energy."}]}
-STEPS = [REQUIREMENTS, OUTLINE, ELEMENTS, SCRIPT, DISCUSSION, QUIZ]
-
-
-def replies(*overrides: tuple[int, Any]) -> list[Any]:
-    """The six replies of a whole lesson as JSON text; ``(index, reply)`` replaces one (a list: several)."""
-    out: list[Any] = [json.dumps(step, ensure_ascii=False) for step in STEPS]
-    for index, reply in sorted(overrides, reverse=True):
-        out[index:index + 1] = reply if isinstance(reply, list) else [reply]
-    return out
-
-
-def script_file(tmp_path: Path, items: list[Any]) -> Path:
-    path = tmp_path / "replies.yaml"
-    path.write_text(yaml.safe_dump(items, allow_unicode=True), encoding="utf-8")
-    return path
-
-
-def new(tmp_path: Path, items: list[Any], *args: str) -> tuple[Any, Path]:
-    out = tmp_path / "out" / "lesson.yaml"
-    result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis", "--scenes", "3", "--model",
-                                      f"scripted:{script_file(tmp_path, items)}", "--out", str(out), *args])
-    return result, out
-
-
-def generate(items: list[Any], **brief: Any) -> tuple[Any, ScriptedLLM]:
-    brief.setdefault("initiators", (Initiator("curious_student", "Mia"),))
-    llm = ScriptedLLM(items)
-    result = asyncio.run(generate_lesson(LessonBrief(topic="photosynthesis", scenes=3, **brief), llm))
-    return result, llm
-
+from tests.lesson_steps import DISCUSSION, ELEMENTS, OUTLINE, QUIZ, REQUIREMENTS, SCRIPT, generate, new, replies
 
 # -- a whole lesson ------------------------------------------------------------------------------
 
@@ -253,100 +203,6 @@ def test_a_provider_error_is_one_line_naming_the_step(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-# -- Ctrl-C -----------------------------------------------------------------------------------------
-
-class InterruptedLLM:
-    """Serves the scripted replies, then raises ``interrupt`` in the middle of the next reply."""
-
-    def __init__(self, items: list[str], interrupt: BaseException) -> None:
-        self.model, self.inner, self.interrupt = "interrupted", ScriptedLLM(items), interrupt
-
-    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
-        if self.inner.remaining == 0:
-            yield StreamPiece(text='{"steps": [{"say": "Half')
-            raise self.interrupt
-        async for piece in self.inner.stream(request):
-            yield piece
-
-
-@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), asyncio.CancelledError()], ids=["sigint", "cancelled"])
-def test_ctrl_c_mid_step_exits_130_and_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      interrupt: BaseException) -> None:
-    import maic_cli.llm
-
-    client = InterruptedLLM(replies()[:3], interrupt)
-    monkeypatch.setattr(maic_cli.llm, "make_llm", lambda *args, **kwargs: client)
-    out = tmp_path / "lesson.yaml"
-    result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis", "--scenes", "3", "--out", str(out)])
-    assert result.exit_code == 130, result.stderr
-    assert client.inner.remaining == 0  # it really was in the fourth step
-    assert list(tmp_path.iterdir()) == [tmp_path / "maic_home"]  # no file, no temp file
-
-
-# -- where it writes ----------------------------------------------------------------------------------
-
-def test_an_existing_file_is_kept_without_force_and_replaced_with_it(tmp_path: Path) -> None:
-    out = tmp_path / "out" / "lesson.yaml"
-    out.parent.mkdir()
-    out.write_text("mine\n")
-    result, _ = new(tmp_path, [])  # no replies: it must refuse before any call
-    assert result.exit_code == 2
-    assert "already exists; pass --force" in result.stderr and out.read_text() == "mine\n"
-    result, _ = new(tmp_path, replies(), "--force")
-    assert result.exit_code == 0, result.stderr
-    assert load_lesson(out).title == REQUIREMENTS["title"]
-
-
-def test_a_file_that_appears_while_generating_is_kept_and_the_lesson_goes_beside_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    out = tmp_path / "out" / "lesson.yaml"
-    out.parent.mkdir()
-    original = lesson_cmd.generate
-
-    async def meanwhile(*args: Any) -> Any:
-        out.write_text("someone else's\n")  # another process takes the name during the model calls
-        return await original(*args)
-
-    monkeypatch.setattr(lesson_cmd, "generate", meanwhile)
-    result, _ = new(tmp_path, replies())
-    assert result.exit_code == 0, result.stderr
-    assert out.read_text() == "someone else's\n"
-    assert "appeared meanwhile; the lesson goes to" in result.stderr
-    assert load_lesson(tmp_path / "out" / "lesson-2.yaml").title == REQUIREMENTS["title"]
-
-
-def test_the_default_file_is_named_after_the_topic_in_the_current_folder(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(app, ["lesson", "new", "Photosynthesis: how plants eat!", "--scenes", "3",
-                                      "--model", f"scripted:{script_file(tmp_path, replies())}"])
-    assert result.exit_code == 0, result.stderr
-    assert result.stdout.strip() == "photosynthesis-how-plants-eat.yaml"
-    assert "into photosynthesis-how-plants-eat.yaml" in result.stderr.splitlines()[0]
-    assert load_lesson(tmp_path / "photosynthesis-how-plants-eat.yaml").scenes
-
-
-def test_bad_options_are_input_errors(tmp_path: Path) -> None:
-    assert CliRunner().invoke(app, ["lesson", "new", "   "]).exit_code == 2
-    assert CliRunner().invoke(app, ["lesson", "new", "x", "--scenes", "0"]).exit_code == 2
-    too_long = CliRunner().invoke(app, ["lesson", "new", "x", "--language", "x" * 41])
-    assert too_long.exit_code == 2 and "--language: give it in 1 to 40 characters" in too_long.stderr
-    folder = tmp_path / "a-folder"
-    folder.mkdir()
-    result = CliRunner().invoke(app, ["lesson", "new", "x", "--out", str(folder), "--force"])
-    assert result.exit_code == 2 and "not a regular file" in result.stderr
-    (tmp_path / "a-file").write_text("")
-    under_a_file = CliRunner().invoke(app, ["lesson", "new", "x", "--out", str(tmp_path / "a-file" / "l.yaml")])
-    assert under_a_file.exit_code == 2 and "a-file is not a folder" in under_a_file.stderr
-
-
-def test_model_text_is_cleaned_before_it_is_written(tmp_path: Path) -> None:
-    hostile = {**REQUIREMENTS, "title": "Plants\x1b[2J\x1b]0;owned\x07 eat"}
-    result, out = new(tmp_path, replies((0, json.dumps(hostile))), "--force")
-    assert result.exit_code == 0, result.stderr
-    assert "\x1b" not in out.read_text() and load_lesson(out).title == "Plants eat"
-
-
 # -- through litellm, to a loopback server -------------------------------------------------------------
 
 def test_generation_through_litellm_and_a_loopback_server(tmp_path: Path,
@@ -365,158 +221,6 @@ def test_generation_through_litellm_and_a_loopback_server(tmp_path: Path,
     assert outline_format["json_schema"]["schema"]["properties"]["scenes"]["minItems"] == 3
 
 
-# -- the small model's shapes ------------------------------------------------------------------------
-
-def test_compact_shapes_fix_the_lecture_and_put_the_right_answer_in_varying_places() -> None:
-    steps = script_schema(["idea", "points", "picture"], COMPACT)["properties"]["steps"]["items"]
-    assert [next(iter(step["properties"])) for step in steps] == ["spotlight", "say", "spotlight", "say"]
-    assert [step["properties"]["spotlight"]["const"] for step in steps[::2]] == ["idea", "points"]
-    question = quiz_schema(COMPACT)["properties"]["questions"]["items"][0]
-    assert list(question["properties"]) == ["type", "question", "right", "wrong"]
-    quiz = {"questions": [{"type": "single", "question": "Which gas do plants take in?", "right": "Carbon dioxide",
-                           "wrong": ["Helium", "Neon"]},
-                          {"type": "single", "question": "What gives the energy?", "right": "Light",
-                           "wrong": ["Soil", "Wind"]}]}
-    result, _ = generate(replies((5, json.dumps(quiz))))
-    first, second = result.lesson.scenes[2].questions  # type: ignore[union-attr]
-    assert first.options[next(iter(first.key()))] == "Carbon dioxide"
-    assert second.options[next(iter(second.key()))] == "Light"
-    assert first.answer != second.answer  # the right answer is not always in the same place
-
-
-# -- lesson check ------------------------------------------------------------------------------------
-
-def test_check_prints_the_outline_of_a_good_file() -> None:
-    result = CliRunner().invoke(app, ["lesson", "check", "lessons/photosynthesis.yaml"])
-    assert result.exit_code == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert lines[0] == "How plants make food: photosynthesis"
-    assert " 1. slide needs: What a plant needs [question, inputs, leaf] (7 script steps)" in lines
-    assert " 5. quiz check: Check your understanding (3 questions, 7 points)" in lines
-    assert any(line.startswith(" 4. discussion talk:") and "opened by curious_student" in line for line in lines)
-
-
-def test_check_reports_a_bad_file_as_path_line_field(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("title: X\nscenes:\n  - type: slide\n    id: one\n    title: \"\\e[31mred\"\n"
-                   "    script:\n      - spotlight: nowhere\n")
-    result = CliRunner().invoke(app, ["lesson", "check", str(bad)])
-    assert result.exit_code == 2
-    assert result.stderr.startswith(f"maic: error: {bad}:")
-    assert "nowhere" in result.stderr and "\x1b" not in result.stderr
-
-
-# -- the offline model's grammar -------------------------------------------------------------------------
-
-def test_the_offline_grammar_of_every_compact_step_parses_and_keeps_the_schemas_order() -> None:
-    pytest.importorskip("llama_cpp")
-    from llama_cpp.llama_grammar import LlamaGrammar
-
-    from maic_cli.engine import generation_schemas as s
-    from maic_cli.llm.local import speech_gbnf
-
-    schemas = [s.requirements_schema(COMPACT), s.outline_schema(["slide", "quiz"], 2, COMPACT),
-               s.elements_schema(COMPACT), script_schema(["idea", "points"], COMPACT), quiz_schema(COMPACT),
-               s.discussion_schema(["curious_student"], COMPACT)]
-    for schema in schemas:
-        LlamaGrammar.from_string(speech_gbnf(schema), verbose=False)
-    quiz = speech_gbnf(quiz_schema(COMPACT))
-    item = next(line for line in quiz.splitlines() if line.startswith("questions-tuple-0 ::="))
-    assert item.index("-question-kv") < item.index("-right-kv") < item.index("-wrong-kv")  # not alphabetical
-    # a question: prose of at most 160 characters; an option: a line of at most 60 that starts with a letter
-    assert 'questions-tuple-0-question ::= "\\"" maic-letter maic-speech-char{0,158} maic-speech-end "\\""' in quiz
-    assert 'questions-tuple-0-right ::= "\\"" maic-letter maic-speech-char{0,59} "\\""' in quiz
-    assert "maic-letter ::= [A-Za-z" in quiz
-
-
-def test_the_class_schemas_grammar_is_unchanged_by_the_unsorted_conversion() -> None:
-    """The lesson steps need the schema's own property order; the class's schemas name every key in
-    PROPERTY_ORDER, so their grammar is the one the sorted conversion gave."""
-    pytest.importorskip("llama_cpp")
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    from maic_cli.engine.schemas import agent_reply_schema, director_reply_schema
-    from maic_cli.llm import local
-
-    for schema in (director_reply_schema(["teacher", "mia"]), agent_reply_schema(["wb_open", "spotlight"], True),
-                   agent_reply_schema(["wb_draw_text"])):
-        marked = local._mark_speech(schema)
-        sorted_grammar = json_schema_to_gbnf(json.dumps(marked, sort_keys=True), prop_order=list(local.PROPERTY_ORDER))
-        assert json_schema_to_gbnf(json.dumps(marked), prop_order=list(local.PROPERTY_ORDER)) == sorted_grammar
-
-
-def test_the_demo_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
-    out = tmp_path / "lesson.yaml"
-    result = CliRunner().invoke(app, ["lesson", "new", "x", "--model", "demo", "--out", str(out)])
-    assert result.exit_code == 2 and "cannot write a lesson" in result.stderr and not out.exists()
-
-
-# -- progress ------------------------------------------------------------------------------------------
-
-def progress_events() -> list[Any]:
-    from maic_cli.engine.generation import Progress
-
-    return [Progress("start", "outline", 2, None), Progress("retry", "outline", 2, None, "[bold]x\x1b[2J"),
-            Progress("done", "outline", 2, None), Progress("done", "scene 1/3 (slide): elements", 3, 7)]
-
-
-def test_progress_in_a_pipe_is_plain_lines_with_the_problem_cleaned() -> None:
-    import io
-
-    from maic_cli.cli.lesson_progress import StepReporter
-
-    stream = io.StringIO()
-    reporter = StepReporter(stream, live=False)
-    with reporter.running():
-        for event in progress_events():
-            reporter(event)
-    assert stream.getvalue().splitlines() == [
-        "maic: step 2 outline …", "maic: step 2 outline: reply unusable ([bold]x); asking again",
-        "maic: step 2 outline done", "maic: step 3/7 scene 1/3 (slide): elements done"]
-
-
-def test_progress_on_a_terminal_shows_done_steps_and_prints_no_markup() -> None:
-    import io
-
-    from maic_cli.cli.lesson_progress import StepReporter
-
-    stream = io.StringIO()
-    reporter = StepReporter(stream, live=True)
-    with reporter.running():
-        for event in progress_events():
-            reporter(event)
-    text = stream.getvalue()
-    assert "✓ step 2 outline" in text and "✓ step 3/7 scene 1/3 (slide): elements" in text
-    assert "reply unusable ([bold]x); asking again" in text and "\x1b[2J" not in text
-
-
-def test_a_real_sigint_during_a_step_exits_130_and_leaves_no_file(tmp_path: Path) -> None:
-    """The signal itself, in a subprocess: sent once the lecture step has started (read from the
-    progress lines, no sleep); that step's reply streams slowly enough never to finish first."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
-    slow = {"reply": json.dumps(SCRIPT), "chunk_size": 1, "chunk_delay": 0.5}
-    items = replies((3, [slow]))
-    out = tmp_path / "out" / "lesson.yaml"
-    with subprocess.Popen([sys.executable, "-m", "maic_cli", "lesson", "new", "photosynthesis", "--scenes", "3",
-                           "--model", f"scripted:{script_file(tmp_path, items)}", "--out", str(out)],
-                          stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                          env={**os.environ, "MAIC_HOME": str(tmp_path / "home")}) as proc:
-        assert proc.stderr is not None
-        seen = []
-        for line in proc.stderr:
-            seen.append(line)
-            if "lecture …" in line:
-                proc.send_signal(signal.SIGINT)
-                break
-        rest = proc.stderr.read()
-        assert proc.wait(timeout=60) == 130, "".join(seen) + rest
-    assert "Traceback" not in rest and not out.parent.exists()
-
-
 def test_numbers_in_a_table_are_text_and_overlong_text_is_cut_to_whole_sentences() -> None:
     from maic_cli.engine.generation_fixes import MAX_CONTENT, MAX_SAY, Fixes, slide_elements, slide_script
 
@@ -528,31 +232,6 @@ def test_numbers_in_a_table_are_text_and_overlong_text_is_cut_to_whole_sentences
     [long] = slide_elements([{"type": "text", "id": "x", "content": "x" * 50_000}], 5, fixes)
     assert len(long.content) == MAX_CONTENT
     assert fixes["overlong lecture steps cut"] == 1 and fixes["overlong slide text cut"] == 1
-
-
-def test_a_small_models_whole_lesson_follows_the_fixed_shapes() -> None:
-    outline = {"scenes": [{"kind": "slide", "title": "Light", "goal": "Why light."},
-                          {"kind": "slide", "title": "Air", "goal": "Why air."},
-                          {"kind": "quiz", "title": "Check", "goal": "Check."}]}
-    elements = {"elements": [{"type": "text", "id": "idea", "content": "Plants need %s."},
-                             {"type": "bullets", "id": "points", "items": ["One", "Two"]},
-                             {"type": "image", "id": "picture", "content": "A leaf."}]}
-    script = {"steps": [{"spotlight": "idea"}, {"say": "Look here."}, {"spotlight": "points"}, {"say": "And here."}]}
-    quiz = {"questions": [{"type": "single", "question": "What do plants need?", "right": "Light",
-                           "wrong": ["Sand", "Noise"]},
-                          {"type": "single", "question": "What gas?", "right": "Carbon dioxide",
-                           "wrong": ["Helium", "Neon"]}]}
-    items = [json.dumps(REQUIREMENTS), json.dumps(outline),
-             json.dumps(elements).replace("%s", "light"), json.dumps(script),
-             json.dumps(elements).replace("%s", "air"), json.dumps(script), json.dumps(quiz)]
-    result, llm = generate(items, limits=COMPACT)
-    assert [s.type for s in result.lesson.scenes] == ["slide", "slide", "quiz"]
-    kinds = llm.calls[1].response_schema["properties"]["scenes"]["items"]  # type: ignore[index]
-    assert [k["properties"]["kind"]["const"] for k in kinds] == ["slide", "slide", "quiz"]
-    quiz_prompt = llm.calls[6].messages[-1]["content"]
-    assert "question 1 checks: Plants need light." in quiz_prompt
-    assert "question 2 checks: Plants need air." in quiz_prompt
-    assert all("maic" not in call.messages[-1]["content"] for call in llm.calls)  # no template leaks
 
 
 def test_a_deeply_nested_reply_is_a_problem_told_to_the_model_not_a_crash() -> None:
@@ -587,16 +266,6 @@ def test_several_answer_letters_in_one_string_are_read_as_letters() -> None:
     result, llm = generate(replies((5, json.dumps(quiz))))
     [question] = next(s for s in result.lesson.scenes if isinstance(s, QuizScene)).questions
     assert question.answer == ["A", "B"] and len(llm.calls) == 6  # no retry
-
-
-def test_an_unwritable_folder_is_refused_before_any_call(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["lesson", "new", "p", "--scenes", "3", "--model",
-                                      f"scripted:{script_file(tmp_path, [])}", "--out", "/proc/maic-lesson.yaml"])
-    assert result.exit_code == 2 and "cannot write in /proc" in result.stderr  # no replies were needed
-
-
-def test_the_default_name_leaves_out_control_sequences() -> None:
-    assert str(lesson_cmd.default_out("\x1b[31mred\x1b[0m plants")) == "red-plants.yaml"
 
 
 def test_an_option_copied_from_the_instructions_is_asked_again() -> None:
