@@ -129,8 +129,6 @@ JUDGE_OVERVIEW = {"criteria": {"on_topic": "on topic", "in_role": "in role and p
 
 @pytest.mark.parametrize(("section", "shares", "means"), [
     (JUDGED, ["on topic", "in role and persona", "learner answered (rounds)"], ["turn score (0–5)"]),
-    ({"on_topic": {"value": 0.7, "low": 0.5, "high": 0.9}, "correct": {"mean": 4.1, "low": 3.8, "high": 4.4}},
-     ["on topic"], ["correct"]),
 ])
 def test_judge_scores_are_charted_when_the_report_has_them(section: dict[str, Any], shares: list[str],
                                                            means: list[str]) -> None:

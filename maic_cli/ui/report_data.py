@@ -26,11 +26,6 @@ from .report_charts import Estimate
 
 GROUPINGS = (("by_model", "model"), ("by_prompts", "prompt set"), ("by_director", "director policy"))
 DIMENSIONS = ("model", "prompts", "director")
-# Where a group of report.json may hold its judge scores (the first path found wins).
-JUDGE_PATHS: tuple[tuple[str, ...], ...] = (("judge",), ("intervals", "judge"))
-# Container keys that say nothing about which score it is (left out of its label).
-JUDGE_CONTAINERS = {"scores", "criteria", "means", "rates", "by_criterion", "turns", "rounds"}
-VALUE_KEYS, LOW_KEYS, HIGH_KEYS = ("value", "mean", "score"), ("low", "lower", "ci_low"), ("high", "upper", "ci_high")
 ROUTING_RATES = {"cue_user_rate": "cue-user rate (rounds)", "repeated_speaker_rate": "repeated speaker (rounds)",
                  "same_role_in_a_row_rate": "same role twice in a row", "second_greeting_rate": "second greeting",
                  "corrected_round_rate": "director correction", "empty_turn_rate": "empty turns",
@@ -167,21 +162,19 @@ def _counts(value: object) -> dict[str, int]:
 
 
 def estimate(entry: object) -> Estimate | None:
-    """A rate or mean of the report (``value``/``low``/``high``, or their synonyms), if it has a value."""
+    """A rate or mean of the report (``value``/``low``/``high``), if it has a value."""
     if not isinstance(entry, Mapping):
         return None
-    value, low, high = (_first_number(entry, keys) for keys in (VALUE_KEYS, LOW_KEYS, HIGH_KEYS))
+    value, low, high = (_number(entry.get(key)) for key in ("value", "low", "high"))
     if value is None:
         return None
     return Estimate(value, low if low is not None and low <= value else None,
                     high if high is not None and high >= value else None)
 
 
-def _first_number(entry: Mapping[str, Any], keys: Sequence[str]) -> float | None:
-    for key in keys:
-        value = entry.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-            return float(value)
+def _number(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
     return None
 
 
@@ -197,18 +190,8 @@ def routing_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str
     return metrics
 
 
-def judge_section(summary: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for path in JUDGE_PATHS:
-        node: Any = summary
-        for key in path:
-            node = node.get(key) if isinstance(node, Mapping) else None
-        if isinstance(node, Mapping) and node:
-            return node
-    return None
-
-
 def judge_labels(report: Mapping[str, Any]) -> dict[str, str]:
-    """The judge's names for its scores (report.json's top-level judge ``labels`` and ``criteria``), if any."""
+    """The judge's names for its scores (report.json's top-level judge ``criteria`` and ``labels``), by score."""
     overview = report.get("judge")
     if not isinstance(overview, Mapping):
         return {}
@@ -221,36 +204,21 @@ def judge_labels(report: Mapping[str, Any]) -> dict[str, str]:
     return labels
 
 
-def judge_scores(section: Mapping[str, Any], prefix: tuple[str, ...] = (),
-                 depth: int = 0) -> dict[tuple[str, ...], Estimate]:
-    """Every score in a judge section by the keys that lead to it (containers such as ``rates`` included)."""
-    found: dict[tuple[str, ...], Estimate] = {}
-    for key, value in section.items():
-        path = (*prefix, safe_text(key))
-        score = estimate(value)
-        if score is not None:
-            found[path] = score
-        elif isinstance(value, Mapping) and depth < 3:
-            found.update(judge_scores(value, path, depth + 1))
-    return found
-
-
-def _is_share(path: tuple[str, ...], score: Estimate) -> bool:
-    """A yes/no rate (drawn in %), not a mean on its own scale (``means``, or a value beyond 0–1)."""
-    bounds = [x for x in (score.value, score.low, score.high) if x is not None]
-    return "means" not in path and all(0 <= x <= 1 for x in bounds)
-
-
 def judge_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str] | None = None
                   ) -> tuple[dict[str, dict[str, Estimate]], dict[str, dict[str, Estimate]]]:
-    """({rate label: {group: Estimate}}, {mean label: {group: Estimate}}) of the groups' judge sections."""
+    """({rate label: {group: Estimate}}, {mean label: {group: Estimate}}) of the groups' judge sections
+    (store/report_judge.py: ``judge.rates`` are yes/no shares, ``judge.means`` scores on their own scale)."""
     rates: dict[str, dict[str, Estimate]] = {}
     means: dict[str, dict[str, Estimate]] = {}
     for group, summary in groups.items():
-        section = judge_section(summary)
-        for path, score in judge_scores(section).items() if section else ():
-            named = [part for part in path if part not in JUDGE_CONTAINERS] or [path[-1]]
-            label = (labels or {}).get(named[-1]) if len(named) == 1 else None
-            label = label or " · ".join(named).replace("_", " ")
-            (rates if _is_share(path, score) else means).setdefault(label, {})[group] = score
+        section = summary.get("judge")
+        if not isinstance(section, Mapping):
+            continue
+        for kind, into in (("rates", rates), ("means", means)):
+            scores = section.get(kind)
+            for name, entry in (scores.items() if isinstance(scores, Mapping) else ()):
+                score = estimate(entry)
+                if score is not None:
+                    key = safe_text(name)
+                    into.setdefault((labels or {}).get(key) or key.replace("_", " "), {})[group] = score
     return rates, means
