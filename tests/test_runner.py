@@ -25,7 +25,7 @@ class Log(RunnerHooks):
     def learner(self, text: str) -> None:
         self.calls.append(f"learner:{text}")
 
-    def round_started(self, trigger: str | None) -> None:
+    def round_started(self, trigger: str | None, overrides: object = None) -> None:
         self.calls.append(f"start:{trigger}")
 
     def event(self, event: Event) -> None:

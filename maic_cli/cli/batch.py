@@ -189,7 +189,7 @@ class _RunHooks(RunnerHooks):
     def learner(self, text: str) -> None:
         self.writer.learner(text)
 
-    def round_begins(self, trigger: str | None, overrides: RoundOverrides | None) -> None:
+    def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
         self.writer.round_started(trigger, overrides)
         self._last = time.monotonic()
 

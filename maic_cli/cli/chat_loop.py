@@ -317,7 +317,7 @@ class _ChatHooks(RunnerHooks):
         if self.app.recorder is not None:
             self.app.recorder.learner(text)
 
-    def round_begins(self, trigger: str | None, overrides: RoundOverrides | None) -> None:
+    def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
         self.app.view.round_started()
         if self.app.recorder is not None:
             self.app.recorder.round_started(trigger, overrides)

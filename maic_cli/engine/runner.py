@@ -43,13 +43,9 @@ class RunnerHooks:
     def learner(self, text: str) -> None:
         """A learner message was added to the class."""
 
-    def round_started(self, trigger: str | None) -> None:
-        """A round begins (``trigger``: the agent asked to answer first)."""
-
-    def round_begins(self, trigger: str | None, overrides: RoundOverrides | None) -> None:
-        """A round begins, maybe with config changes for it alone (a lesson's live lecture or discussion
-        scene; a transcript records them).  By default, :meth:`round_started`."""
-        self.round_started(trigger)
+    def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
+        """A round begins (``trigger``: the agent asked to answer first; ``overrides``: the config as
+        this round alone has it — a lesson's live lecture or discussion — which a transcript records)."""
 
     def lecture_started(self, trigger: str | None) -> None:
         """A scripted lecture begins (events no model wrote, shown like a round but not a round of
@@ -136,7 +132,7 @@ class ClassRunner:
         # What a transcript records of this round's config: its own changes, and the lesson it was in.
         recorded = RoundOverrides.of({"lesson": self.config.lesson, **(overrides or {})})
         for hook in self.hooks:
-            hook.round_begins(trigger, recorded)
+            hook.round_started(trigger, recorded)
         result = RoundResult(reason="error", error="the round stopped unexpectedly")
         try:
             result = await run_round(self.classroom, config, self.llm, registry=self.agents,

@@ -42,10 +42,6 @@ def points(value: float) -> str:
     return f"{value:g}"
 
 
-def is_pointer(event: Event) -> bool:
-    return event.type == "action" and event.action_name in POINTERS
-
-
 def pointer_line(name: str, params: object) -> str:
     """``→ spotlight: formula``: where the teacher pointed."""
     target = params.get("elementId", "") if isinstance(params, dict) else ""
