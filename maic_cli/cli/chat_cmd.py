@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..engine.policies import DirectorPolicy
     from ..store.config import Settings
     from ..store.session import Session
+    from .learner_memory import ChatMemory
 
 
 def _sends_or_reads(model: str) -> bool:
@@ -186,6 +187,14 @@ def keep_or_replace_lesson(session: Session, play: LessonPlay) -> None:
     session.lesson = play
 
 
+def open_memory(session: Session, named: str | None) -> ChatMemory | None:
+    """The named learner's memory (none for a learner without a name)."""
+    from .learner_memory import ChatMemory, learner_name
+
+    name = learner_name(session, named)
+    return ChatMemory(session, name) if name else None
+
+
 @friendly
 def chat(
     model: str = typer.Option(None, "--model", "-m", help="A litellm model (openai/gpt-4o-mini, "
@@ -217,6 +226,8 @@ def chat(
                                 "discussions, a quiz. Enter goes on; type to ask; /outline, /next, /prev, /slide N."),
     pace: float = typer.Option(None, "--pace", min=0, max=5, help="Seconds per word of a scripted lecture on a "
                                "terminal (default 0.12; 0: at once). Pipes and --plain: at once unless given."),
+    no_memory: bool = typer.Option(False, "--no-memory", help="Neither use nor update the learner's memory "
+                                   "($MAIC_HOME/learners; kept for a learner with a --name)."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -257,6 +268,7 @@ def chat(
         if resumed is not None and settings.max_turns:
             session.config.max_turns = settings.max_turns
         policy = choose_director(session, director)
+        memory = None if no_memory else open_memory(session, settings.name)  # a broken profile stops here
         _warm_up_litellm(session.model)
         from .chat_run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
 
@@ -264,6 +276,6 @@ def chat(
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
                                     notice=model_notice(session.model), resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
-                                    prompts=prompt_set, director=policy, pace=pace))
+                                    prompts=prompt_set, director=policy, pace=pace, memory=memory))
     if code:
         raise typer.Exit(code)

@@ -29,6 +29,7 @@ from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from .chat_lesson import watch_keys
 from .chat_loop import ChatApp, GuardedRecorder
+from .learner_memory import ChatMemory
 from .line_input import LineReader
 from .notices import model_notice
 
@@ -57,14 +58,16 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
                    prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
                    transcript: Path | None = None, prompts: PromptSet | None = None,
-                   director: DirectorPolicy | None = None, pace: float | None = None) -> int:
+                   director: DirectorPolicy | None = None, pace: float | None = None,
+                   memory: ChatMemory | None = None) -> int:
     """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``pace``: seconds per
-    word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output)."""
+    word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output).
+    ``memory``: the named learner's memory, updated when the class ends."""
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
     llm = make_client(session.model)  # a bad model fails here, before any file is written
     session.transcript = str(transcript_path(session, path, transcript))
-    recorder = open_transcript(session, path, typed=transcript is not None)
+    recorder = open_transcript(session, path, typed=transcript is not None, memory=memory)
     try:
         try:
             save_session(session, path)  # the file exists (and is valid) from the first moment
@@ -75,6 +78,8 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                          prompts=prompts, director=director, pace=pace)
     finally:
         recorder.close()
+    if memory is not None:
+        memory.finish()
     if app.save_error is not None:
         raise SessionError(f"{path}: the session could not be saved ({app.save_error}); "
                            "the file holds its last good version")
@@ -98,7 +103,7 @@ def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
     return default
 
 
-def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedRecorder:
+def open_transcript(session: Session, path: Path, *, typed: bool, memory: ChatMemory | None = None) -> GuardedRecorder:
     target = Path(session.transcript or "")
     spec = ModelSpec.parse(session.model)
     director = session.config.director or default_policy_name(spec.compact_prompts)  # the policy it plays under
@@ -107,7 +112,8 @@ def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedReco
                               store=session.classroom.store,
                               session=str(path))
     try:
-        return GuardedRecorder(TranscriptWriter(target, header))
+        writer = TranscriptWriter(target, header)
+        return GuardedRecorder(memory.tee(writer) if memory is not None else writer)
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a maic transcript"
         error = InputError if typed else MaicError

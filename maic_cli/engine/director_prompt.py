@@ -24,8 +24,9 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def learner_data(profile: UserProfile) -> dict[str, str]:
-    return {"name": profile.nickname, "bio": profile.bio.strip()}
+def learner_data(profile: UserProfile) -> dict[str, Any]:
+    """The learner for the templates; ``memory``: the quoted lines of their profile (data, not instructions)."""
+    return {"name": profile.nickname, "bio": profile.bio.strip(), "memory": list(profile.memory)}
 
 
 def conversation_data(messages: list[Message], limit: int = SUMMARY_MESSAGES) -> list[dict[str, Any]]:

@@ -64,6 +64,10 @@ class AgentConfig(BaseModel):
 class UserProfile(BaseModel):
     nickname: str = "Learner"
     bio: str = ""
+    # What the class remembers of the learner's earlier sessions (store/learner_profile.py), a few
+    # short quoted lines for the prompts.  Request-scoped, never stored: a session file or transcript
+    # someone shares holds no memory, and a chat loads it again from the learner's own profile.
+    memory: list[str] = Field(default_factory=list, exclude=True, max_length=12)
 
 
 def record_params(name: object, params: object) -> dict[str, Any]:
