@@ -88,6 +88,9 @@ def show(
     agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files. Repeatable."),
     topic: str = typer.Option(None, "--topic", help="A fresh class in discussion mode, on this topic."),
     as_json: bool = typer.Option(False, "--json", help="The raw messages list, as JSON."),
+    name: str = typer.Option(None, "--name", help="The learner (default: the session's, then config.yaml's): "
+                             "their memory is shown as the class would get it."),
+    no_memory: bool = typer.Option(False, "--no-memory", help="Without the learner's memory."),
 ) -> None:
     """Print the exact messages the director's or an agent's next call would send."""
     from ..engine.preview import agent_call_messages, director_call_messages
@@ -107,7 +110,14 @@ def show(
     session = load_session(session_file) if session_file is not None else fresh_class(agents, agents_dir, topic)
     if ask is None and session_file is None and not topic:  # a discussion opens without the learner
         ask = EXAMPLE_QUESTION
-    model = model or resolve_model(load_settings(), session)
+    settings = load_settings({"name": name})
+    model = model or resolve_model(settings, session)
+    if name and session_file is None:
+        session.profile.nickname = name
+    if not no_memory:
+        from .chat_cmd import open_memory
+
+        open_memory(session, settings.name)  # the learner's memory, as a chat would load it
     request = next_request(session, model, ask)
     class_agents = {a.id: a for a in session.agents}
     if who == "director":

@@ -14,6 +14,7 @@ import typer
 
 from ..untrusted import clean
 from .errors import friendly
+from .xapi_cmd import LRS_HELP, is_xapi_file
 
 
 @friendly
@@ -23,7 +24,9 @@ def replay(
     instant: bool = typer.Option(False, "--instant", help="No pauses: show the whole class at once."),
     step: bool = typer.Option(False, "--step", help="One message per key press (q to stop)."),
     export_to: Path = typer.Option(None, "--export", help="Write the class to FILE.md or FILE.html instead "
-                                   "(a lesson's slides, pointers, quiz answers and score included)."),
+                                   "(a lesson's slides, pointers, quiz answers and score included), or its "
+                                   "learning records to FILE.xapi.jsonl (xAPI statements)."),
+    lrs: str = typer.Option(None, "--lrs", help=LRS_HELP),
     check: bool = typer.Option(False, "--check", help="Re-run the orchestration on the recorded replies and "
                                "report the first event that differs (exit 1)."),
     plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),
@@ -45,6 +48,13 @@ def replay(
             raise typer.Exit(1)
         typer.echo(f"{file}: the same {result.compared} events")
         return
+    records = export_to if export_to is not None and is_xapi_file(export_to) else None
+    if records is not None or lrs is not None:
+        from .xapi_cmd import all_statements, write_and_send
+
+        write_and_send(all_statements([transcript]), to_file=records, lrs=lrs)
+        if records is not None or export_to is None:
+            return
     from .replay_player import Player, export
 
     if export_to is not None:

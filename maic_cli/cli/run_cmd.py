@@ -24,6 +24,7 @@ from .. import __version__
 from ..errors import InputError, MaicError
 from ..untrusted import clean
 from .errors import EXIT_INTERRUPTED, check_choice, friendly
+from .xapi_cmd import LRS_HELP
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -308,6 +309,9 @@ def run(
                               "are priced apart."),
     judge_api_base: str = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server "
                                        "for the judge."),
+    xapi: bool = typer.Option(False, "--xapi", help="Also write each run's learning records (xAPI statements) "
+                              "to OUT/xapi/RUN.xapi.jsonl."),
+    lrs: str = typer.Option(None, "--lrs", help=LRS_HELP),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -339,6 +343,10 @@ def run(
         raise InputError("name at least one scenario file or folder (or use --merge)")
     check_choice("--client", client, ("litellm", "direct"))
     check_choice("--structured", structured, STRUCTURED_MODES)
+    if lrs is not None:
+        from ..store.lrs import statements_url
+
+        statements_url(lrs)  # a bad URL is refused before the batch runs
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)
@@ -380,6 +388,10 @@ def run(
             **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
+    if xapi or lrs is not None:
+        from .xapi_cmd import batch_records
+
+        batch_records(folder, kept, write=xapi, lrs=lrs)
     typer.echo(f"Report: {folder / 'report.html'}, {folder / 'report.md'} and {folder / 'report.json'}", err=True)
     if interrupted:
         typer.echo(f"Interrupted: partial report written; continue with --resume {folder}", err=True)
