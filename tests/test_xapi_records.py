@@ -206,8 +206,9 @@ def test_random_classes_give_valid_distinct_bounded_statements(tmp_path: Path, v
                     max_points=chooser.randint(1, 4), correct=chooser.random() < 0.5,
                     graded_by=chooser.choice(["key", "model", "none"]))))
             elif pick == 4:
-                items.append(Happening(at=at, event=QuizScoreEvent(scene_id=text(8) or "q",
-                                                                   points=chooser.random() * 9, max_points=chooser.randint(0, 9))))
+                score = QuizScoreEvent(scene_id=text(8) or "q", points=chooser.random() * 9,
+                                       max_points=chooser.randint(0, 9))
+                items.append(Happening(at=at, event=score))
             else:
                 items.append(Happening(at=at, event=AgentStartEvent(message_id="m", agent_id="t", agent_name="T",
                                                                     avatar="", color="")))
