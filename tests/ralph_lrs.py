@@ -7,8 +7,9 @@ created with pip the first time (a minute or two; CI builds it on its fresh mach
 registry).  When it cannot be built the tests that need it FAIL, saying why: they never skip in
 silence.  ``MAIC_SKIP_RALPH=1`` skips them on purpose (a machine without a package registry).
 
-The store runs with its file-system backend in a temporary folder, on a free port, with one
-basic-auth user, and is stopped at the end.
+The store (Ralph's own API app, served by uvicorn as ``ralph runserver`` does) runs with its
+file-system backend in a temporary folder, on a free port, with one basic-auth user, and is
+stopped at the end.
 """
 
 from __future__ import annotations
@@ -49,6 +50,19 @@ for number, line in enumerate(open(sys.argv[1], encoding="utf-8"), 1):
     except Exception as exc:
         problems.append(f"line {number}: {exc}")
 print(json.dumps(problems))
+"""
+
+
+# `ralph runserver -b fs`, without its reloader, and with one change: Ralph 5.1's file-system store
+# writes its file once ("create") and answers every later POST of new statements with a 500; it
+# appends here, so one store takes several pushes, as a real one does.
+SERVE = """
+import sys
+import uvicorn
+from ralph.backends.data.base import BaseOperationType
+from ralph.backends.lrs.fs import FSLRSBackend
+FSLRSBackend.default_operation_type = BaseOperationType.APPEND
+uvicorn.run("ralph.api:app", host="127.0.0.1", port=int(sys.argv[1]), log_level="info")
 """
 
 
@@ -123,10 +137,9 @@ def start_ralph(venv: Path, folder: Path) -> RalphLRS:
                           text=True, timeout=120)
     assert auth.returncode == 0, f"ralph auth failed: {auth.stderr[-1000:]}"
     port = free_port()
-    log = (folder / "ralph.log").open("wb")
-    process = subprocess.Popen([str(venv / "bin" / "ralph"), "runserver", "-b", "fs", "-h", "127.0.0.1",
-                                "-p", str(port)], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    with (folder / "ralph.log").open("wb") as log:  # the server keeps its own copy of the descriptor
+        process = subprocess.Popen([str(venv / "bin" / "python"), "-c", SERVE, str(port)], cwd=folder, env=env,
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     lrs = RalphLRS(url=f"http://127.0.0.1:{port}/xAPI", process=process, folder=folder)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
