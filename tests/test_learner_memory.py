@@ -85,6 +85,12 @@ def test_a_second_session_shows_what_the_first_left_and_forget_removes_it(tmp_pa
     chat(tmp_path, model, "What does a plant need?\n", "--name", "Ada", session="second.json")  # end of input
     profile = load_profile(path)
     assert profile.sessions == 2
+    session_text = (tmp_path / "second.json").read_text(encoding="utf-8")
+    transcript = Path(json.loads(session_text)["transcript"])
+    header = transcript.read_text(encoding="utf-8").splitlines()[0]
+    assert "memory" not in session_text and "memory" not in header  # never stored with the class
+    exported = runner.invoke(app, ["replay", str(transcript), "--export", str(tmp_path / "class.md")])
+    assert exported.exit_code == 0 and "Does a tree" not in (tmp_path / "class.md").read_text(encoding="utf-8")
     assert profile.questions == ["Does a tree get its mass from the soil?", "What does a plant need?"]
 
     forgotten = runner.invoke(app, ["learner", "forget", "Ada"])
@@ -227,3 +233,17 @@ def test_learner_list_show_and_edit(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert load_profile(profile_path("Ada")).level == "university"  # the file kept its last good version
     missing = runner.invoke(app, ["learner", "show", "Nobody"])
     assert missing.exit_code == 2 and "no learner 'Nobody'" in missing.stderr
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=300))
+def test_any_profile_file_loads_or_is_one_input_error(text: str) -> None:
+    path = profile_path("Fuzz")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("name: Fuzz\n" + text, encoding="utf-8", errors="surrogatepass")
+    try:
+        profile = load_profile(path)
+    except InputError as exc:
+        assert str(exc).startswith(f"{path}:")  # the CLI prints it on one line (cli/errors.py)
+        return
+    assert profile.name and sum(map(len, memory_lines(profile))) <= MEMORY_CHARS

@@ -33,11 +33,12 @@ MAX_HAPPENINGS = 200_000  # a chat longer than this adds only its beginning to t
 
 
 def learner_name(session: Session, named: str | None) -> str | None:
-    """Whose memory a chat uses: the ``--name``/config name, else a resumed session's own (if it has one)."""
-    if named:
-        return named
+    """Whose memory a chat uses: the learner the class knows (a new class takes ``--name`` or config's
+    name; a resumed one keeps its own), else ``named``; ``None`` for a learner without a name."""
     nickname = session.profile.nickname.strip()
-    return nickname if nickname and nickname != DEFAULT_NICKNAME else None
+    if nickname and nickname != DEFAULT_NICKNAME:
+        return nickname
+    return named or None
 
 
 class ChatMemory:
