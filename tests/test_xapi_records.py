@@ -161,17 +161,25 @@ def test_a_changed_statement_with_a_stored_id_is_a_conflict_not_a_second_copy(
     assert all(ids.count(s["id"]) == 1 for s in found)
 
 
-def test_run_writes_each_runs_records(tmp_path: Path, venv: Path) -> None:
+def test_run_writes_each_runs_records_and_sends_them(tmp_path: Path, venv: Path, lrs: RalphLRS,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     scenario = next(SCENARIO.glob("*.yaml"))
     out = tmp_path / "runs"
-    result = runner.invoke(app, ["run", str(scenario), "--model", "demo", "--out", str(out), "--xapi", "--plain"])
-    assert result.exit_code in (0, 1), result.output
+    refused = runner.invoke(app, ["run", str(scenario), "--model", "demo", "--out", str(out), "--lrs", "ftp://x"])
+    assert refused.exit_code == 2 and "--lrs ftp://x" in refused.stderr and not out.exists()
+    monkeypatch.setenv("MAIC_LRS_TOKEN", "")
+    monkeypatch.setenv("MAIC_LRS_USER", "maic")
+    monkeypatch.setenv("MAIC_LRS_PASSWORD", "lrs-test-secret")
+    result = runner.invoke(app, ["run", str(scenario), "--model", "demo", "--out", str(out), "--xapi", "--plain",
+                                 "--repeat", "2", "--lrs", lrs.url])
+    assert result.exit_code in (0, 1) and "xAPI statements to" in result.stdout, result.output
     files = sorted((out / "xapi").glob("*.xapi.jsonl"))
     assert files and all(f.name.removesuffix(".xapi.jsonl") + ".jsonl" in
                          {t.name for t in (out / "transcripts").iterdir()} for f in files)
     found = [s for f in files for s in read_lines(f)]
-    assert found and "asked" in verbs(found)
+    assert len(files) == 2 and found and "asked" in verbs(found)
     assert validate(venv, found, tmp_path) == []
+    assert {s["id"] for s in found} <= {s["id"] for s in lrs.statements()}
 
 
 def test_random_classes_give_valid_distinct_bounded_statements(tmp_path: Path, venv: Path) -> None:

@@ -24,7 +24,7 @@ from .. import __version__
 from ..errors import InputError, MaicError
 from ..untrusted import clean
 from .errors import EXIT_INTERRUPTED, check_choice, friendly
-from .xapi_cmd import LRS_HELP
+from .xapi_cmd import LRS_HELP, batch_records, check_lrs
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -343,10 +343,7 @@ def run(
         raise InputError("name at least one scenario file or folder (or use --merge)")
     check_choice("--client", client, ("litellm", "direct"))
     check_choice("--structured", structured, STRUCTURED_MODES)
-    if lrs is not None:
-        from ..store.lrs import statements_url
-
-        statements_url(lrs)  # a bad URL is refused before the batch runs
+    check_lrs(lrs)  # a bad --lrs URL is refused before the batch runs
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)
@@ -388,10 +385,7 @@ def run(
             **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
-    if xapi or lrs is not None:
-        from .xapi_cmd import batch_records
-
-        batch_records(folder, kept, write=xapi, lrs=lrs)
+    batch_records(folder, kept, write=xapi, lrs=lrs)  # --xapi, --lrs
     typer.echo(f"Report: {folder / 'report.html'}, {folder / 'report.md'} and {folder / 'report.json'}", err=True)
     if interrupted:
         typer.echo(f"Interrupted: partial report written; continue with --resume {folder}", err=True)

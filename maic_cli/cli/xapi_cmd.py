@@ -52,8 +52,18 @@ def write_and_send(found: list[dict[str, Any]], *, to_file: Path | None, lrs: st
         send(found, lrs)
 
 
+def check_lrs(url: str | None) -> None:
+    """A ``--lrs`` URL that cannot be a store's is refused (exit 2) before anything runs."""
+    if url is not None:
+        from ..store.lrs import statements_url
+
+        statements_url(url)
+
+
 def batch_records(folder: Path, run_ids: Iterable[str], *, write: bool, lrs: str | None) -> None:
     """``maic run --xapi/--lrs``: each run's statements to ``OUT/xapi/RUN.xapi.jsonl``, and/or all to ``lrs``."""
+    if not write and lrs is None:
+        return
     from ..errors import MaicError
     from ..store.transcript import read_transcript
 
