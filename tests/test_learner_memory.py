@@ -21,6 +21,7 @@ from maic_cli.store.learner_profile import (
     MAX_QUESTIONS,
     MEMORY_CHARS,
     LearnerProfile,
+    LessonEntry,
     load_profile,
     memory_lines,
     profile_path,
@@ -185,6 +186,12 @@ def test_remember_is_bounded_and_keeps_the_newest() -> None:
     assert profile.sessions == 30 and len(profile.questions) == MAX_QUESTIONS
     assert profile.questions[-1].startswith("question 29") and all(len(q) <= 300 for q in profile.questions)
     assert sum(map(len, memory_lines(profile))) <= MEMORY_CHARS
+    full = profile.model_copy(update={"level": "l" * 120, "interests": ["i" * 80] * 10,
+                                      "misconceptions": ["m" * 300] * 12,
+                                      "lessons": [LessonEntry(title="t" * 200, points=1, max_points=2)] * 20})
+    lines = memory_lines(full)
+    assert sum(map(len, lines)) <= MEMORY_CHARS
+    assert lines[-1].startswith("Misconceptions noticed") and any(line.startswith("Lessons") for line in lines)
 
 
 def test_commands_and_empty_lines_are_not_questions_and_only_the_teacher_corrects() -> None:

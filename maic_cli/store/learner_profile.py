@@ -34,7 +34,7 @@ MAX_QUESTIONS = 20
 MAX_LESSONS = 20
 MAX_NOTES = 12
 MAX_INTERESTS = 10
-MEMORY_CHARS = 900  # the summary in a prompt, at most
+MEMORY_CHARS = 1000  # the summary in a prompt, at most (with every part full: about 950)
 
 
 def _one_line(value: str) -> str:
@@ -149,25 +149,22 @@ def memory_lines(profile: LearnerProfile, *, limit: int = MEMORY_CHARS) -> list[
     def quoted(items: list[str], size: int) -> str:
         return "; ".join('"' + cut(item, size).replace('"', "'") + '"' for item in items)
 
-    lines = []
-    if profile.level:
-        lines.append(f"Level: {quoted([profile.level], 80)}")
-    if profile.interests:
-        lines.append(f"Interests: {quoted(profile.interests[:5], 40)}")
-    if profile.sessions:
-        lines.append(f"Sessions with this class before: {profile.sessions}")
-    if profile.lessons:
-        lines.append("Lessons taken: " + "; ".join(_lesson(entry) for entry in profile.lessons[-3:]))
-    if profile.questions:
-        lines.append(f"Recent questions: {quoted(profile.questions[-3:], 120)}")
-    if profile.misconceptions:
-        lines.append(f"Misconceptions noticed: {quoted(profile.misconceptions[-3:], 200)}")
-    kept: list[str] = []
-    for line in lines:
-        if sum(map(len, kept)) + len(line) > limit:
-            break
-        kept.append(line)
-    return kept
+    lines = {  # in the order shown; kept by priority (misconceptions first) while they fit in ``limit``
+        "level": f"Level: {quoted([profile.level], 80)}" if profile.level else "",
+        "interests": f"Interests: {quoted(profile.interests[:5], 40)}" if profile.interests else "",
+        "sessions": f"Sessions with this class before: {profile.sessions}" if profile.sessions else "",
+        "lessons": "Lessons taken: " + "; ".join(map(_lesson, profile.lessons[-3:])) if profile.lessons else "",
+        "questions": f"Recent questions: {quoted(profile.questions[-3:], 100)}" if profile.questions else "",
+        "misconceptions": (f"Misconceptions noticed: {quoted(profile.misconceptions[-3:], 160)}"
+                           if profile.misconceptions else ""),
+    }
+    kept: set[str] = set()
+    size = 0
+    for name in ("misconceptions", "lessons", "questions", "level", "interests", "sessions"):
+        if lines[name] and size + len(lines[name]) <= limit:
+            kept.add(name)
+            size += len(lines[name])
+    return [line for name, line in lines.items() if name in kept]
 
 
 def _lesson(entry: LessonEntry) -> str:
