@@ -206,11 +206,11 @@ def test_random_classes_give_valid_distinct_bounded_statements(tmp_path: Path, v
                                                                kind=chooser.choice(["slide", "quiz", "discussion"]),
                                                                title=text(40))))
             elif pick == 3:
-                options = [text(30) for _ in range(chooser.randint(0, 4))]
+                options = [text(30) for _ in range(chooser.choice([0, 2, 4, 30]))]
                 items.append(Happening(at=at, event=QuizAnswerEvent(
                     scene_id=text(8) or "q", question_id=text(8) or "x", question=text(200), options=options,
-                    answer=text(100), chosen=chooser.sample("ABCD", chooser.randint(0, 2)),
-                    key=chooser.sample("ABCD", chooser.randint(0, 2)), points=chooser.random() * 5,
+                    answer=text(100), chosen=chooser.sample(["A", "b", "D", "ZZ", "\x1b", " c "], chooser.randint(0, 3)),
+                    key=chooser.sample(["A", "B", "Q", "é", ""], chooser.randint(0, 2)), points=chooser.random() * 5,
                     max_points=chooser.randint(1, 4), correct=chooser.random() < 0.5,
                     graded_by=chooser.choice(["key", "model", "none"]))))
             elif pick == 4:

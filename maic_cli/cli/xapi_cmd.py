@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..errors import InputError
 from ..untrusted import clean
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ def all_statements(transcripts: Iterable[Transcript]) -> list[dict[str, Any]]:
     from ..store.xapi_export import transcript_statements
 
     homepage = os.environ.get("MAIC_XAPI_HOMEPAGE")
+    if homepage and not homepage.startswith(("http://", "https://")):
+        raise InputError(f"MAIC_XAPI_HOMEPAGE={clean(homepage)[:100]}: the learners' account home page is an "
+                         "http:// or https:// URL")
     found: list[dict[str, Any]] = []
     for transcript in transcripts:
         found.extend(transcript_statements(transcript, **({"homepage": homepage} if homepage else {})))

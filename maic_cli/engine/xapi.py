@@ -51,6 +51,7 @@ TYPES = {
 DEFAULT_HOMEPAGE = "https://maic.invalid"  # the actor's account home page (``--xapi-homepage`` may change it)
 LANGUAGE = "und"  # the language of names and descriptions is not known (RFC 5646: undetermined)
 MAX_TEXT = 1000  # characters of a description or a response
+CHOICE_IDS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # a choice question's options, at most 26 (a lesson allows fewer)
 
 
 @dataclass(frozen=True)
@@ -185,20 +186,28 @@ def _iri_part(text: str) -> str:
     return "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "-" for c in text[:64]) or "-"
 
 
+def _letters(event: QuizAnswerEvent, given: list[str]) -> list[str]:
+    """The option letters among ``given`` (a transcript may hold anything there), each once, in order."""
+    ids = CHOICE_IDS[:len(event.options)]
+    return sorted({letter.strip().upper() for letter in given[:len(CHOICE_IDS)]} & set(ids))
+
+
 def _interaction(lesson_iri: str, event: QuizAnswerEvent) -> dict[str, Any]:
     iri = f"{lesson_iri}:quiz:{_iri_part(event.scene_id)}:{_iri_part(event.question_id)}"
     if event.options:
-        choices = [{"id": chr(ord("A") + i), "description": _lang(option)} for i, option in enumerate(event.options)]
+        options = zip(CHOICE_IDS, event.options, strict=False)  # beyond Z: not a choice (a lesson has fewer)
+        choices = [{"id": letter, "description": _lang(option)} for letter, option in options]
         definition: dict[str, Any] = {"interactionType": "choice", "choices": choices}
-        if event.key:
-            definition["correctResponsesPattern"] = ["[,]".join(event.key)]
+        if _letters(event, event.key):
+            definition["correctResponsesPattern"] = ["[,]".join(_letters(event, event.key))]
     else:
         definition = {"interactionType": "long-fill-in"}
     return _activity(iri, "interaction", event.question_id, event.question, **definition)
 
 
 def _answer_result(event: QuizAnswerEvent) -> dict[str, Any]:
-    response = "[,]".join(event.chosen) if event.options and event.chosen else _text(event.answer)
+    chosen = _letters(event, event.chosen)
+    response = "[,]".join(chosen) if event.options and chosen else _text(event.answer)
     result: dict[str, Any] = {"response": response or "-", "score": _score(event.points, event.max_points)}
     if event.graded_by != "none":
         result["success"] = event.correct
