@@ -254,3 +254,13 @@ def test_any_profile_file_loads_or_is_one_input_error(text: str) -> None:
         assert str(exc).startswith(f"{path}:")  # the CLI prints it on one line (cli/errors.py)
         return
     assert profile.name and sum(map(len, memory_lines(profile))) <= MEMORY_CHARS
+
+
+@pytest.mark.parametrize("argv", [["learner", "--help"], ["learner", "export", "--help"],
+                                  ["learner", "forget", "--help"]], ids=" ".join)
+def test_learner_help_imports_nothing_heavy(argv: list[str]) -> None:
+    from tests.helpers import modules_imported_by
+    from tests.test_startup import forbidden_in
+
+    modules = modules_imported_by(argv)
+    assert "maic_cli.cli.learner_cmd" in modules and forbidden_in(modules) == []
