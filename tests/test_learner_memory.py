@@ -264,3 +264,28 @@ def test_learner_help_imports_nothing_heavy(argv: list[str]) -> None:
 
     modules = modules_imported_by(argv)
     assert "maic_cli.cli.learner_cmd" in modules and forbidden_in(modules) == []
+
+
+def test_the_end_of_a_chat_reads_the_profile_again_and_leaves_a_broken_one_alone(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from maic_cli.cli.chat_cmd import new_session
+    from maic_cli.cli.learner_memory import ChatMemory, learner_name
+    from maic_cli.store.config import Settings
+
+    long_name = "Ada " + "L" * 80
+    session = new_session(Settings(name=long_name), None, None)
+    name = learner_name(session, None)
+    assert name == long_name[:60] and learner_name(new_session(Settings(name="  "), None, None), "  ") is None
+    memory = ChatMemory(session, name)
+    save_profile(LearnerProfile(name=name, level="edited meanwhile"))  # another chat, or `learner edit`
+    memory.happenings.append(Happening(at=1.0, learner="What is a photon?"))
+    memory.finish()
+    profile = load_profile(profile_path(name))
+    assert (profile.level, profile.questions, profile.sessions) == ("edited meanwhile", ["What is a photon?"], 1)
+    assert ChatMemory(session, name).session.profile.memory  # the same file is found again by the same name
+
+    profile_path(name).write_text("name: [broken\n", encoding="utf-8")
+    memory.finish()
+    assert profile_path(name).read_text(encoding="utf-8") == "name: [broken\n"
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and "the learner's memory was not updated" in said

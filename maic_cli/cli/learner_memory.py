@@ -15,6 +15,8 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from filelock import FileLock, Timeout
+
 from ..engine.events import Event
 from ..engine.models import RoundOverrides
 from ..engine.outcomes import StopReason
@@ -22,23 +24,25 @@ from ..engine.session_record import Happening, collect
 from ..errors import InputError
 from ..llm.recording import CallRecord
 from ..store.learner_profile import LearnerProfile, find_profile, memory_lines, profile_path, remember, save_profile
-from ..untrusted import clean
+from ..store.paths import private_dir
+from ..untrusted import clean, one_line
 
 if TYPE_CHECKING:
     from ..store.session import Session
     from .chat_loop import Recorder
 
 DEFAULT_NICKNAME = "Learner"  # the name of a learner who gave none: no memory is kept for it
+LOCK_SECONDS = 10  # waiting for another chat of the same learner to save its memory
 MAX_HAPPENINGS = 200_000  # a chat longer than this adds only its beginning to the memory
 
 
 def learner_name(session: Session, named: str | None) -> str | None:
     """Whose memory a chat uses: the learner the class knows (a new class takes ``--name`` or config's
     name; a resumed one keeps its own), else ``named``; ``None`` for a learner without a name."""
-    nickname = session.profile.nickname.strip()
+    nickname = " ".join(session.profile.nickname.split())[:60]
     if nickname and nickname != DEFAULT_NICKNAME:
         return nickname
-    return named or None
+    return " ".join((named or "").split())[:60] or None
 
 
 class ChatMemory:
@@ -46,7 +50,7 @@ class ChatMemory:
         self.session = session
         self.name = name
         try:
-            self.profile = find_profile(name) or LearnerProfile(name=name[:60])
+            self.profile = find_profile(name) or LearnerProfile(name=name)
         except InputError as exc:
             raise InputError(f"{exc} (fix it with `maic learner edit {clean(name)[:60]}`, or chat with "
                              "--no-memory)") from None
@@ -57,17 +61,26 @@ class ChatMemory:
         return MemoryTee(inner, self)
 
     def finish(self) -> None:
-        """Write what this chat adds to the profile (nothing when nothing was said or played)."""
+        """Write what this chat adds to the profile (nothing when nothing was said or played).  The
+        profile is read again first, under a lock: another chat of the same learner, or an edit,
+        may have changed it meanwhile; a profile broken meanwhile is left as it is."""
         if not self.happenings:
             return
         roles = {agent.id: agent.role for agent in self.session.agents}
         level = self.session.lesson.lesson.level if self.session.lesson is not None else None
-        updated = remember(self.profile, collect(self.happenings, roles), level=level)
+        path = profile_path(self.name)
         try:
-            save_profile(updated)
-        except OSError as exc:
-            sys.stderr.write(f"maic: {profile_path(self.name)}: cannot save the learner's memory "
-                             f"({exc.strerror or exc}); the session is saved\n")
+            private_dir(path.parent)
+            with FileLock(str(path.with_name(f".{path.name}.lock")), timeout=LOCK_SECONDS, mode=0o600):
+                current = find_profile(self.name) or LearnerProfile(name=self.name)
+                updated = remember(current, collect(self.happenings, roles), level=level)
+                save_profile(updated)
+        except InputError as exc:
+            sys.stderr.write(f"maic: {one_line(str(exc))}; the learner's memory was not updated\n")
+            return
+        except (OSError, Timeout) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "it is locked"
+            sys.stderr.write(f"maic: {path}: cannot save the learner's memory ({reason}); the session is saved\n")
             return
         self.profile = updated
 

@@ -111,7 +111,7 @@ def list_profiles(home: Path | None = None) -> list[tuple[Path, LearnerProfile |
     if not folder.is_dir():
         return []
     found: list[tuple[Path, LearnerProfile | str]] = []
-    for path in sorted(folder.glob("*.yaml")):
+    for path in sorted(p for p in folder.glob("*.yaml") if not p.name.startswith(".")):  # not an edit's draft
         try:
             found.append((path, load_profile(path)))
         except InputError as exc:
