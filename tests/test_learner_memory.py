@@ -83,7 +83,8 @@ def test_a_second_session_shows_what_the_first_left_and_forget_removes_it(tmp_pa
 
     model = script(tmp_path, decision("teacher"), reply("Light, water and carbon dioxide."), decision("END"),
                    name="second-script.json")
-    chat(tmp_path, model, "What does a plant need?\n", "--name", "Ada", session="second.json")  # end of input
+    second = chat(tmp_path, model, "What does a plant need?\n", "--name", "Ada", session="second.json")
+    assert "the class remembers Ada from 1 earlier sessions" in second.stderr  # the input ended: saved too
     profile = load_profile(path)
     assert profile.sessions == 2
     session_text = (tmp_path / "second.json").read_text(encoding="utf-8")

@@ -269,6 +269,9 @@ def chat(
             session.config.max_turns = settings.max_turns
         policy = choose_director(session, director)
         memory = None if no_memory else open_memory(session, settings.name)  # a broken profile stops here
+        if memory is not None and memory.profile.sessions:
+            typer.echo(f"maic: note: the class remembers {one_line(memory.name)} from {memory.profile.sessions} "
+                       "earlier sessions (maic learner show; --no-memory to leave it out)", err=True)
         _warm_up_litellm(session.model)
         from .chat_run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
 
