@@ -50,7 +50,7 @@ def lrs(venv: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RalphL
         stop_ralph(store)
 
 
-def lesson_class(tmp_path: Path) -> Path:
+def lesson_class(tmp_path: Path, *extra: str) -> Path:
     """A whole lesson played through ``maic chat`` by Ada: a question, the slides, a discussion, a
     quiz (right, wrong, partly right); returns its transcript."""
     replies = [decision("teacher"), reply("Mostly from the air, as carbon dioxide."), decision("END"),
@@ -61,7 +61,8 @@ def lesson_class(tmp_path: Path) -> Path:
     stdin = "\n".join(["Where does the mass come from?", "", "", "", "", "3", "a, b",
                        "Light gives the plant energy.", "/quit"]) + "\n"
     result = runner.invoke(app, ["chat", "--model", f"scripted:{tmp_path / 'script.json'}", "--session",
-                                 str(tmp_path / "class.json"), "--name", "Ada", "--lesson", str(LESSON)], input=stdin)
+                                 str(tmp_path / "class.json"), "--name", "Ada", "--lesson", str(LESSON), *extra],
+                           input=stdin)
     assert result.exit_code == 0, result.output
     return Path(load_session(tmp_path / "class.json").transcript or "")
 
@@ -122,11 +123,12 @@ def test_a_lesson_with_a_quiz_becomes_the_statements_of_what_happened(tmp_path: 
 
 def test_the_statements_reach_a_real_lrs_once_however_often_they_are_sent(
         tmp_path: Path, lrs: RalphLRS, monkeypatch: pytest.MonkeyPatch) -> None:
-    transcript = lesson_class(tmp_path)
-    expected = transcript_statements(read_transcript(transcript))
     before = {s["id"] for s in lrs.statements()}
     monkeypatch.setenv("MAIC_LRS_USER", "maic")
     monkeypatch.setenv("MAIC_LRS_PASSWORD", "lrs-test-secret")
+    transcript = lesson_class(tmp_path, "--lrs", lrs.url)  # sent when the class ends
+    expected = transcript_statements(read_transcript(transcript))
+    assert len({s["id"] for s in lrs.statements()} - before) == len(expected) == 12
     first = runner.invoke(app, ["replay", str(transcript), "--lrs", lrs.url])
     assert first.exit_code == 0 and f"Sent {len(expected)} xAPI statements" in first.stdout, first.output
     second = runner.invoke(app, ["learner", "export", "Ada", "--lrs", lrs.url + "/statements/"])

@@ -228,6 +228,9 @@ def chat(
                                "terminal (default 0.12; 0: at once). Pipes and --plain: at once unless given."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither use nor update the learner's memory "
                                    "($MAIC_HOME/learners; kept for a learner with a --name)."),
+    lrs: str = typer.Option(None, "--lrs", help="When the class ends, send its learning records (xAPI) to this "
+                            "learning record store; credentials from MAIC_LRS_TOKEN, or MAIC_LRS_USER and "
+                            "MAIC_LRS_PASSWORD."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -242,6 +245,9 @@ def chat(
     if lesson is not None and topic:
         raise InputError("--lesson and --topic: a lesson brings its own discussions; use one or the other")
     play = load_lesson_play(lesson) if lesson is not None else None  # a bad file stops here: one line, exit 2
+    from .xapi_cmd import check_lrs, send_transcript
+
+    check_lrs(lrs)
     prompt_set = load_prompt_set(prompts)  # a broken template stops here, before anything runs
     settings = load_settings({
         "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
@@ -280,5 +286,7 @@ def chat(
                                     notice=model_notice(session.model), resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
                                     prompts=prompt_set, director=policy, pace=pace, memory=memory))
+    if lrs is not None and session.transcript:
+        send_transcript(Path(session.transcript), lrs)  # the session is saved: a refusal is one line, exit 1
     if code:
         raise typer.Exit(code)

@@ -56,6 +56,14 @@ def write_and_send(found: list[dict[str, Any]], *, to_file: Path | None, lrs: st
         send(found, lrs)
 
 
+def send_transcript(path: Path, url: str) -> None:
+    """``maic chat --lrs``: the class's records (its whole transcript: ids are stable, so a resumed class's
+    earlier statements are not stored twice)."""
+    from ..store.transcript import read_transcript
+
+    send(all_statements([read_transcript(path)]), url)
+
+
 def check_lrs(url: str | None) -> None:
     """A ``--lrs`` URL that cannot be a store's is refused (exit 2) before anything runs."""
     if url is not None:
