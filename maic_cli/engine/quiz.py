@@ -14,12 +14,21 @@ A short answer is graded by one model call (``purpose="grade"``) that must reply
 like other model replies (``json_repair``), the points are clamped to the question's.  A
 provider error or an unusable reply never raises: the answer is kept with 0 points,
 ``graded_by="none"`` and a comment that says why.
+
+A small model (the built-in one, whose grades were found inverted: a right answer 0/4, a wrong
+one 2/4) is checked against a deterministic measure of the rubric (:mod:`.rubric`: its essential
+points, bonus points and key terms, stemmed, with synonyms).  The model's grade stands only inside
+the range the measure accepts; where they disagree the measure's own grade wins
+(``graded_by="rubric"``), and so it does where the model gave no grade.  The comment is the
+measure's: which points were found and which were missed.  Where neither decides, the answer is
+``graded_by="none"`` and says "not graded".  Hosted models grade as before; a grade of 0 from any
+model always has a comment.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -28,6 +37,7 @@ from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts, read_reply
 from .json_reply import first_json_object
 from .lesson import LETTERS, QuizAnswer, QuizQuestion
 from .prompt_set import PromptSet, resolve
+from .rubric import Measure, measure, read_rubric
 from .sanitize import replace_surrogates
 
 _SEPARATORS = re.compile(r"[\s,;/&+]+")
@@ -128,30 +138,69 @@ def _ungraded(question: QuizQuestion, text: str, why: str) -> QuizAnswer:
                       correct=False, comment=f"not graded: {why}", graded_by="none")
 
 
+def measure_answer(question: QuizQuestion, text: str, *, language: str | None = None) -> Measure:
+    """The deterministic measure of a short answer against the question's rubric (see :mod:`.rubric`)."""
+    rubric = read_rubric(question.rubric or "", question.question, language=language)
+    return measure(rubric, text, question.points, language=language)
+
+
+def _is_small(llm: LLMClient) -> bool:
+    from ..llm.spec import ModelSpec
+
+    return ModelSpec.parse(str(getattr(llm, "model", ""))).compact_prompts
+
+
+def _checked(question: QuizQuestion, text: str, points: float | None, why: str, measured: Measure) -> QuizAnswer:
+    """A small model's grade (``None``: none) against the measure: the model's inside its range, else the measure's."""
+    by: Literal["model", "rubric"] = "model"
+    if points is not None and measured.accepts(points):
+        final = points
+    elif measured.points is not None:
+        final, by = measured.points, "rubric"
+    elif points is not None:
+        final = min(max(points, measured.low), measured.high)
+    else:
+        return _ungraded(question, text, f"{why}, and the rubric's words do not decide it ({measured.comment})")
+    return QuizAnswer(question_id=question.id, answer=text.strip(), points=final, max_points=question.points,
+                      correct=final >= question.points, comment=measured.comment_for(final)[:MAX_COMMENT],
+                      graded_by=by)
+
+
 async def grade_short(question: QuizQuestion, text: str, llm: LLMClient, *, language: str | None = None,
-                      prompts: PromptSet | None = None) -> QuizAnswer:
-    """A short answer graded by the model against the rubric (never raises for the model's faults)."""
+                      prompts: PromptSet | None = None, small: bool | None = None) -> QuizAnswer:
+    """A short answer graded by the model against the rubric (never raises for the model's faults);
+    ``small`` (default: the built-in model, by its name) checks the grade against :func:`measure_answer`."""
+    small = _is_small(llm) if small is None else small
     request = LLMRequest(messages=grade_messages(question, text, language=language, prompts=prompts),
                          purpose="grade", max_tokens=GRADE_MAX_TOKENS, temperature=0,
                          response_schema=grade_schema(question), facts=TurnFacts(learner_text=text))
+    measured = measure_answer(question, text, language=language)
     try:
         reply = await read_reply(llm, request, MAX_GRADE_CHARS)
     except LLMError as exc:
+        if small:
+            return _checked(question, text, None, f"the model could not be reached ({exc})", measured)
         return _ungraded(question, text, f"the model could not be reached ({exc})")
     grade = parse_grade(reply)
     if grade is None:
+        if small:
+            return _checked(question, text, None, "the model's reply was not a grade", measured)
         return _ungraded(question, text, "the model's reply was not a grade")
     points = min(max(grade.points, 0.0), float(question.points))
+    if small:
+        return _checked(question, text, points, "", measured)
     comment = " ".join(replace_surrogates(grade.comment).split())[:MAX_COMMENT] or None
     if comment is not None and comment.startswith("<") and comment.endswith(">"):
         comment = None  # a placeholder copied from an example, not a comment
+    if comment is None and points == 0:  # a 0 is never left unexplained
+        comment = measured.comment if measured.verdict == "wrong" else "0 points: the grader gave no reason."
     return QuizAnswer(question_id=question.id, answer=text.strip(), points=points, max_points=question.points,
                       correct=points >= question.points, comment=comment, graded_by="model")
 
 
 async def grade(question: QuizQuestion, text: str, llm: LLMClient, *, language: str | None = None,
-                prompts: PromptSet | None = None) -> QuizAnswer:
-    """Any question: choice by the key, short answer by the model."""
+                prompts: PromptSet | None = None, small: bool | None = None) -> QuizAnswer:
+    """Any question: choice by the key, short answer by the model (a small one checked by the rubric)."""
     if question.type == "short":
-        return await grade_short(question, text, llm, language=language, prompts=prompts)
+        return await grade_short(question, text, llm, language=language, prompts=prompts, small=small)
     return grade_choice(question, text)
