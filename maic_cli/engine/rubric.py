@@ -37,7 +37,7 @@ MAX_TERMS = 40  # content terms kept from a rubric
 Verdict = Literal["right", "partial", "wrong", "undecided"]
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_SENTENCE = re.compile(r"(?<!\d)[.!?;]+(?!\d)|\n+")
+_SENTENCE = re.compile(r"[.!?;]+(?=\s|$)|;|\n+")  # not inside 3.5 or e.g.x
 _CLAUSE = re.compile(r"[,:;.!?()\[\]\"“”]+|\s[-–—]\s|\bbut\b|\bwhile\b|\bhowever\b", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:the answer|an answer|the learner|the student|it is|it's|this is|and|also|a|an|must|should|"
                    r"to|mentioning|mentions?|saying|says?|naming|names?|stating|states?|noting|explaining|"
@@ -52,6 +52,18 @@ _TAIL = re.compile(r"\s+(?:earns?|gets?|counts? as|counts? for|is worth)\b.*$", 
 class Term:
     word: str  # as written in the rubric
     stems: frozenset[str]  # its stem and its synonyms' stems
+    stem: str = ""  # its own stem
+
+    def said_in(self, words: frozenset[str]) -> bool:
+        """The answer has this word, a synonym, or a form of it the stemmer left apart (dense, density)."""
+        return bool(self.stems & words) or bool(self.stem) and any(_related(self.stem, word) for word in words)
+
+
+def _related(one: str, other: str) -> bool:
+    """Stems of one word the stemmer keeps apart (dens/densiti, absorb/absorpt): a shared start of 4+ letters
+    with at most three more."""
+    short, long = (one, other) if len(one) <= len(other) else (other, one)
+    return len(short) >= 4 and len(long) - len(short) <= 3 and long.startswith(short)
 
 
 @dataclass(frozen=True)
@@ -61,15 +73,15 @@ class Point:
     echo: bool = False  # made only of the question's words: an answer may say "it" for some of them
 
     def found_in(self, words: frozenset[str]) -> bool:
-        return any(_enough(sum(1 for term in alt if term.stems & words), len(alt)) for alt in self.alternatives)
+        return any(_enough(sum(1 for term in alt if term.said_in(words)), len(alt)) for alt in self.alternatives)
 
-    def terms_denied(self, said: Said) -> bool:
-        """A word of the point is denied and never said ("zero is not even")."""
-        return any(t.stems & said.denied and not t.stems & said.affirmed for t in self.terms())
+    def touched_in(self, words: frozenset[str]) -> bool:
+        """Some of the point's words are there, not enough of them: neither found nor missed."""
+        return not self.found_in(words) and any(t.said_in(words) for t in self.terms())
 
-    def unsure_in(self, words: frozenset[str]) -> bool:
-        """An echo of the question met in part ("yes, it is even" for "zero is even"): neither found nor missed."""
-        return self.echo and not self.found_in(words) and any(t.stems & words for t in self.terms())
+    def denied_in(self, said: Said) -> bool:
+        """A word of the point is denied and never said ("it never changes", "zero is not even")."""
+        return any(t.said_in(said.denied) and not t.said_in(said.affirmed) for t in self.terms())
 
     def terms(self) -> tuple[Term, ...]:
         return tuple(term for alt in self.alternatives for term in alt)
@@ -137,7 +149,7 @@ def _words(text: str) -> list[str]:
 def _term(word: str, language: str, english: bool) -> Term:
     stem = _stemmer(language).stemWord(word)
     stems = _synonyms(language).get(stem, frozenset({stem})) if english else frozenset({stem})
-    return Term(word=word, stems=stems | {stem})
+    return Term(word=word, stems=stems | {stem}, stem=stem)
 
 
 def _content(words: list[str], english: bool) -> list[str]:
@@ -231,7 +243,7 @@ class Said:
 
     def doubts(self, point: Point) -> bool:
         """The answer both says and denies a word of ``point`` ("not a source of energy; … energy …")."""
-        return any(term.stems & self.affirmed and term.stems & self.denied for term in point.terms())
+        return any(term.said_in(self.affirmed) and term.said_in(self.denied) for term in point.terms())
 
 
 def _counterfactual(sentence: str) -> bool:
@@ -288,39 +300,38 @@ def measure(rubric: Rubric, answer: str, max_points: int, *, language: str | Non
         return Measure("wrong", 0.0, 0.0, 0.0, "No answer to grade: the answer says nothing the rubric asks for.")
     if rubric.empty:
         return Measure("undecided", None, 0.0, full, "The rubric names no words to check the answer against.")
-    hit = [t for t in rubric.terms if t.stems & said]
+    hit = [t for t in rubric.terms if t.said_in(said)]
     coverage = len(hit) / len(rubric.terms) if rubric.terms else 0.0
     bonus_found = [p for p in rubric.bonus if p.found_in(said)]
     bonus_note = f" Bonus found: {_names(bonus_found)}." if bonus_found else ""
     if not rubric.essential:
         return _by_terms(rubric, hit, coverage, full, below)
-    found = [p for p in rubric.essential if p.found_in(said) or polarity and p.echo and not p.terms_denied(spoken)]
+    found = [p for p in rubric.essential if p.found_in(said) or polarity and p.echo and not p.denied_in(spoken)]
     missing = [p for p in rubric.essential if p not in found]
     doubtful = [p for p in found if spoken.doubts(p)]
+    denied = [p for p in missing if p.denied_in(spoken)]
+    touched = [p for p in missing if p not in denied and p.touched_in(said)]
     if doubtful:
         return Measure("undecided", None, 0.0, full, f"The answer both says and denies {_names(doubtful)}.")
-    unsure = [p for p in missing if p.unsure_in(said) and not p.terms_denied(spoken)]
-    if unsure:
-        return Measure("undecided", None, 0.0, full, f"The answer says part of {_names(unsure)}; the rest may "
-                       "be in words the check cannot follow.")
     if not missing:
         complete = bonus_found or not rubric.bonus or coverage >= 1 / 3 or full <= 1
         value = full if complete else full - 1
         extra = "" if complete else f"For full points, also: {_names(list(rubric.bonus))}."
         return Measure("right", value, value, full, f"Right: the answer has the essential point "
                        f"{_names(found)}.{bonus_note}", extra)
-    if not found:
-        if coverage >= 0.5:  # the content is there, maybe in words the measure does not know
-            return Measure("undecided", None, 0.0, below, f"The essential point {_names(missing)} was not found in "
-                           f"these words, though the answer has {_words_list(hit)}.")
-        return Measure("wrong", 0.0, 0.0, 0.0, f"The answer misses the essential point {_names(missing)}."
-                       + bonus_note)
-    value = min(below, max(1.0, math.floor(full * len(found) / len(rubric.essential))))
-    if full <= 1:  # one point: part of the essentials is neither the point nor nothing
-        return Measure("undecided", None, 0.0, full, f"The answer has {_names(found)} but misses "
-                       f"{_names(missing)}.")
-    return Measure("partial", value, 1.0, below, f"Partly right: the answer has {_names(found)} but misses "
-                   f"{_names(missing)}.{bonus_note}")
+    if found and full > 1:
+        value = min(below, max(1.0, math.floor(full * len(found) / len(rubric.essential))))
+        return Measure("partial", value, 1.0, below, f"Partly right: the answer has {_names(found)} but misses "
+                       f"{_names(missing)}.{bonus_note}")
+    if denied and not found:
+        return Measure("wrong", 0.0, 0.0, 0.0, f"The answer denies the essential point {_names(denied)}.")
+    if found or touched:  # part of a point: its other words may be said in words the check does not know
+        return Measure("undecided", None, 0.0, full, f"The answer has part of {_names(touched or missing)}; the "
+                       "rest may be in words the check cannot follow.")
+    if hit:  # the essentials not said, but some of the model answer's words
+        return Measure("undecided", None, 0.0, below, f"The essential point {_names(missing)} was not found in "
+                       f"these words, though the answer has {_words_list(hit)}.")
+    return Measure("wrong", 0.0, 0.0, 0.0, f"The answer misses the essential point {_names(missing)}." + bonus_note)
 
 
 def _words_list(terms: list[Term]) -> str:
@@ -330,14 +341,15 @@ def _words_list(terms: list[Term]) -> str:
 def _by_terms(rubric: Rubric, hit: list[Term], coverage: float, full: float, below: float) -> Measure:
     """A rubric with no marked points: the share of its key terms the answer has."""
     missing = [t for t in rubric.terms if t not in hit]
-    if coverage >= 0.5:
-        value = full if coverage >= 0.75 or full <= 1 else max(1.0, full - 1)
+    enough = len(hit) >= 3 or (coverage >= 0.5 and len(hit) >= min(2, len(rubric.terms)))
+    if enough:  # a short right answer carries the model answer's core, not all of it
+        value = full if coverage >= 0.6 or len(hit) >= 3 or full <= 1 else max(1.0, full - 1)
         rest = f"For full points, also: {_words_list(missing)}." if missing else ""
         return Measure("right", value, value, full, f"Right: the answer has {_words_list(hit)}.", rest)
     if not hit:
         return Measure("wrong", 0.0, 0.0, 0.0, f"The answer has none of the rubric's key terms "
                        f"({_words_list(missing)}).")
-    if coverage >= 0.25 and full > 1:
+    if coverage >= 0.25 and len(hit) >= 2 and full > 1:
         return Measure("partial", min(below, max(1.0, math.floor(full / 2))), 1.0, below,
                        f"Partly right: the answer has {_words_list(hit)} but not {_words_list(missing)}.")
     return Measure("undecided", None, 0.0, below, f"The answer has only {_words_list(hit)} of the rubric's "

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 # Words that carry no content of their own (articles, pronouns, auxiliaries, connectives).
 STOP_WORDS = frozenset("""
-a about above after again against all also am an and any are as at be because been before being
+a about above across after again against all along also am among an and any are around as at be because been before being
 below between both but by can could did do does doing done down during either else etc ever
 for from further had has have having he her here hers herself him himself his how however i if in
-into is it its itself just least less let like may me might mine more most much must my myself
+into is it its itself just let like may me might mine most much must my myself
 neither nor now of off often on once one only onto or other ought our ours ourselves out over own
 per perhaps quite rather really same say says each every shall she should since so some something such than
 that the their theirs them themselves then there these they thing things this those though through
-thus to too under until up upon us very via was we were what whatever when where whether which
+throughout thus to too toward towards under until up upon us very via was we were what whatever when where whether which
 while who whom whose why will with within would yes yet you your yours yourself
 """.split())
 
@@ -69,8 +69,10 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("big", "large", "huge", "great"),
     ("small", "tiny", "little"),
     ("fast", "quick", "quickly", "rapid", "rapidly", "speed"),
-    ("increase", "increases", "rise", "rises", "grow", "grows", "growth", "more"),
-    ("decrease", "decreases", "fall", "falls", "drop", "drops", "shrink", "shrinks", "less", "fewer"),
+    ("increase", "increases", "rise", "rises", "grow", "grows", "growth"),
+    ("decrease", "decreases", "fall", "falls", "drop", "drops", "shrink", "shrinks"),
+    ("more", "higher", "greater", "larger", "bigger"),
+    ("less", "lower", "fewer", "smaller", "least"),
     ("cause", "causes", "lead", "leads", "result", "results", "drive", "drives", "trigger"),
     ("need", "needs", "require", "requires", "depend", "depends"),
     ("use", "uses", "using", "consume", "consumes", "utilise", "utilize"),
