@@ -25,8 +25,9 @@ import typer
 from typer.core import TyperGroup
 
 # The help of the options several commands share (kept here so they say the same everywhere).
-MODEL_KINDS = ("local (the built-in offline model, SmolLM2-135M on the CPU), demo (canned replies, no model), "
-               "any litellm model (openai/gpt-4o-mini, anthropic/…, ollama/llama3, …)")
+LOCAL_MODEL = "local (the built-in offline model, SmolLM2-135M on the CPU)"
+LITELLM_MODELS = "any litellm model (openai/gpt-4o-mini, anthropic/…, ollama/llama3, …)"
+MODEL_KINDS = f"{LOCAL_MODEL}, demo (canned replies, no model), {LITELLM_MODELS}"
 MODEL_DEFAULT = ("the model of a provider whose key is set (OPENAI_API_KEY: openai/gpt-4o-mini, ANTHROPIC_API_KEY, "
                  "GEMINI_API_KEY, …), else local when installed, else demo")
 MODEL_HELP = f"The model: {MODEL_KINDS}, scripted:FILE or replay:FILE. Default: {MODEL_DEFAULT}. Also read from MAIC_MODEL."

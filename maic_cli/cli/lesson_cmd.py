@@ -25,7 +25,7 @@ import typer
 from ..errors import InputError
 from ..untrusted import clean, one_line
 from .errors import friendly
-from .help_option import MODEL_DEFAULT, MODEL_KINDS, help_option
+from .help_option import LITELLM_MODELS, LOCAL_MODEL, MODEL_DEFAULT, help_option
 
 if TYPE_CHECKING:
     from ..engine.generation import GeneratedLesson, Initiator, LessonBrief
@@ -91,8 +91,9 @@ def new(
     level: str = typer.Option("beginner", "--level", help="The learners' level (beginner, high school, …)."),
     language: str = typer.Option("English", "--language", help="The language the lesson is written in."),
     scenes: int = typer.Option(5, "--scenes", min=1, max=20, help="How many scenes (slides, quizzes, discussions)."),
-    model: str = typer.Option(None, "--model", "-m", help=f"The model that writes the lesson: {MODEL_KINDS} or "
-                              f"scripted:FILE. Default: {MODEL_DEFAULT}. Also read from MAIC_MODEL."),
+    model: str = typer.Option(None, "--model", "-m", help=f"The model that writes the lesson: {LOCAL_MODEL}, "
+                              f"{LITELLM_MODELS} or scripted:FILE (demo cannot write one). Default: {MODEL_DEFAULT}. "
+                              "Also read from MAIC_MODEL."),
     api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
     out: Path = typer.Option(None, "--out", "-o", help="The file to write (default: <topic>.yaml here)."),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
