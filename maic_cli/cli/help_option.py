@@ -30,7 +30,8 @@ LITELLM_MODELS = "any litellm model (openai/gpt-4o-mini, anthropic/…, ollama/l
 MODEL_KINDS = f"{LOCAL_MODEL}, demo (canned replies, no model), {LITELLM_MODELS}"
 MODEL_DEFAULT = ("the model of a provider whose key is set (OPENAI_API_KEY: openai/gpt-4o-mini, ANTHROPIC_API_KEY, "
                  "GEMINI_API_KEY, …), else local when installed, else demo")
-MODEL_HELP = f"The model: {MODEL_KINDS}, scripted:FILE or replay:FILE. Default: {MODEL_DEFAULT}. Also read from MAIC_MODEL."
+MODEL_HELP = (f"The model: {MODEL_KINDS}, scripted:FILE or replay:FILE. Default: {MODEL_DEFAULT}. "
+              "Also read from MAIC_MODEL.")
 TEMPERATURE_HELP = ("Sampling temperature of every reply: 0 the most predictable, higher more varied. Default: "
                     "the provider's own (0.6 for local).")
 MAX_TURNS_HELP = "Agent turns per round at most (default 6)."

@@ -28,8 +28,17 @@ from typing import Literal
 
 import Stemmer
 
-from .rubric_words import (AUXILIARIES, BONUS_MARKERS, COUNTERFACTUAL_OPENERS, ESSENTIAL_MARKERS, META_WORDS, NEGATION_REACH,
-                           NEGATIONS, STOP_WORDS, SYNONYM_GROUPS)
+from .rubric_words import (
+    AUXILIARIES,
+    BONUS_MARKERS,
+    COUNTERFACTUAL_OPENERS,
+    ESSENTIAL_MARKERS,
+    META_WORDS,
+    NEGATION_REACH,
+    NEGATIONS,
+    STOP_WORDS,
+    SYNONYM_GROUPS,
+)
 
 MAX_RUBRIC = 2000  # characters of a rubric read (a lesson's rubric is at most this long)
 MAX_ANSWER = 4000  # characters of an answer read
@@ -56,7 +65,7 @@ class Term:
 
     def said_in(self, words: frozenset[str]) -> bool:
         """The answer has this word, a synonym, or a form of it the stemmer left apart (dense, density)."""
-        return bool(self.stems & words) or bool(self.stem) and any(_related(self.stem, word) for word in words)
+        return bool(self.stems & words) or (bool(self.stem) and any(_related(self.stem, word) for word in words))
 
 
 def _related(one: str, other: str) -> bool:
@@ -306,7 +315,7 @@ def measure(rubric: Rubric, answer: str, max_points: int, *, language: str | Non
     bonus_note = f" Bonus found: {_names(bonus_found)}." if bonus_found else ""
     if not rubric.essential:
         return _by_terms(rubric, hit, coverage, full, below)
-    found = [p for p in rubric.essential if p.found_in(said) or polarity and p.echo and not p.denied_in(spoken)]
+    found = [p for p in rubric.essential if p.found_in(said) or (polarity and p.echo and not p.denied_in(spoken))]
     missing = [p for p in rubric.essential if p not in found]
     doubtful = [p for p in found if spoken.doubts(p)]
     denied = [p for p in missing if p.denied_in(spoken)]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 # Words that carry no content of their own (articles, pronouns, auxiliaries, connectives).
 STOP_WORDS = frozenset("""
-a about above across after again against all along also am among an and any are around as at be because been before being
-below between both but by can could did do does doing done down during either else etc ever
+a about above across after again against all along also am among an and any are around as at be because
+been before being below between both but by can could did do does doing done down during either else etc ever
 for from further had has have having he her here hers herself him himself his how however i if in
 into is it its itself just let like may me might mine most much must my myself
 neither nor now of off often on once one only onto or other ought our ours ourselves out over own

@@ -48,5 +48,5 @@ def check_key(model: str, *, flag: str = "--model", api_base: str | None = None,
     if not names:
         return
     variables = " and ".join(names)
-    raise InputError(f"{flag} {one_line(model)[:120]}: no API key: set {variables} (export {names[0]}=…), or use --model local "
-                     "for the offline model")
+    raise InputError(f"{flag} {one_line(model)[:120]}: no API key: set {variables} (export {names[0]}=…), "
+                     "or use --model local for the offline model")
