@@ -116,3 +116,21 @@ def test_with_the_key_set_the_class_starts(tmp_path: Path, monkeypatch: pytest.M
     result = runner.invoke(app, ["chat", "--model", "openai/gpt-4o-mini", "--api-base", loopback_server.base_url,
                                  "--director", "llm", "--session", str(tmp_path / "s.json")], input="hi\n")
     assert result.exit_code == 0, result.output
+
+
+def test_a_key_refused_by_the_client_invents_no_http_status() -> None:
+    """litellm reports the client's own refusal (no request sent) with status 500: not shown as HTTP 500."""
+    from maic_cli.llm.openai_compat import to_llm_error
+
+    class AuthenticationError(Exception):
+        status_code = 500
+
+    refused = AuthenticationError("litellm.AuthenticationError: The api_key client option must be set either by "
+                                  "passing api_key to the client or by setting the OPENAI_API_KEY environment variable")
+    error = to_llm_error(refused, "openai/gpt-4o-mini", started=False)
+    assert error.kind == "auth" and "HTTP" not in str(error) and "OPENAI_API_KEY" in str(error)
+
+    class ServerSaid(Exception):
+        status_code = 401
+
+    assert "(HTTP 401)" in str(to_llm_error(ServerSaid("AuthenticationError: invalid key"), "openai/x", started=False))
