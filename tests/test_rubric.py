@@ -204,3 +204,10 @@ def test_a_huge_rubric_and_answer_are_measured_quickly() -> None:
     start = time.perf_counter()
     measure(read_rubric(rubric, "q"), "energy " * 100_000, 3)
     assert time.perf_counter() - start < 2.0
+
+
+def test_where_only_the_model_decides_the_comment_says_so() -> None:
+    graded = run(LIGHT, "Light is not a source of energy; plants get their energy from soil.",
+                 small('{"points": 1, "comment": "Partly."}'))
+    assert (graded.points, graded.graded_by) == (1, "model")
+    assert graded.comment is not None and graded.comment.startswith("The model's grade; the rubric check could not")

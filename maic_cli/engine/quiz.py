@@ -161,9 +161,11 @@ def _checked(question: QuizQuestion, text: str, points: float | None, why: str, 
         final = min(max(points, measured.low), measured.high)
     else:
         return _ungraded(question, text, f"{why}, and the rubric's words do not decide it ({measured.comment})")
+    comment = measured.comment_for(final)
+    if measured.points is None:  # the model's grade stands where the rubric's words could not tell
+        comment = f"The model's grade; the rubric check could not decide: {comment}"
     return QuizAnswer(question_id=question.id, answer=text.strip(), points=final, max_points=question.points,
-                      correct=final >= question.points, comment=measured.comment_for(final)[:MAX_COMMENT],
-                      graded_by=by)
+                      correct=final >= question.points, comment=comment[:MAX_COMMENT], graded_by=by)
 
 
 async def grade_short(question: QuizQuestion, text: str, llm: LLMClient, *, language: str | None = None,
