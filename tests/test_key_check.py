@@ -18,9 +18,12 @@ runner = CliRunner()
 PROVIDER_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GROQ_API_KEY", "MISTRAL_API_KEY",
                  "DEEPSEEK_API_KEY", "AZURE_API_KEY")
 SCENARIO = """\
-name: sky
-turns:
-  - learner: Why is the sky blue?
+id: sky
+title: The sky
+class:
+  agents: [teacher]
+messages:
+  - Why is the sky blue?
 """
 
 
