@@ -132,15 +132,26 @@ def test_below_full_points_the_comment_says_what_is_missing() -> None:
 
 
 def test_a_small_model_that_cannot_grade_is_replaced_by_the_measure_where_it_decides() -> None:
-    graded = run(LOOP, "It is the name of the function.", small(ScriptedReply(error="server_error")))
-    assert (graded.points, graded.graded_by) == (0, "rubric") and graded.comment
+    graded = run(LIGHT, "It gives them energy.", small(ScriptedReply(error="server_error")))
+    assert (graded.points, graded.graded_by) == (2, "rubric") and graded.comment
+    unusable = run(LIGHT, "It gives them energy.", small("A fine answer."))
+    assert (unusable.points, unusable.graded_by) == (2, "rubric")
 
 
 def test_where_nothing_decides_the_answer_is_not_graded() -> None:
-    graded = run(LIGHT, "Light is not a source of energy; plants get their energy from soil.",
-                 small("I cannot grade this."))
+    """The small model alone is not trusted (it gave most right answers 0): "not graded", said plainly."""
+    llm = small('{"points": 3, "comment": "Right."}')
+    graded = run(LIGHT, "Light is not a source of energy; plants get their energy from soil.", llm)
     assert (graded.points, graded.graded_by) == (0, "none")
-    assert graded.comment is not None and graded.comment.startswith("not graded: ")
+    assert graded.comment is not None and graded.comment.startswith("not graded: ") and "both says and denies" in \
+        graded.comment
+    assert llm.calls == []  # its grade could not have counted
+
+
+def test_the_small_model_is_asked_only_where_its_grade_can_count() -> None:
+    llm = small('{"points": 3}')
+    assert run(LOOP, "It never changes.", llm).points == 0 and llm.calls == []  # only 0 fits
+    assert run(LIGHT, "It gives them energy.", llm).points == 3 and len(llm.calls) == 1  # 2 or 3 fit
 
 
 def test_small_is_known_by_the_models_name_or_said() -> None:
@@ -204,10 +215,3 @@ def test_a_huge_rubric_and_answer_are_measured_quickly() -> None:
     start = time.perf_counter()
     measure(read_rubric(rubric, "q"), "energy " * 100_000, 3)
     assert time.perf_counter() - start < 2.0
-
-
-def test_where_only_the_model_decides_the_comment_says_so() -> None:
-    graded = run(LIGHT, "Light is not a source of energy; plants get their energy from soil.",
-                 small('{"points": 1, "comment": "Partly."}'))
-    assert (graded.points, graded.graded_by) == (1, "model")
-    assert graded.comment is not None and graded.comment.startswith("The model's grade; the rubric check could not")

@@ -16,13 +16,15 @@ provider error or an unusable reply never raises: the answer is kept with 0 poin
 ``graded_by="none"`` and a comment that says why.
 
 A small model (the built-in one, whose grades were found inverted: a right answer 0/4, a wrong
-one 2/4) is checked against a deterministic measure of the rubric (:mod:`.rubric`: its essential
-points, bonus points and key terms, stemmed, with synonyms).  The model's grade stands only inside
-the range the measure accepts; where they disagree the measure's own grade wins
-(``graded_by="rubric"``), and so it does where the model gave no grade.  The comment is the
-measure's: which points were found and which were missed.  Where neither decides, the answer is
-``graded_by="none"`` and says "not graded".  Hosted models grade as before; a grade of 0 from any
-model always has a comment.
+one 2/4; measured on tests/benchmarks/grading_set.yaml it gave 31 of 35 right answers 0) is
+checked against a deterministic measure of the rubric (:mod:`.rubric`: its essential points,
+bonus points and key terms, stemmed, with synonyms and negations).  The model's grade stands
+only inside the range the measure accepts (2 or 3 for an answer with the essential point but not
+the bonus); where they disagree, or the model gives no grade, the measure's own grade wins
+(``graded_by="rubric"``), and the model is not asked at all where only one grade fits.  The
+comment is the measure's: which points were found and which were missed.  Where the measure
+cannot decide, the answer is ``graded_by="none"`` and says "not graded" (the small model alone
+is not trusted).  Hosted models grade as before; a grade of 0 from any model has a comment.
 """
 
 from __future__ import annotations
@@ -150,47 +152,50 @@ def _is_small(llm: LLMClient) -> bool:
     return ModelSpec.parse(str(getattr(llm, "model", ""))).compact_prompts
 
 
-def _checked(question: QuizQuestion, text: str, points: float | None, why: str, measured: Measure) -> QuizAnswer:
-    """A small model's grade (``None``: none) against the measure: the model's inside its range, else the measure's."""
-    by: Literal["model", "rubric"] = "model"
+SMALL_UNDECIDED = ("the rubric's words do not decide it, and the built-in model's grades are not reliable "
+                   "enough to stand alone (measured: it gave most right answers 0)")
+
+
+def _by_rubric(question: QuizQuestion, text: str, measured: Measure, points: float | None = None) -> QuizAnswer:
+    """A small model's grade checked by the measure: the model's (``points``) inside the measure's range, else
+    the measure's; "not graded" where the measure cannot decide."""
+    if measured.points is None:
+        return _ungraded(question, text, f"{SMALL_UNDECIDED}: {measured.comment}")
+    by: Literal["model", "rubric"] = "rubric"
+    final = measured.points
     if points is not None and measured.accepts(points):
-        final = points
-    elif measured.points is not None:
-        final, by = measured.points, "rubric"
-    elif points is not None:
-        final = min(max(points, measured.low), measured.high)
-    else:
-        return _ungraded(question, text, f"{why}, and the rubric's words do not decide it ({measured.comment})")
-    comment = measured.comment_for(final)
-    if measured.points is None:  # the model's grade stands where the rubric's words could not tell
-        comment = f"The model's grade; the rubric check could not decide: {comment}"
+        final, by = points, "model"
     return QuizAnswer(question_id=question.id, answer=text.strip(), points=final, max_points=question.points,
-                      correct=final >= question.points, comment=comment[:MAX_COMMENT], graded_by=by)
+                      correct=final >= question.points, comment=measured.comment_for(final)[:MAX_COMMENT],
+                      graded_by=by)
 
 
 async def grade_short(question: QuizQuestion, text: str, llm: LLMClient, *, language: str | None = None,
                       prompts: PromptSet | None = None, small: bool | None = None) -> QuizAnswer:
-    """A short answer graded by the model against the rubric (never raises for the model's faults);
-    ``small`` (default: the built-in model, by its name) checks the grade against :func:`measure_answer`."""
+    """A short answer graded by the model against the rubric (never raises for the model's faults).
+
+    ``small`` (default: the built-in model, known by its name): the grade is checked by :func:`measure_answer`,
+    and the model is asked only where its grade can matter (the measure accepts more than one grade)."""
     small = _is_small(llm) if small is None else small
+    measured = measure_answer(question, text, language=language)
+    if small and (measured.points is None or measured.low == measured.high):
+        return _by_rubric(question, text, measured)
     request = LLMRequest(messages=grade_messages(question, text, language=language, prompts=prompts),
                          purpose="grade", max_tokens=GRADE_MAX_TOKENS, temperature=0,
                          response_schema=grade_schema(question), facts=TurnFacts(learner_text=text))
-    measured = measure_answer(question, text, language=language)
     try:
         reply = await read_reply(llm, request, MAX_GRADE_CHARS)
     except LLMError as exc:
         if small:
-            return _checked(question, text, None, f"the model could not be reached ({exc})", measured)
+            return _by_rubric(question, text, measured)
         return _ungraded(question, text, f"the model could not be reached ({exc})")
     grade = parse_grade(reply)
     if grade is None:
-        if small:
-            return _checked(question, text, None, "the model's reply was not a grade", measured)
-        return _ungraded(question, text, "the model's reply was not a grade")
+        return _by_rubric(question, text, measured) if small else \
+            _ungraded(question, text, "the model's reply was not a grade")
     points = min(max(grade.points, 0.0), float(question.points))
     if small:
-        return _checked(question, text, points, "", measured)
+        return _by_rubric(question, text, measured, points)
     comment = " ".join(replace_surrogates(grade.comment).split())[:MAX_COMMENT] or None
     if comment is not None and comment.startswith("<") and comment.endswith(">"):
         comment = None  # a placeholder copied from an example, not a comment

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +31,7 @@ import yaml
 
 from maic_cli.engine.lesson import QuizQuestion
 from maic_cli.engine.quiz import grade_short, measure_answer
-from maic_cli.llm.port import LLMClient
+from maic_cli.llm.port import LLMClient, LLMRequest, StreamPiece, read_reply
 from maic_cli.store.lessons import load_lesson
 
 HERE = Path(__file__).parent
@@ -71,7 +73,23 @@ def outcome(entry: Entry, points: float | None) -> str:
     return "inverted" if (entry.right and points == 0) or (not entry.right and points > 0) else "short"
 
 
-async def grade_all(items: list[Entry], llm: LLMClient | None) -> dict[str, list[tuple[str, float | None, str]]]:
+class Remembered:
+    """The model, each distinct call made once: grading "model" then "checked" asks the same questions."""
+
+    def __init__(self, llm: LLMClient) -> None:
+        self.llm = llm
+        self.model = llm.model
+        self.replies: dict[str, str] = {}
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
+        key = json.dumps(request.messages)
+        if key not in self.replies:
+            self.replies[key] = await read_reply(self.llm, request, 8000)
+        yield StreamPiece(text=self.replies[key])
+
+
+async def grade_all(items: list[Entry], llm: LLMClient | None,
+                    ways: tuple[str, ...] = ("model", "checked")) -> dict[str, list[tuple[str, float | None, str]]]:
     """For each way of grading, (outcome, points, comment) per entry."""
     results: dict[str, list[tuple[str, float | None, str]]] = {"measure": []}
     for entry in items:
@@ -79,7 +97,10 @@ async def grade_all(items: list[Entry], llm: LLMClient | None) -> dict[str, list
         results["measure"].append((outcome(entry, measured.points), measured.points, measured.comment))
     if llm is None:
         return results
+    llm = Remembered(llm)
     for way, small in (("model", False), ("checked", True)):
+        if way not in ways:
+            continue
         results[way] = []
         for entry in items:
             graded = await grade_short(entry.question, entry.answer, llm, small=small)
@@ -102,6 +123,7 @@ def main() -> int:
     parser.add_argument("--model", help="also grade with this model (e.g. local)")
     parser.add_argument("--show", action="store_true", help="print every answer's grades")
     parser.add_argument("--set", action="append", type=Path, help="an answer set (default: both)")
+    parser.add_argument("--ways", default="model,checked", help="with --model: model, checked or both")
     args = parser.parse_args()
     llm = None
     if args.model:
@@ -111,7 +133,7 @@ def main() -> int:
     started = time.perf_counter()
     for path in args.set or SETS:
         items = entries([path])
-        results = asyncio.run(grade_all(items, llm))
+        results = asyncio.run(grade_all(items, llm, tuple(args.ways.split(","))))
         print(f"{path.name}: {len(items)} answers")
         for way, rows in results.items():
             print(f"  {way:8} {summary(items, rows)}")
