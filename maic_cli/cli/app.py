@@ -6,12 +6,13 @@ import typer
 
 from .. import __version__
 from . import agents_cmd, chat_cmd, learner_cmd, lesson_cmd, prompts_cmd, replay_cmd, report_cmd, run_cmd
-from .help_option import help_option
+from .help_option import ConventionalGroup, help_option
 
 app = typer.Typer(
     name="maic",
     help="A classroom of AI agents — teacher, assistant and students — and you.",
     no_args_is_help=True,
+    cls=ConventionalGroup,  # Click's help conventions for every command (cli/help_option.py)
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},

@@ -24,6 +24,7 @@ import typer
 from ..errors import InputError
 from ..untrusted import clean, one_line
 from .errors import friendly
+from .help_option import MAX_TURNS_HELP, MODEL_HELP, TEMPERATURE_HELP
 
 if TYPE_CHECKING:
     from ..engine.lesson import LessonPlay
@@ -197,8 +198,7 @@ def open_memory(session: Session, named: str | None) -> ChatMemory | None:
 
 @friendly
 def chat(
-    model: str = typer.Option(None, "--model", "-m", help="A litellm model (openai/gpt-4o-mini, "
-                              "ollama/llama3, …), scripted:FILE, replay:FILE or demo. [env: MAIC_MODEL]"),
+    model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
     api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
     agents: str = typer.Option(None, "--agents", help="Comma-separated agent ids for the class."),
     agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files. Repeatable."),
@@ -210,8 +210,8 @@ def chat(
     name: str = typer.Option(None, "--name", help="Your name, as the class sees it."),
     bio: str = typer.Option(None, "--bio", help="A line about you (level, goals) for the class."),
     language: str = typer.Option(None, "--language", help="The language the class speaks."),
-    max_turns: int = typer.Option(None, "--max-turns", min=1, max=50, help="Agent turns per round at most."),
-    temperature: float = typer.Option(None, "--temperature", min=0, max=2),
+    max_turns: int = typer.Option(None, "--max-turns", min=1, max=50, help=MAX_TURNS_HELP),
+    temperature: float = typer.Option(None, "--temperature", min=0, max=2, help=TEMPERATURE_HELP),
     structured: str = typer.Option(None, "--structured", help="Constrain replies to their JSON schema: "
                                    "auto (where litellm reports support), off, json_schema (OpenAI form) or "
                                    "json_object (llama.cpp server form)."),
@@ -259,6 +259,10 @@ def chat(
         settings = settings.model_copy(update={"agents": settings.agents or play.lesson.agents,
                                                "language": settings.language or play.lesson.language})
     path = session_path_for(session_file, resume_latest)
+    from ..llm.keys import check_key
+
+    if not path.exists():  # a new class: a hosted model's missing key is said before any file is written
+        check_key(resolve_model(settings, None), api_base=settings.api_base)
     new_class_options = {"--agents": agents, "--agents-dir": agents_dir, "--topic": topic, "--initiator": initiator,
                          "--name": name, "--bio": bio, "--language": language}
     with SessionLock(path):
@@ -271,6 +275,8 @@ def chat(
         session.model = resolve_model(settings, resumed)
         if settings.api_base:
             session.api_base = settings.api_base
+        if resumed is not None:
+            check_key(session.model, api_base=session.api_base)
         if resumed is not None and settings.max_turns:
             session.config.max_turns = settings.max_turns
         policy = choose_director(session, director)

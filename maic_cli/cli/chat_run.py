@@ -8,6 +8,7 @@ is replaced by the default with a note.  ``--transcript`` typed by the user goes
 from __future__ import annotations
 
 import functools
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -179,6 +180,8 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
     await app.run(read_line)
     if app.save_error is None:
         message = f"Session saved: {path}"
+        if not recorder.stopped and session.transcript:  # where the class was recorded, and how to see it again
+            message += f"\nTranscript: {session.transcript} (maic replay {shlex.quote(session.transcript)})"
         if interactive and console is not None:
             console.print(Text(message, style="dim"))
         else:

@@ -28,6 +28,7 @@ from ..engine.judge import RoundToJudge, RubricIdentity, TurnToJudge, judge_mess
 from ..engine.prompt_set import PromptError, PromptSet
 from ..errors import InputError
 from ..llm import LLMClient, close_llm, make_llm
+from ..llm.keys import check_key
 from ..llm.pool import ClientPool
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
@@ -73,6 +74,7 @@ class Judge:
 def make_judge(model: str, prompts: PromptSet, *, api_base: str | None = None, structured: str = "auto") -> Judge:
     """The judge, checked before anything runs: its model file can be read and its rubric renders."""
     spec = ModelSpec.parse(model)
+    check_key(model, flag="--judge", api_base=api_base)
 
     def build(judge_spec: ModelSpec) -> LLMClient:
         if not judge_spec.is_real:

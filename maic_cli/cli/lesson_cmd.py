@@ -25,7 +25,7 @@ import typer
 from ..errors import InputError
 from ..untrusted import clean, one_line
 from .errors import friendly
-from .help_option import help_option
+from .help_option import LITELLM_MODELS, LOCAL_MODEL, MODEL_DEFAULT, help_option
 
 if TYPE_CHECKING:
     from ..engine.generation import GeneratedLesson, Initiator, LessonBrief
@@ -91,8 +91,9 @@ def new(
     level: str = typer.Option("beginner", "--level", help="The learners' level (beginner, high school, …)."),
     language: str = typer.Option("English", "--language", help="The language the lesson is written in."),
     scenes: int = typer.Option(5, "--scenes", min=1, max=20, help="How many scenes (slides, quizzes, discussions)."),
-    model: str = typer.Option(None, "--model", "-m", help="A litellm model (openai/gpt-4o-mini, …), local, "
-                              "scripted:FILE. Default: as for maic chat. [env: MAIC_MODEL]"),
+    model: str = typer.Option(None, "--model", "-m", help=f"The model that writes the lesson: {LOCAL_MODEL}, "
+                              f"{LITELLM_MODELS} or scripted:FILE (demo cannot write one). Default: {MODEL_DEFAULT}. "
+                              "Also read from MAIC_MODEL."),
     api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
     out: Path = typer.Option(None, "--out", "-o", help="The file to write (default: <topic>.yaml here)."),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
@@ -107,6 +108,7 @@ def new(
     from ..engine import generation_schemas as limits
     from ..engine.generation import LessonBrief
     from ..llm import make_llm
+    from ..llm.keys import check_key
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.lesson_writer import check_writable, free_name, write_lesson
@@ -124,6 +126,7 @@ def new(
     settings = load_settings({"model": model, "api_base": api_base, "structured": structured})
     chosen = resolve_model(settings, None)
     spec = ModelSpec.parse(chosen)
+    check_key(chosen, api_base=settings.api_base)  # a hosted model without its key: one line, before any call
     if spec.kind == "demo":
         raise InputError("the demo model only plays canned class replies and cannot write a lesson; use "
                          "--model local (the offline model) or a provider's model, e.g. --model openai/gpt-4o-mini")

@@ -82,8 +82,9 @@ def show(
                                  "built-in ones (default: $MAIC_HOME/prompts, if it exists)."),
     ask: str = typer.Option(None, "--ask", help="A learner message added first (default for a fresh Q&A "
                             f"class: {EXAMPLE_QUESTION!r}; a discussion or a session as it is)."),
-    model: str = typer.Option(None, "--model", "-m", help="The model the call is for (small offline models "
-                              "get the compact prompts; default: the session's, then your default)."),
+    model: str = typer.Option(None, "--model", "-m", help="The model the call is for: local, demo or a litellm "
+                              "model (the small offline model gets the compact prompts). Default: the session's, "
+                              "then as for maic chat."),
     agents: str = typer.Option(None, "--agents", help="A fresh class: comma-separated agent ids."),
     agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files. Repeatable."),
     topic: str = typer.Option(None, "--topic", help="A fresh class in discussion mode, on this topic."),

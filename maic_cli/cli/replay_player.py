@@ -21,6 +21,7 @@ except ImportError:  # Windows: Enter advances a step
 from rich.console import Console
 
 from ..engine.classroom import Classroom
+from ..engine.events import TextDeltaEvent
 from ..engine.round import RoundResult
 from ..store.transcript import Entry, EventLine, LearnerLine, RoundEndLine, Transcript
 from ..ui.export import classroom_to_markdown
@@ -32,6 +33,36 @@ from .errors import fail
 
 STEP_EVENTS = frozenset({"agent_end", "scene", "quiz_answer", "quiz_score"})  # --step stops after each
 MAX_GAP = 2.0  # seconds: longer pauses (a learner thinking) are shortened to this
+
+# A transcript recorded in less than INSTANT_SPAN (scripted replies without delays: the whole class in a
+# tenth of a second) is played at a pace a person can follow instead: streamed text at WORD_SECONDS per
+# word, and a pause before each of these steps.  Recorded pauses longer than the floor are kept.  In
+# any other transcript, a step recorded in a burst (less than BURST_GAP after the one before: a lesson's
+# scripted lecture, emitted at once in a batch) gets the same floor.
+INSTANT_SPAN = 1.0
+BURST_GAP = 0.005
+WORD_SECONDS = 0.12  # the chat's own lecture pace (cli/chat_run.py DEFAULT_PACE)
+STEP_SECONDS = {"agent_start": 0.5, "action": 0.6, "scene": 1.2, "quiz_answer": 1.2, "quiz_score": 1.0,
+                "cue_user": 0.5}
+LEARNER_SECONDS = 1.2  # before a learner's message: as if typed
+
+
+def instant(transcript: Transcript) -> bool:
+    """All of the transcript's times are near zero: it was recorded faster than anyone could watch."""
+    times = [entry.t for entry in transcript.entries]
+    return len(times) > 1 and max(times) - min(times) < INSTANT_SPAN
+
+
+def floor_seconds(entry: Entry) -> float:
+    """The least pause before ``entry`` in an instant transcript (see :data:`INSTANT_SPAN`)."""
+    if isinstance(entry, LearnerLine):
+        return LEARNER_SECONDS
+    if not isinstance(entry, EventLine):
+        return 0.0
+    event = entry.event
+    if isinstance(event, TextDeltaEvent):
+        return WORD_SECONDS * max(1, len(event.content.split())) if event.content.strip() else 0.0
+    return STEP_SECONDS.get(event.type, 0.0)
 
 
 def apply_entry(classroom: Classroom, entry: Entry, notes: LessonNotes | None = None) -> None:
@@ -89,6 +120,7 @@ class Player:
     def __init__(self, transcript: Transcript, *, speed: float | None, step: bool, console: Console | None):
         self.transcript = transcript
         self.speed = speed
+        self.paced = instant(transcript)  # recorded at once: played at a reading pace
         self.step = step
         self.console = console
         header = transcript.header
@@ -106,15 +138,25 @@ class Player:
         else:
             await self._play_live()
 
-    async def _pause(self, previous: float, now: float) -> None:
-        if self.speed:
-            await asyncio.sleep(min(max(0.0, now - previous), MAX_GAP) / self.speed)
+    def pause_before(self, previous: float, entry: Entry) -> float:
+        """Seconds to wait before ``entry`` (0 with no speed: ``--instant`` or a pipe)."""
+        if not self.speed:
+            return 0.0
+        gap = min(max(0.0, entry.t - previous), MAX_GAP)
+        if self.paced or gap < BURST_GAP:
+            gap = max(gap, floor_seconds(entry))
+        return gap / self.speed
+
+    async def _pause(self, previous: float, entry: Entry) -> None:
+        seconds = self.pause_before(previous, entry)
+        if seconds:
+            await asyncio.sleep(seconds)
 
     async def _play_plain(self) -> None:
         view = PlainView(sys.stdout, sys.stderr, self.agents)
         previous = 0.0
         for entry in self.transcript.entries:
-            await self._pause(previous, entry.t)
+            await self._pause(previous, entry)
             previous = entry.t
             if isinstance(entry, LearnerLine):
                 view.info(f"{self.transcript.header.profile.nickname} (learner): {entry.text}")
@@ -132,7 +174,7 @@ class Player:
         previous = 0.0
         try:
             for entry in self.transcript.entries:
-                await self._pause(previous, entry.t)
+                await self._pause(previous, entry)
                 previous = entry.t
                 apply_entry(self.classroom, entry)
                 if isinstance(entry, LearnerLine):

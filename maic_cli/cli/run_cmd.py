@@ -24,6 +24,7 @@ from .. import __version__
 from ..errors import InputError, MaicError
 from ..untrusted import clean
 from .errors import EXIT_INTERRUPTED, check_choice, friendly
+from .help_option import MAX_TURNS_HELP, MODEL_DEFAULT, MODEL_KINDS, TEMPERATURE_HELP
 from .xapi_cmd import LRS_HELP, batch_records, check_lrs
 
 if TYPE_CHECKING:
@@ -274,14 +275,15 @@ async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurre
 @friendly
 def run(
     paths: list[Path] = typer.Argument(None, help="Scenario files or folders."),
-    model: list[str] = typer.Option(None, "--model", "-m", help="Model(s) to run every scenario with "
-                                    "(repeatable; default: the scenario's, then your default)."),
+    model: list[str] = typer.Option(None, "--model", "-m", help=f"Model(s) to run every scenario with, repeatable: "
+                                    f"{MODEL_KINDS}, scripted:FILE or replay:FILE. Default: the scenario's, then "
+                                    f"{MODEL_DEFAULT}."),
     repeat: int = typer.Option(1, "--repeat", min=1, help="Runs per scenario and model."),
     concurrency: int = typer.Option(4, "--concurrency", "-j", min=1, max=512, help="Classes at once."),
     out: Path = typer.Option(None, "--out", "-o", help="Output folder (default: runs/<timestamp>): new, empty "
                              "or an earlier maic batch; a folder holding other files is refused."),
     seed: int = typer.Option(None, "--seed", help="Sampling seed passed to the model where supported."),
-    max_turns: int = typer.Option(None, "--max-turns", min=1, max=50),
+    max_turns: int = typer.Option(None, "--max-turns", min=1, max=50, help=MAX_TURNS_HELP),
     resume: Path = typer.Option(None, "--resume", help="Continue the batch in this output folder (it must "
                                 "hold one), skipping runs that already finished."),
     shard: str = typer.Option(None, "--shard", help="Run only part I of N of the batch (I/N); a part "
@@ -296,7 +298,7 @@ def run(
     structured: str = typer.Option("auto", "--structured", help="auto, off, json_schema or json_object."),
     client: str = typer.Option("litellm", "--client", help="litellm, or direct: a thin client for the "
                                "OpenAI-compatible server at --api-base (far less CPU per call in big batches)."),
-    temperature: float = typer.Option(None, "--temperature", min=0, max=2),
+    temperature: float = typer.Option(None, "--temperature", min=0, max=2, help=TEMPERATURE_HELP),
     prompts: list[Path] = typer.Option(None, "--prompts", help="A prompt-set folder (overrides of the built-in "
                                        "templates; `builtin` for none). Repeat to compare sets like --model "
                                        "(default: the scenario's prompts:, then $MAIC_HOME/prompts)."),
@@ -350,6 +352,10 @@ def run(
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
                               client=client, router=router is not None, prompts=list(prompts or []),
                               directors=list(director or [])), shard)
+    from ..llm.keys import check_key
+
+    for raw in dict.fromkeys(spec.model.raw for spec in specs if router is None):  # before the folder is claimed
+        check_key(raw, api_base=api_base, client=client)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from .prompt_sets import check_same_prompt_sets
 

@@ -128,7 +128,7 @@ class QuizAnswerEvent(BaseModel):
     max_points: int = Field(default=1, ge=1)
     correct: bool = False
     comment: str | None = None
-    graded_by: Literal["key", "model", "none"] = "key"  # none: the model could not grade it
+    graded_by: Literal["key", "model", "rubric", "none"] = "key"  # rubric: the rubric's words decided; none: not graded
 
 
 class QuizScoreEvent(BaseModel):

@@ -232,7 +232,7 @@ class QuizAnswer(BaseModel):
     max_points: int = Field(default=1, ge=1)
     correct: bool = False
     comment: str | None = None  # the grader's short comment (short answers; or why a choice was wrong)
-    graded_by: Literal["key", "model", "none"] = "key"  # none: the model could not grade it
+    graded_by: Literal["key", "model", "rubric", "none"] = "key"  # rubric: the rubric's words decided; none: not graded
 
 
 LessonState = Literal["lecture", "paused", "quiz", "finished"]

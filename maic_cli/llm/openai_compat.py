@@ -26,6 +26,13 @@ def _detail(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+def _no_key(exc: BaseException) -> bool:
+    """The client refused to send a request without an API key (so no HTTP status belongs to it)."""
+    message = str(exc).lower()
+    return "missing credentials" in message or ("api_key" in message and ("pass" in message or "must be set"
+                                                                            in message))
+
+
 def classify(exc: BaseException, started: bool) -> ErrorKind:
     """Map a litellm (or openai/httpx/aiohttp) exception to an :data:`ErrorKind`."""
     names = {cls.__name__ for cls in type(exc).__mro__}
@@ -34,7 +41,7 @@ def classify(exc: BaseException, started: bool) -> ErrorKind:
     message = str(exc).lower()
     if "connection error" in message:  # litellm reports a refused connection as a 500
         return "connection"
-    if "missing credentials" in message or ("api_key" in message and "pass" in message):
+    if _no_key(exc):
         return "auth"
     table: list[tuple[str, ErrorKind]] = [
         ("AuthenticationError", "auth"), ("PermissionDeniedError", "auth"),
@@ -68,7 +75,8 @@ def to_llm_error(exc: BaseException, provider: str, started: bool) -> LLMError:
     kind = classify(exc, started)
     status = getattr(exc, "status_code", None)
     words = _KIND_WORDS.get(kind, "error")
-    code = f" (HTTP {status})" if isinstance(status, int) and kind not in ("stream_dropped", "connection") else ""
+    sent = kind not in ("stream_dropped", "connection") and not (kind == "auth" and _no_key(exc))
+    code = f" (HTTP {status})" if isinstance(status, int) and sent else ""
     return LLMError(kind, provider, f"{words}{code}: {_detail(exc)}")
 
 
