@@ -92,6 +92,12 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
                                          prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1,
                                          director=policy, director_in_id=len(policies) > 1, lesson=lesson)
                                  for policy in policies)
+    from ..store.run_results import plain_run_id
+
+    unsaved = next((s for s in specs if not plain_run_id(s.run_id)), None)
+    if unsaved is not None:  # refused before any model call: a run that cannot be saved is never played
+        raise InputError(f"{unsaved.path}: run id {clean(unsaved.run_id)[:120]!r} cannot name a file (letters, "
+                         "digits, _ . -, at most 255); give the scenario a shorter id:")
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")

@@ -34,6 +34,7 @@ from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts, read_reply
 from ..untrusted import one_line
 from .json_reply import first_json_object
 from .prompt_set import PromptSet
+from .sanitize import clean_tree
 
 RUBRIC_TEMPLATE = "judge/rubric.j2"
 ROUND_TEMPLATE = "judge/round.j2"
@@ -177,7 +178,7 @@ def _first_object(text: str) -> tuple[dict[str, Any] | None, bool]:
         try:
             value, _ = _DECODER.raw_decode(text, bracket)
             if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-                return {"turns": value}, False
+                return {"turns": clean_tree(value, MAX_DEPTH, cut=True)}, False
         except (ValueError, RecursionError):
             pass
     return first_json_object(text, accept=lambda value: "turns" in value or "answered" in value,

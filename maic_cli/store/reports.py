@@ -8,7 +8,8 @@ machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
 (store/report_judge.py) to each of them.
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
-API keys, and a Markdown table cell cannot break its table.
+API keys; in report.md every such string is also made inert Markdown (HTML escaped, no link,
+no code span: :func:`~maic_cli.untrusted.markdown_text`), and a table cell cannot break its table.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.metrics import percentile
-from ..untrusted import clean, one_line, redactor
+from ..untrusted import clean, markdown_text, one_line, redactor
 from . import report_judge, report_stats
 from .paths import write_atomic
 from .report_tables import write_tables
@@ -123,7 +124,20 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
     }
 
 
+def _markdown_safe(data: Any) -> Any:
+    """``data`` with every string and key that came from outside made inert Markdown (the statistics'
+    descriptions are maic's own text)."""
+    if isinstance(data, str):
+        return markdown_text(data)
+    if isinstance(data, dict):
+        return {markdown_text(str(k)): v if k == "statistics" else _markdown_safe(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_markdown_safe(item) for item in data]
+    return data
+
+
 def report_markdown(report: dict[str, Any]) -> str:
+    report = _markdown_safe(report)
     lines = ["# maic run report", ""]
     meta = report["meta"]
     lines += [f"- {one_line(str(key))}: {one_line(str(value))}" for key, value in meta.items()] + [""]
@@ -147,7 +161,7 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines.append("None: every run completed and met its expectations.")
     for run in failing:
         problems = run["failures"] or [run["error"] or run["status"]]
-        lines.append(f"- `{run['run_id']}`: " + one_line("; ".join(problems)))
+        lines.append(f"- {run['run_id']}: " + one_line("; ".join(problems)))
     return "\n".join(lines) + "\n"
 
 

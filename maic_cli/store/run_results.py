@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.judge import RoundVerdict
 from ..engine.metrics import RoundSummary
+from ..engine.sanitize import clean_tree
 from ..errors import InputError
 from ..files import read_bounded
 from ..llm.recording import CallRecord
@@ -103,9 +104,21 @@ def run_file(out: Path, run_id: str) -> Path:
     return runs_dir(out) / f"{run_id}.json"
 
 
+SAVED_DEPTH = 24  # containers in a saved result (a verdict's reason is 6 deep)
+
+
 def save_run(out: Path, result: RunResult) -> None:
-    """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it."""
-    write_atomic(run_file(out, result.run_id), result.model_dump_json(indent=1), durable=False)
+    """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it.
+
+    Strings that entered unclean (a lone surrogate no file can encode) are mended on the way out
+    rather than failing the save: a result is never lost to one character."""
+    path = run_file(out, result.run_id)
+    try:
+        text = result.model_dump_json(indent=1)
+    except ValueError:  # pydantic's serialization error: a string UTF-8 cannot encode
+        mended = RunResult.model_validate(clean_tree(result.model_dump(), SAVED_DEPTH, cut=True))
+        text = mended.model_dump_json(indent=1)
+    write_atomic(path, text, durable=False)
 
 
 def load_runs(folder: Path) -> list[RunResult]:
