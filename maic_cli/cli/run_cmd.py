@@ -51,7 +51,8 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
            agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
-           prompts: list[Path] | None = None, directors: list[str] | None = None) -> list[RunSpec]:
+           prompts: list[Path] | None = None, directors: list[str] | None = None,
+           api_base: str | None = None) -> list[RunSpec]:
     """scenario × model × prompt set × director policy × repeat; the run id names the prompt set (or
     the policy) only when several are compared (so a batch with one keeps its ids, and ``--resume``
     works across versions)."""
@@ -84,6 +85,8 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         config = turn_config(scenario, agents, max_turns)
         lesson = scenario_lesson(scenario, path)
         sets = compared or [defaults.for_scenario(prompts_folder(scenario, path))]
+        if not models and scenario.model:
+            say_scenario_model(path, scenario.model, api_base or settings.api_base)
         for model in models or [scenario.model or resolve_model(settings, None)]:
             model_spec = ModelSpec.parse(model, client=client, router=router)
             for label, prompt_set in sets:
@@ -103,6 +106,32 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
     return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.prompts_label, s.policy.name,
                                         s.repeat))  # r2 before r10
+
+
+def key_variable(model: str) -> str:
+    """The environment variable litellm takes the key for ``model`` from (``openai/…`` → ``OPENAI_API_KEY``;
+    a model named without a provider is OpenAI's)."""
+    import re
+
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    return re.sub(r"[^A-Z0-9]+", "_", provider.upper()).strip("_") + "_API_KEY"
+
+
+def say_scenario_model(path: Path, model: str, api_base: str | None) -> None:
+    """A scenario chose the model (no ``--model``): say which, and which key of the user's it is sent with,
+    as a resumed session does; a canned or offline model sends nothing and needs no word."""
+    import os
+
+    from ..llm.spec import ModelSpec
+
+    spec = ModelSpec.parse(model)
+    if not spec.sends_key:
+        return
+    variable = key_variable(model)
+    key = f"your {variable} is sent with its calls" if os.environ.get(variable) else f"{variable} is not set"
+    where = f" at {clean(api_base)}" if api_base else ""
+    typer.echo(f"{clean(str(path))}: this scenario chooses --model {clean(model)}{where}; {key}. Pass --model to "
+               "choose the model yourself", err=True)
 
 
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
@@ -345,12 +374,15 @@ def run(
         raise InputError("name at least one scenario file or folder (or use --merge)")
     check_choice("--client", client, ("litellm", "direct"))
     check_choice("--structured", structured, STRUCTURED_MODES)
+    from ..store.config import load_settings
+
+    api_base = api_base or load_settings().api_base  # as maic chat: --api-base, then MAIC_API_BASE, config.yaml
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
                               client=client, router=router is not None, prompts=list(prompts or []),
-                              directors=list(director or [])), shard)
+                              directors=list(director or []), api_base=api_base), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from .prompt_sets import check_same_prompt_sets
 

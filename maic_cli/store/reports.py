@@ -15,6 +15,7 @@ no code span: :func:`~maic_cli.untrusted.markdown_text`), and a table cell canno
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -239,9 +240,21 @@ def safe_strings(data: Any) -> Any:
     return safe(data)
 
 
+def finite(data: Any) -> Any:
+    """``data`` with every NaN or infinite number as ``null``: report.json is strict JSON (``NaN`` and
+    ``Infinity`` are not JSON, and strict readers refuse the whole file)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(value) for value in data]
+    return data
+
+
 def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
-    report: dict[str, Any] = safe_strings(build_report(results, meta))
-    write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
+    report: dict[str, Any] = finite(safe_strings(build_report(results, meta)))
+    write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False))
     write_atomic(out / "report.md", report_markdown(report))
     write_tables(out, results)
     return report

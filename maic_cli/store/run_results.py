@@ -9,11 +9,13 @@ own calls in ``judge``, apart from the class's ``calls``.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from ..engine.judge import RoundVerdict
 from ..engine.metrics import RoundSummary
@@ -25,15 +27,22 @@ from ..untrusted import one_line
 from .paths import write_atomic
 
 
+MAX_SECONDS = 1e7  # a duration or latency (115 days): a file that says more was not written by maic
+MAX_AMOUNT = 1e12  # tokens or dollars
+Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
+Amount = Annotated[float, Field(ge=0, le=MAX_AMOUNT, allow_inf_nan=False)]
+Count = Annotated[int, Field(ge=0, le=int(MAX_AMOUNT))]
+
+
 class CallStat(BaseModel):
     purpose: str
     agent_id: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    cost: float = 0.0
-    ttft: float | None = None
-    duration: float = 0.0
+    prompt_tokens: Count = 0
+    completion_tokens: Count = 0
+    cached_tokens: Count = 0
+    cost: Amount = 0.0
+    ttft: Seconds | None = None
+    duration: Seconds = 0.0
     error_kind: str | None = None
 
     @classmethod
@@ -74,9 +83,18 @@ class RunResult(BaseModel):
     failures: list[str] = Field(default_factory=list)
     error: str | None = None
     transcript: str | None = None
-    started_at: float = Field(default_factory=time.time)
-    duration: float = 0.0
+    started_at: Annotated[float, Field(allow_inf_nan=False)] = Field(default_factory=time.time)
+    duration: Seconds = 0.0
     judge: RunJudgement | None = None
+
+    @model_validator(mode="after")
+    def _finite_latencies(self) -> RunResult:
+        """Statistics read every latency: each one is a real duration (a crafted ``-1e308`` or ``NaN`` is refused)."""
+        for index, summary in enumerate(self.rounds):
+            if not all(math.isfinite(x) and 0 <= x <= MAX_SECONDS for x in summary.turn_latencies):
+                raise ValueError(f"rounds.{index}.turn_latencies: a latency that is not between 0 and "
+                                 f"{MAX_SECONDS:g} seconds")
+        return self
 
     @property
     def passed(self) -> bool:
