@@ -80,7 +80,7 @@ def check_binop(operator: str, left: Any, right: Any) -> None:
     """Refuse ``left OPERATOR right`` if its result would be too big (before it is computed)."""
     if operator == "**":
         if _is_int(left) and _is_int(right) and right > 0 and abs(left) > 1:
-            _check_int(max(left.bit_length() - 1, 1) * right, "a power")
+            _check_int(max(left.bit_length() - 1, 1) * right, "an exponent too large for its base")
         elif isinstance(right, int | float) and abs(right) > 1_024:
             raise TooBig("an exponent above 1,024 in a prompt template")
     elif operator == "*":

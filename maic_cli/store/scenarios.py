@@ -66,9 +66,9 @@ def _inside(path: Path, field: str, value: str) -> Path:
     return target
 
 
-def _relative_inside(value: str) -> str:
+def _relative_inside(value: str, what: str) -> str:
     if PurePath(value).is_absolute() or ".." in PurePath(value).parts:
-        raise ValueError("a path relative to the scenario file, inside its folder (no absolute path, no ..)")
+        raise ValueError(f"{what} relative to the scenario file, inside its folder (no absolute path, no ..)")
     return value
 
 
@@ -124,7 +124,7 @@ class LessonRun(BaseModel):
     @field_validator("file")
     @classmethod
     def _relative(cls, value: str) -> str:
-        return _relative_inside(value)
+        return _relative_inside(value, "a lesson file")
 
     @field_validator("answers", mode="before")
     @classmethod

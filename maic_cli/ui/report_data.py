@@ -120,13 +120,14 @@ def others(count: int, what: str) -> str:
     return f"others ({count:,} {what})"
 
 
-def top_parts(counter: Mapping[str, int], keep: Sequence[str], what: str) -> Counter[str]:
-    """``counter`` with only the parts ``keep``; the rest summed under one "others" part."""
+def top_parts(counter: Mapping[str, int], keep: Sequence[str], label: str) -> Counter[str]:
+    """``counter`` with only the parts ``keep``; the rest summed under one part named ``label`` (the same
+    in every row, so a stacked chart shows it as one colour)."""
     kept = set(keep)
     capped: Counter[str] = Counter({k: v for k, v in counter.items() if k in kept})
-    rest = [v for k, v in counter.items() if k not in kept]
+    rest = sum(v for k, v in counter.items() if k not in kept)
     if rest:
-        capped[others(len([k for k in counter if k not in kept]), what)] = sum(rest)
+        capped[label] = capped.get(label, 0) + rest
     return capped
 
 
@@ -155,7 +156,8 @@ def cap_counters(rows: Mapping[K, Counter[str]], what: str, row_what: str,
     for counter in capped.values():
         totals.update(counter)
     parts = top_keys(dict(totals))
-    return {key: top_parts(counter, parts, what) for key, counter in capped.items()}
+    label = others(len(totals) - len(parts), what)
+    return {key: top_parts(counter, parts, label) for key, counter in capped.items()}
 
 
 def speaker_counts(report: Mapping[str, Any]) -> dict[str, Counter[str]]:
