@@ -132,15 +132,16 @@ def default_policy_name(compact_prompts: bool) -> str:
 def load_hook(spec: str) -> DirectorPolicy:
     """``module:function`` from ``--director`` (a flag the user typed, never a file's field).
 
-    A module in the current folder (``hook.py``, ``pkg/hook.py`` for ``pkg.hook``) is loaded from its
-    file, explicitly; anything else is imported as an installed module.  ``sys.path`` is never changed:
+    A module Python can import as things stand (installed, or already imported) is imported; else a
+    module in the current folder (``hook.py``, ``pkg/hook.py`` for ``pkg.hook``) is loaded from its
+    file, explicitly.  ``sys.path`` is never changed:
     putting the current folder on it would let any file there named like a dependency
     (``matplotlib.py`` in a received folder) run when that dependency is next imported."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr or not all(part.isidentifier() for part in module_name.split(".")):
         raise InputError(f"--director {spec!r:.80}: use llm, rules, hybrid or module:function")
     try:
-        local = _local_module_file(module_name)
+        local = None if _importable(module_name) else _local_module_file(module_name)
         module = _load_file(module_name, local) if local is not None else importlib.import_module(module_name)
     except ImportError as exc:
         raise InputError(f"--director {spec!r:.80}: cannot import {module_name!r:.80}: {exc}") from None
@@ -148,6 +149,15 @@ def load_hook(spec: str) -> DirectorPolicy:
     if not callable(fn):
         raise InputError(f"--director {spec!r:.80}: {module_name} has no function {attr!r:.80}")
     return DirectorPolicy(spec, fn)
+
+
+def _importable(module_name: str) -> bool:
+    if module_name in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except (ImportError, ValueError):  # a parent package that does not exist
+        return False
 
 
 def _local_module_file(module_name: str) -> Path | None:

@@ -162,7 +162,7 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines.append("None: every run completed and met its expectations.")
     for run in failing:
         problems = run["failures"] or [run["error"] or run["status"]]
-        lines.append(f"- {run['run_id']}: " + one_line("; ".join(problems)))
+        lines.append(f"- `{run['run_id']}`: " + one_line("; ".join(problems)))
     return "\n".join(lines) + "\n"
 
 
