@@ -79,7 +79,7 @@ def export(transcript: Transcript, target: Path) -> None:
         raise fail(f"{target}: export to a .md or .html file", 2)
     content = render(classroom, agents, title=title, learner=header.profile.nickname, meta=meta, notes=notes)
     try:
-        with open_private(target, "w") as handle:  # never through a link, never into a FIFO or a device
+        with open_private(target, "w", make_folder=False) as handle:  # never through a link, into a FIFO or device
             handle.write(content)
     except OSError as exc:
         raise fail(f"{target}: cannot write: {exc.strerror or exc}") from None

@@ -69,11 +69,13 @@ def private_dir(folder: Path) -> Path:
     return folder
 
 
-def open_private(path: Path, mode: str = "a") -> IO[str]:
-    """Open a text file to append (``"a"``) or overwrite (``"w"``); a new file is created 0600."""
+def open_private(path: Path, mode: str = "a", *, make_folder: bool = True) -> IO[str]:
+    """Open a text file to append (``"a"``) or overwrite (``"w"``); a new file is created 0600 (and its
+    folder 0700, unless ``make_folder`` is false)."""
     if mode not in ("a", "w"):
         raise ValueError(f"open_private writes only: mode 'a' or 'w', not {mode!r}")
-    private_dir(path.parent)
+    if make_folder:
+        private_dir(path.parent)
     if path.is_symlink():  # refused before the open: O_NOFOLLOW's error is not the same on every system
         raise OSError(errno.ELOOP, _LINK_REFUSED, str(path))
     flags = os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _NONBLOCK | (os.O_APPEND if mode == "a" else 0)

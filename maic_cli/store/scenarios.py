@@ -166,8 +166,8 @@ class Scenario(BaseModel):
     def _prompts_beside_the_file(cls, value: str | None) -> str | None:
         if value is not None and (PurePath(value).is_absolute() or ".." in PurePath(value).parts
                                   or not PurePath(value).parts):
-            raise ValueError("a prompt-set folder of its own below the scenario file's folder "
-                             "(no absolute path, no .., not the folder itself)")
+            raise ValueError("a prompt-set folder relative to the scenario file: a folder of its own below "
+                             "the scenario's folder (no absolute path, no .., not the folder itself)")
         return value
 
     @model_validator(mode="after")
