@@ -25,7 +25,7 @@ from maic_cli.store.paths import open_private, write_atomic
 from maic_cli.store.reports import write_reports
 from maic_cli.store.run_results import RunResult, load_runs, save_run
 from maic_cli.store.session import Session
-from maic_cli.untrusted import clean, markdown_text, one_line
+from maic_cli.untrusted import clean, one_line
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, script, write
 
 runner = CliRunner()
@@ -191,6 +191,8 @@ def test_report_md_escapes_everything_from_outside(tmp_path: Path) -> None:
     assert "<img" not in markdown and "<script" not in markdown and "<b>" not in markdown and "<i>" not in markdown
     assert "[x](javascript:" not in markdown and "`code`" not in markdown
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in markdown and "\\](javascript:alert(3))" in markdown
+    from maic_cli.untrusted import markdown_text
+
     assert markdown_text("a|b <c> & \\`") == "a|b &lt;c&gt; &amp; \\\\\\`"
 
 

@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 from maic_cli.cli.app import app
 from maic_cli.cli.report_cmd import previous_meta
 from maic_cli.engine.prompt_set import MAX_RENDERED_CHARS, PromptError, PromptSet, TemplateSource
-from maic_cli.engine.template_bounds import MAX_INT_BITS, MAX_VALUE, MAX_WIDTH
 from maic_cli.errors import InputError, SessionError
 from maic_cli.files import read_bounded
 from maic_cli.store.run_results import load_runs
@@ -81,6 +80,8 @@ def test_ordinary_arithmetic_formatting_and_filters_still_render() -> None:
 
 
 def test_the_bounds_are_below_the_rendered_prompt_limit() -> None:
+    from maic_cli.engine.template_bounds import MAX_INT_BITS, MAX_VALUE, MAX_WIDTH
+
     assert MAX_VALUE <= MAX_RENDERED_CHARS and MAX_WIDTH < MAX_VALUE and MAX_INT_BITS <= 8192
 
 
