@@ -100,8 +100,9 @@ def test_any_grade_reply_is_kept_in_the_transcript_and_read_back(tmp_path_factor
     event = answer_event(QUIZ, SHORT, graded)
     graded.model_dump_json().encode("utf-8")
     path: Path = tmp_path_factory.mktemp("t") / "class.jsonl"
-    writer = TranscriptWriter(path, TranscriptHeader(model="m", produced_by="fuzz", agents=[agent("teacher", "teacher")],
-                                                     config=TurnConfig(agent_ids=["teacher"])))
+    header = TranscriptHeader(model="m", produced_by="fuzz", agents=[agent("teacher", "teacher")],
+                              config=TurnConfig(agent_ids=["teacher"]))
+    writer = TranscriptWriter(path, header)
     writer.event(event)
     writer.close()
     kept = [e for _, e in read_transcript(path).events() if isinstance(e, QuizAnswerEvent)]
@@ -110,7 +111,8 @@ def test_any_grade_reply_is_kept_in_the_transcript_and_read_back(tmp_path_factor
 
 @FUZZ
 @given(data=st.data())
-def test_any_generation_replies_write_a_lesson_that_reads_back(tmp_path_factory: Any, data: st.DataObject) -> None:
+def test_any_generation_replies_write_a_lesson_that_reads_back(tmp_path_factory: Any,
+                                                                data: st.DataObject) -> None:
     def respond(request: LLMRequest) -> str:
         assert request.response_schema is not None
         return data.draw(hostile_reply(step_reply(request.response_schema)))

@@ -124,10 +124,10 @@ def test_files_maic_writes_never_go_through_a_link_or_into_a_fifo(tmp_path: Path
         path.symlink_to(target)
     else:
         os.mkfifo(path)
-    for write in (lambda: open_private(path, "w").close(), lambda: open_private(path, "a").close(),
-                  lambda: write_atomic(path, "new")):
+    for attempt in (lambda: open_private(path, "w").close(), lambda: open_private(path, "a").close(),
+                    lambda: write_atomic(path, "new")):
         with pytest.raises(OSError, match="symbolic link" if kind == "link" else "not a regular file"):
-            write()
+            attempt()
     assert target.read_text(encoding="utf-8") == "keep me"
     assert path.is_symlink() if kind == "link" else stat.S_ISFIFO(os.lstat(path).st_mode)
 

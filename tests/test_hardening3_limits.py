@@ -161,7 +161,7 @@ def test_a_yaml_or_json_number_of_thousands_of_digits_is_a_one_line_error(tmp_pa
     assert result.exit_code == 2 and "out of range" in result.stderr and "unexpected" not in result.stderr
     session = tmp_path / "big.json"
     session.write_text('{"version": 1, "config": {"max_turns": ' + "9" * 5000 + "}}", encoding="utf-8")
-    with pytest.raises(SessionError, match="big.json"):
+    with pytest.raises(SessionError, match=r"big\.json"):
         load_session(session)
     runs = tmp_path / "batch" / "runs"
     runs.mkdir(parents=True)

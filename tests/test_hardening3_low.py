@@ -30,7 +30,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def run(*args: str):  # noqa: ANN201 - click's Result
+def run(*args: str):
     return runner.invoke(app, ["run", *args, "--plain"])
 
 

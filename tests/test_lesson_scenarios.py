@@ -59,7 +59,8 @@ def test_what_a_scenario_says_of_its_lesson_is_checked(tmp_path: Path, block: st
 
 def test_a_lesson_path_is_relative_and_a_range_is_ordered(tmp_path: Path) -> None:
     path = _scenario(tmp_path, "  file: /etc/passwd\n")
-    with pytest.raises(InputError, match=r"lesson.yaml:4: lesson.file: a lesson file relative to the scenario file, inside its folder"):
+    with pytest.raises(InputError, match=r"lesson.yaml:4: lesson.file: a lesson file relative to the scenario file, "
+                                         r"inside its folder"):
         load_scenario(path)
     path = _scenario(tmp_path, "  file: lessons/photo.yaml\n  expect: {quiz_score: [5, 2]}\n")
     with pytest.raises(InputError, match="low <= high"):

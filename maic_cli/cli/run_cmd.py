@@ -376,13 +376,13 @@ def run(
     check_choice("--structured", structured, STRUCTURED_MODES)
     from ..store.config import load_settings
 
-    api_base = api_base or load_settings().api_base  # as maic chat: --api-base, then MAIC_API_BASE, config.yaml
+    base_url: str | None = api_base or load_settings().api_base  # as maic chat: --api-base, MAIC_API_BASE, config
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
                               client=client, router=router is not None, prompts=list(prompts or []),
-                              directors=list(director or []), api_base=api_base), shard)
+                              directors=list(director or []), api_base=base_url), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from .prompt_sets import check_same_prompt_sets
 
@@ -394,7 +394,7 @@ def run(
 
         judging = make_judge(judge, batch_rubric(spec.prompts for spec in specs), api_base=judge_api_base,
                              structured=structured)
-    context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
+    context = RunContext(out=folder, clients=client_pool(api_base=base_url, router_file=router, seed=seed,
                                                          structured=structured, temperature=temperature,
                                                          client=client), judge=judging)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})

@@ -226,7 +226,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         template_bounds.check_concat(values)
         return "".join(map(str, values))
 
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         template_bounds.check_method(__obj, args, kwargs)
         return super().call(__context, __obj, *args, **kwargs)
 

@@ -141,9 +141,10 @@ def check_brace_format(fmt: str, args: Iterable[Any] = (), kwargs: dict[str, Any
 
 
 def _replaced_size(text: Any, old: Any, new: Any, count: Any = -1) -> int:
-    if not isinstance(text, str | bytes) or not isinstance(old, type(text)) or not isinstance(new, type(text)):
+    if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)) and \
+            not (isinstance(text, bytes) and isinstance(old, bytes) and isinstance(new, bytes)):
         return 0
-    found = text.count(old) if old else len(text) + 1
+    found = text.count(old) if old else len(text) + 1  # type: ignore[arg-type]  # both str or both bytes
     if _is_int(count) and count >= 0:
         found = min(found, count)
     return len(text) + found * max(0, len(new) - len(old))

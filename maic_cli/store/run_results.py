@@ -26,7 +26,6 @@ from ..llm.recording import CallRecord
 from ..untrusted import one_line
 from .paths import write_atomic
 
-
 MAX_SECONDS = 1e7  # a duration or latency (115 days): a file that says more was not written by maic
 MAX_AMOUNT = 1e12  # tokens or dollars
 Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]

@@ -45,7 +45,6 @@ from ..yamlfile import load_model, yaml_files
 from .lessons import load_lesson
 from .personas import Registry
 
-
 MAX_ID = 80  # a run id adds the model (60) and the repeat; a file name holds 255
 
 

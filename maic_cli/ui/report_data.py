@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from ..engine.sanitize import replace_surrogates
@@ -140,7 +140,7 @@ def top_keys(totals: Mapping[K, float], limit: int = MAX_SHOWN) -> list[K]:
 
 
 def cap_counters(rows: Mapping[K, Counter[str]], what: str, row_what: str,
-                 wrap: Any = None) -> dict[K, Counter[str]]:
+                 wrap: Callable[[str], K]) -> dict[K, Counter[str]]:
     """At most :data:`MAX_SHOWN` rows (the rest summed into one, keyed ``wrap(label)``) and as many
     parts overall (the rest summed as "others")."""
     kept_rows = top_keys({key: sum(c.values()) for key, c in rows.items()})
@@ -151,7 +151,7 @@ def cap_counters(rows: Mapping[K, Counter[str]], what: str, row_what: str,
         for key in left:
             merged.update(rows[key])
         label = others(len(left), row_what)
-        capped[wrap(label) if wrap is not None else label] = merged
+        capped[wrap(label)] = merged
     totals: Counter[str] = Counter()
     for counter in capped.values():
         totals.update(counter)
@@ -202,7 +202,7 @@ def _groups(report: Mapping[str, Any], key: str) -> dict[str, Mapping[str, Any]]
     if not isinstance(groups, Mapping):
         return {}
     found = {str(k): v for k, v in groups.items() if isinstance(v, Mapping)}
-    runs = {k: v.get("runs") if isinstance(v.get("runs"), int) else 0 for k, v in found.items()}
+    runs = {k: float(v["runs"]) if isinstance(v.get("runs"), int) else 0.0 for k, v in found.items()}
     kept = top_keys(runs)  # the groups with the most runs (a chart of 40,000 groups helps nobody)
     names = display_names(kept)
     return {names[k]: found[k] for k in kept}
@@ -213,7 +213,7 @@ def end_reason_panels(report: Mapping[str, Any]) -> list[tuple[str, dict[str, di
     for name, groups in compared_groupings(report):
         rows = {g: Counter(_counts(s.get("end_reasons"))) for g, s in groups.items()}
         panels.append((f"Round end reasons by {name}",
-                       {g: dict(c) for g, c in cap_counters(rows, "reasons", "groups").items()}))
+                       {g: dict(c) for g, c in cap_counters(rows, "reasons", "groups", str).items()}))
     return panels
 
 
