@@ -71,6 +71,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     from .batch import RunSpec
     from .chat_cmd import resolve_model
     from .prompt_sets import DefaultPromptSets, compared_prompt_sets
+    from .scenario_notice import say_scenario_model
 
     compared = compared_prompt_sets(prompts or [])
     defaults = DefaultPromptSets()
@@ -106,32 +107,6 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
     return sorted(specs, key=lambda s: (s.scenario.id or "", s.model.raw, s.prompts_label, s.policy.name,
                                         s.repeat))  # r2 before r10
-
-
-def key_variable(model: str) -> str:
-    """The environment variable litellm takes the key for ``model`` from (``openai/…`` → ``OPENAI_API_KEY``;
-    a model named without a provider is OpenAI's)."""
-    import re
-
-    provider = model.split("/", 1)[0] if "/" in model else "openai"
-    return re.sub(r"[^A-Z0-9]+", "_", provider.upper()).strip("_") + "_API_KEY"
-
-
-def say_scenario_model(path: Path, model: str, api_base: str | None) -> None:
-    """A scenario chose the model (no ``--model``): say which, and which key of the user's it is sent with,
-    as a resumed session does; a canned or offline model sends nothing and needs no word."""
-    import os
-
-    from ..llm.spec import ModelSpec
-
-    spec = ModelSpec.parse(model)
-    if not spec.sends_key:
-        return
-    variable = key_variable(model)
-    key = f"your {variable} is sent with its calls" if os.environ.get(variable) else f"{variable} is not set"
-    where = f" at {clean(api_base)}" if api_base else ""
-    typer.echo(f"{clean(str(path))}: this scenario chooses --model {clean(model)}{where}; {key}. Pass --model to "
-               "choose the model yourself", err=True)
 
 
 def take_shard(specs: list[RunSpec], shard: str | None) -> list[RunSpec]:
