@@ -36,7 +36,7 @@ from jinja2.utils import _PassArg
 
 from ..errors import InputError
 from ..untrusted import one_line
-from . import template_bounds
+from .template_bounds import check_binop, check_brace_format, check_concat, check_filter, check_method
 
 BUILTIN = "built-in"
 MAX_RENDERED_CHARS = 200_000  # a prompt is a few thousand characters; a runaway template stops here
@@ -219,15 +219,15 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         self.filters = {name: _bounded_filter(name, fn) for name, fn in self.filters.items()}
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        template_bounds.check_binop(operator, left, right)
+        check_binop(operator, left, right)
         return super().call_binop(context, operator, left, right)
 
     def bounded_concat(self, values: tuple[Any, ...]) -> str:
-        template_bounds.check_concat(values)
+        check_concat(values)
         return "".join(map(str, values))
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        template_bounds.check_method(__obj, args, kwargs)
+        check_method(__obj, args, kwargs)
         return super().call(__context, __obj, *args, **kwargs)
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
@@ -238,7 +238,7 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
 
         def checked(*args: Any, **kwargs: Any) -> str:
             named = args[0] if is_map and args and isinstance(args[0], Mapping) else kwargs
-            template_bounds.check_brace_format(text, () if is_map else args, dict(named))
+            check_brace_format(text, () if is_map else args, dict(named))
             return wrapped(*args, **kwargs)
 
         return checked
@@ -253,7 +253,7 @@ def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > MAX_NUMBER_ARGUMENT:
                 raise OverflowError(f"a number above {MAX_NUMBER_ARGUMENT:,} given to a filter in a prompt template")
         if len(args) >= skip:
-            template_bounds.check_filter(name, args[skip - 1], args[skip:], kwargs)
+            check_filter(name, args[skip - 1], args[skip:], kwargs)
         return fn(*args, **kwargs)
 
     return bounded
