@@ -176,3 +176,12 @@ def test_slide_with_a_5000_digit_number_is_one_line_and_the_class_goes_on(tmp_pa
                                  str(tmp_path / "s.json")], input="/slide " + "9" * 5000 + "\n/outline\n")
     assert result.exit_code == 0, result.output
     assert "out of range" in result.stderr and "unexpected" not in result.output
+
+
+def test_a_render_of_many_allowed_but_slow_steps_stops_at_its_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    from maic_cli.engine import prompt_set
+
+    monkeypatch.setattr(prompt_set, "MAX_RENDER_SECONDS", 0.05)
+    text = ("{% set s = 'x' * 199999 %}{% for i in range(1000) %}{% for j in range(1000) %}"
+            "{{ (s | replace('x', 'y')) | length }}{% endfor %}{% endfor %}")
+    assert "takes more than 0.05 s to render" in refused_small(text)

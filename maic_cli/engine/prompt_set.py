@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,6 +43,8 @@ BUILTIN = "built-in"
 MAX_RENDERED_CHARS = 200_000  # a prompt is a few thousand characters; a runaway template stops here
 MAX_RANGE = 1_000  # range() inside a template (Jinja2's sandbox allows 100,000)
 MAX_STEPS = 1_000_000  # Python lines a user's template may run per render (a built-in one needs a few thousand)
+MAX_RENDER_SECONDS = 5.0  # of a user's template: a million steps on long strings would otherwise take minutes
+CLOCK_EVERY = 1_024  # steps between two looks at the clock
 MAX_NUMBER_ARGUMENT = 100_000  # a filter's numeric argument (center(1e9) would allocate before any check)
 PLAIN_TYPES = (str, int, float, bool, type(None))
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
@@ -168,22 +171,29 @@ class _TooExpensive(Exception):
 
 class _StepBudget:
     """Count the Python lines a render runs (Jinja2 compiles a template to Python) and stop it at
-    ``steps``: loops nested over small ranges, or over a long string, end with an error instead
-    of a hang.  ``None``: no budget (the built-in templates, which are part of the program)."""
+    ``steps``, or once it has run :data:`MAX_RENDER_SECONDS`: loops nested over small ranges, or over
+    a long string, end with an error instead of a hang, and a render never holds off a Ctrl-C for
+    long (the one between its steps lands at once).  ``None``: no budget (the built-in templates,
+    which are part of the program)."""
 
     def __init__(self, steps: int | None) -> None:
         self.left = steps
         self._previous: Any = None
+        self._deadline = 0.0
 
     def _trace(self, frame: FrameType, event: str, arg: object) -> Callable[..., Any]:
         if event == "line" and self.left is not None:
             self.left -= 1
             if self.left < 0:
                 raise _TooExpensive(f"the template runs more than {MAX_STEPS:,} steps (an endless loop?)")
+            if not self.left % CLOCK_EVERY and time.monotonic() > self._deadline:
+                # Each step is short (engine/template_bounds.py), but a million of them on long strings is not.
+                raise _TooExpensive(f"the template takes more than {MAX_RENDER_SECONDS:g} s to render")
         return self._trace
 
     def __enter__(self) -> None:
         if self.left is not None:
+            self._deadline = time.monotonic() + MAX_RENDER_SECONDS
             self._previous = sys.gettrace()
             sys.settrace(self._trace)
 
