@@ -165,3 +165,28 @@ def test_any_template_of_expensive_operations_is_bounded_by_the_sandbox(expressi
     finally:
         tracemalloc.stop()
     assert peak < 64 * 2**20, f"{peak:,} bytes for {text!r}"
+
+
+# -- the new readers of untrusted names and text ------------------------------------------------------------
+
+@FUZZ
+@given(stem=st.text(st.characters(exclude_categories=()), max_size=300))
+def test_any_file_name_gives_a_plain_scenario_id(stem: str) -> None:
+    from maic_cli.store.run_results import plain_run_id
+    from maic_cli.store.scenarios import MAX_ID, id_from_file_name
+
+    found = id_from_file_name(stem)
+    assert plain_run_id(found) and len(found) <= MAX_ID
+
+
+@FUZZ
+@given(text=st.text(st.characters(exclude_categories=()), max_size=200)
+       | st.sampled_from(["<script>x</script>", "[a](javascript:x)", "[a]: http://x", "`x`", "\\`", "a]\n(b)"]))
+def test_any_text_is_inert_in_report_md(text: str) -> None:
+    from maic_cli.untrusted import markdown_text
+
+    shown = markdown_text(text)
+    shown.encode("utf-8")
+    assert "<" not in shown and ">" not in shown and "\n" not in shown
+    assert "](" not in shown.replace("\\](", "") and "]:" not in shown.replace("\\]:", "")
+    assert "`" not in shown.replace("\\`", "")
