@@ -200,7 +200,7 @@ def check_filter(name: str, value: Any, args: tuple[Any, ...], kwargs: dict[str,
             estimate = size(value, *args, **kwargs)
         except TypeError:  # wrong arguments: the call itself says so
             return
-        _check_size(estimate, f"a {name} result")
+        _check_size(estimate, f"{'an' if name[:1] in 'aeiou' else 'a'} {name} result")
 
 
 def check_method(method: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
