@@ -6,7 +6,8 @@ report.  It removes terminal control sequences — CSI, OSC, DCS, SOS, PM, APC (
 tab.  A string sequence (OSC, DCS …) ends at BEL, ST or the end of the line, so an
 unterminated one cannot swallow the lines after it.  Characters that change text
 direction or are invisible (bidi overrides and isolates, zero-width space, BOM, soft
-hyphen, tag characters …) are shown as ``<U+202E>``, not obeyed.  Exceptions keep
+hyphen, tag characters …) are shown as ``<U+202E>``, not obeyed; a lone surrogate (which no
+file or terminal can encode) becomes U+FFFD.  Exceptions keep
 text whole where these characters are part of writing: a zero-width joiner between two
 pictographs (woman + ZWJ + school is the teacher emoji), a zero-width (non-)joiner
 between two letters of a script that needs it (Persian, Hindi …), the tag characters of
@@ -15,6 +16,9 @@ of them can only hide data).  Elsewhere — inside a Latin word, say — they on
 difference, so they are shown.  Every pattern is a
 plain regular expression without nested repetition, so cleaning is linear in the
 length of the text.
+
+:func:`markdown_text` makes such text inert in Markdown (and the HTML a Markdown viewer passes
+through): for report.md, which any viewer may render.
 
 :func:`redact` removes API keys (values of the provider key variables, keys the
 process registered, ``sk-…`` tokens) from provider error text.
@@ -37,6 +41,7 @@ _ESCAPES = re.compile(
 )
 _SEQUENCE_START = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATES = re.compile("[\ud800-\udfff]")  # a lone half of a pair (a JSON "\\ud800" escape): not encodable
 
 # -- invisible and direction-changing characters ----------------------------------------------
 
@@ -67,7 +72,8 @@ def _show(match: re.Match[str]) -> str:
 
 
 def _strip_controls(text: str) -> str:
-    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+    text = _CONTROLS.sub("", _ESCAPES.sub("", text))
+    return text if text.isascii() else _SURROGATES.sub("\ufffd", text)
 
 
 def _show_invisible(text: str) -> str:
@@ -82,6 +88,20 @@ def clean(text: str) -> str:
 def one_line(text: str) -> str:
     """:func:`clean`, and line breaks become spaces: for error lines quoting untrusted text."""
     return clean(text).replace("\n", " ")
+
+
+_MD_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_MARKUP = re.compile(r"[\\`]|\](?=[(\[:])")
+
+
+def markdown_text(text: str) -> str:
+    """:func:`one_line`, inert in Markdown: HTML and entities escaped (no tag, no script, no autolink),
+    backslashes and backticks escaped (no code span), and a ``]`` that would end a link text or a
+    link label escaped (no link, no reference definition).  A table cell's ``|`` is the caller's."""
+    text = one_line(text)
+    if any(char in text for char in "&<>"):
+        text = "".join(_MD_HTML.get(char, char) for char in text)
+    return _MD_MARKUP.sub(lambda match: "\\" + match.group(), text)
 
 
 class StreamCleaner:

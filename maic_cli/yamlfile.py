@@ -7,7 +7,8 @@ of which may come from someone else, so what is read is bounded: regular files
 only, at most :data:`MAX_YAML_BYTES`, nesting the parser allows (libyaml: 1,000
 levels; the pure-Python one: until Python's recursion limit), and aliases that
 expand to at most :data:`MAX_YAML_VALUES` values (a "billion laughs" file is
-refused before anything walks the expanded tree).
+refused before anything walks the expanded tree).  An integer of more than
+:data:`MAX_NUMBER_CHARS` characters is out of range (``path:line``), not an exception.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from .untrusted import one_line
 T = TypeVar("T")
 MAX_YAML_BYTES = 2**20  # personas, scenarios, config and router files are a few KB
 MAX_YAML_VALUES = 1_000_000  # more than a 1 MB file can hold without aliases
+MAX_NUMBER_CHARS = 1_000  # of an integer (Python refuses to convert more than 4,300 digits)
+_INT_TAG = "tag:yaml.org,2002:int"
 # libyaml's loader (when PyYAML has it) is about 9x faster and caps nesting at 1,000 levels.
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -50,6 +53,10 @@ def read_yaml(path: Path, max_bytes: int = MAX_YAML_BYTES) -> tuple[Any, yaml.No
         if twice is not None:
             raise InputError(f"{path}:{twice.start_mark.line + 1}: {one_line(str(twice.value))[:80]}: "
                              "this key is given twice in the same mapping (YAML would keep only the last)")
+        huge = huge_number(node) if node is not None else None
+        if huge is not None:
+            raise InputError(f"{path}:{huge.start_mark.line + 1}: a number of {len(huge.value):,} characters is "
+                             f"out of range (at most {MAX_NUMBER_CHARS:,})")
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -59,6 +66,8 @@ def read_yaml(path: Path, max_bytes: int = MAX_YAML_BYTES) -> tuple[Any, yaml.No
         raise InputError(f"{path}:1: YAML: {exc}") from None
     except RecursionError:
         raise InputError(f"{path}: nested too deeply") from None
+    except ValueError as exc:  # a value YAML's constructors refuse (a date like 2026-13-45)
+        raise InputError(f"{path}: {one_line(str(exc))[:200]}") from None
     finally:
         loader.dispose()
     return data, node
@@ -83,6 +92,21 @@ def expanded_size(root: yaml.Node) -> int:
             stack.append((node, True))
             stack.extend((child, False) for child in _children(node))
     return sizes[id(root)]
+
+
+def huge_number(root: yaml.Node) -> yaml.ScalarNode | None:
+    """An integer written with more than :data:`MAX_NUMBER_CHARS` characters, if any."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode) and node.tag == _INT_TAG and len(node.value) > MAX_NUMBER_CHARS:
+            return node
+        stack.extend(_children(node))
+    return None
 
 
 def duplicate_key(root: yaml.Node) -> yaml.ScalarNode | None:

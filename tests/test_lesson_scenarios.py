@@ -24,16 +24,16 @@ SAMPLE = ROOT / "lessons" / "photosynthesis.yaml"
 
 
 def _scenario(tmp_path: Path, lesson_block: str) -> Path:
-    (tmp_path / "lessons").mkdir(exist_ok=True)
-    (tmp_path / "lessons" / "photo.yaml").write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "scenarios" / "lessons").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "scenarios" / "lessons" / "photo.yaml").write_text(SAMPLE.read_text(encoding="utf-8"),
+                                                                   encoding="utf-8")
     path = tmp_path / "scenarios" / "lesson.yaml"
-    path.parent.mkdir(exist_ok=True)
     path.write_text("class:\n  agents: [teacher, curious_student]\nlesson:\n" + lesson_block, encoding="utf-8")
     return path
 
 
 def test_a_scenario_may_play_a_lesson_without_messages(tmp_path: Path) -> None:
-    path = _scenario(tmp_path, "  file: ../lessons/photo.yaml\n  answers: {q1: C, q2: [A, C], check/q3: energy}\n"
+    path = _scenario(tmp_path, "  file: lessons/photo.yaml\n  answers: {q1: C, q2: [A, C], check/q3: energy}\n"
                                "  expect: {reaches_scene: check, quiz_score: [3, 7]}\n")
     scenario = load_scenario(path)
     lesson = scenario_lesson(scenario, path)
@@ -42,14 +42,14 @@ def test_a_scenario_may_play_a_lesson_without_messages(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("block", "message"), [
-    ("  file: ../lessons/nope.yaml\n", "lesson.file: ../lessons/nope.yaml: no such lesson file"),
-    ("  file: ../lessons/photo.yaml\n  expect: {reaches_scene: quizz}\n", "reaches_scene: no scene 'quizz'"),
-    ("  file: ../lessons/photo.yaml\n  expect: {reaches_scene: 9}\n", "the lesson has scenes 1 to 5, not 9"),
-    ("  file: ../lessons/photo.yaml\n  answers: {q9: A}\n", "lesson.answers: no question 'q9'"),
-    ("  file: ../lessons/photo.yaml\n  questions: [{scene: nowhere, text: why?}]\n", "no scene 'nowhere'"),
-    ("  file: ../lessons/photo.yaml\n  expect: {discussion_speakers: {needs: [teacher]}}\n",
+    ("  file: lessons/nope.yaml\n", "lesson.file: lessons/nope.yaml: no such lesson file"),
+    ("  file: lessons/photo.yaml\n  expect: {reaches_scene: quizz}\n", "reaches_scene: no scene 'quizz'"),
+    ("  file: lessons/photo.yaml\n  expect: {reaches_scene: 9}\n", "the lesson has scenes 1 to 5, not 9"),
+    ("  file: lessons/photo.yaml\n  answers: {q9: A}\n", "lesson.answers: no question 'q9'"),
+    ("  file: lessons/photo.yaml\n  questions: [{scene: nowhere, text: why?}]\n", "no scene 'nowhere'"),
+    ("  file: lessons/photo.yaml\n  expect: {discussion_speakers: {needs: [teacher]}}\n",
      "'needs' is not a discussion scene"),
-    ("  file: ../lessons/photo.yaml\n  expect: {quiz_score: [8, 9]}\n", "give at most 7 points"),
+    ("  file: lessons/photo.yaml\n  expect: {quiz_score: [8, 9]}\n", "give at most 7 points"),
 ])
 def test_what_a_scenario_says_of_its_lesson_is_checked(tmp_path: Path, block: str, message: str) -> None:
     path = _scenario(tmp_path, block)
@@ -59,9 +59,10 @@ def test_what_a_scenario_says_of_its_lesson_is_checked(tmp_path: Path, block: st
 
 def test_a_lesson_path_is_relative_and_a_range_is_ordered(tmp_path: Path) -> None:
     path = _scenario(tmp_path, "  file: /etc/passwd\n")
-    with pytest.raises(InputError, match=r"lesson.yaml:4: lesson.file: a lesson file relative to the scenario"):
+    with pytest.raises(InputError, match=r"lesson.yaml:4: lesson.file: a lesson file relative to the scenario file, "
+                                         r"inside its folder"):
         load_scenario(path)
-    path = _scenario(tmp_path, "  file: ../lessons/photo.yaml\n  expect: {quiz_score: [5, 2]}\n")
+    path = _scenario(tmp_path, "  file: lessons/photo.yaml\n  expect: {quiz_score: [5, 2]}\n")
     with pytest.raises(InputError, match="low <= high"):
         load_scenario(path)
 

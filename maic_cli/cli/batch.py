@@ -29,10 +29,12 @@ from ..engine.policies import DirectorPolicy, ask_llm, builtin_policy, default_p
 from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner, RunnerHooks
+from ..errors import MaicError
 from ..llm.pool import ClientPool
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
 from ..store.reports import CallStat, RunResult, save_run
+from ..store.run_results import RunJudgement
 from ..store.scenarios import Scenario, initial_store
 from ..store.transcript import TranscriptHeader, TranscriptWriter
 from .batch_lesson import LessonRunner
@@ -128,16 +130,25 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
             writer.close()
             result.duration = time.monotonic() - clock
         if result.status != "cancelled":  # saved before the judge scores it: a Ctrl-C then keeps the class
-            await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
+            try:
+                await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
+            except (OSError, MaicError, ValueError) as exc:  # reported, and it fails the batch: never lost
+                result.status, result.error = "error", f"its result could not be saved: {_reason(exc)}"
+                return result
         if context.judge is not None and result.status == "complete":  # an error run's model failed: not judged
             from .judging import judge_run
 
             progress.status = "the judge is scoring"
             try:
                 result.judge = await judge_run(context.judge, result, transcript_path)
+                await asyncio.to_thread(save_run, context.out, result)
             except asyncio.CancelledError:  # Ctrl-C: the class is kept (saved above), without verdicts
                 return result
-            await asyncio.to_thread(save_run, context.out, result)
+            except Exception as exc:  # noqa: BLE001 - the judge failed: the class's result saved above stands
+                rubric = context.judge.rubric
+                result.judge = RunJudgement(model=context.judge.spec.raw, rubric_version=rubric.version,
+                                            rubric_fingerprint=rubric.fingerprint, rubric_source=rubric.source,
+                                            error=f"the judge failed: {type(exc).__name__}: {exc}")
     finally:
         context.progress.pop(spec.run_id, None)
     return result
@@ -168,6 +179,10 @@ async def _play_rounds(spec: RunSpec, runner: ClassRunner, hooks: _RunHooks, pro
                 break
     except asyncio.CancelledError:
         result.status, result.error = "cancelled", "stopped by Ctrl-C"
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc.strerror or exc) if isinstance(exc, OSError) else str(exc)
 
 
 def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:
@@ -230,7 +245,10 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
                                    scenario_path=str(spec.path), repeat=spec.repeat, status="error",
                                    prompts=spec.prompts_label,
                                    error=f"{type(exc).__name__}: {exc}")
-                save_run(context.out, result)
+                try:
+                    save_run(context.out, result)
+                except (OSError, MaicError, ValueError) as save_error:  # still reported: the batch fails
+                    result.error = f"{result.error}; its result could not be saved: {_reason(save_error)}"
             results.append(result)
             on_done(result)
 

@@ -211,6 +211,9 @@ class LessonChat:
         if not (argument.isascii() and argument.isdigit()):
             self.view.error("usage: /slide N (N counts the slides from 1; /outline lists them)")
             return
+        if len(argument.lstrip("0")) > 9:  # thousands of digits: out of range (int() would refuse it)
+            self.view.error(f"no slide {argument[:12]}…: out of range (/outline lists the scenes)")
+            return
         try:
             self.player.goto_slide(int(argument))
         except LessonNavigationError as exc:

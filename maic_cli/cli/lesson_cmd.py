@@ -181,8 +181,14 @@ def outline_lines(lesson: Lesson) -> list[str]:
 @friendly
 def check(file: Path = typer.Argument(..., help="The lesson file (YAML).")) -> None:
     """Validate a lesson file and print its outline (exit 2 if it is invalid)."""
+    from ..store.config import load_settings
+    from ..store.lesson_class import class_problems
     from ..store.lessons import load_lesson
+    from ..store.personas import load_registry
 
     lesson = load_lesson(file)
+    problems = class_problems(lesson, file, load_registry(load_settings().agents_dir))
+    if problems:  # what maic chat --lesson would refuse, said now
+        raise InputError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
     for line in outline_lines(lesson):
         typer.echo(clean(line).replace("\n", " "))

@@ -23,6 +23,7 @@ from rich.console import Console
 from ..engine.classroom import Classroom
 from ..engine.events import TextDeltaEvent
 from ..engine.round import RoundResult
+from ..store.paths import open_private
 from ..store.transcript import Entry, EventLine, LearnerLine, RoundEndLine, Transcript
 from ..ui.export import classroom_to_markdown
 from ..ui.export_html import classroom_to_html
@@ -109,7 +110,8 @@ def export(transcript: Transcript, target: Path) -> None:
         raise fail(f"{target}: export to a .md or .html file", 2)
     content = render(classroom, agents, title=title, learner=header.profile.nickname, meta=meta, notes=notes)
     try:
-        target.write_text(content, encoding="utf-8")
+        with open_private(target, "w", make_folder=False) as handle:  # never through a link, into a FIFO or device
+            handle.write(content)
     except OSError as exc:
         raise fail(f"{target}: cannot write: {exc.strerror or exc}") from None
 

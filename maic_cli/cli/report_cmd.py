@@ -28,12 +28,16 @@ from ..errors import InputError
 from ..untrusted import clean
 from .errors import EXIT_INTERRUPTED, friendly
 
+MAX_REPORT_BYTES = 2**26  # a report.json whose meta is kept when the report is rebuilt
+
 
 def previous_meta(folder: Path) -> dict[str, Any]:
     """What the batch's last report said about how it was run (kept when the report is rebuilt)."""
+    from ..files import read_bounded
+
     try:
-        meta = json.loads((folder / "report.json").read_text(encoding="utf-8")).get("meta", {})
-    except (OSError, ValueError, AttributeError, RecursionError):
+        meta = json.loads(read_bounded(folder / "report.json", MAX_REPORT_BYTES, "report")).get("meta", {})
+    except (InputError, OSError, ValueError, AttributeError, RecursionError):  # a FIFO, /dev/zero: not read
         return {}
     return {str(k): v for k, v in meta.items() if isinstance(v, str | int | float | bool)} if isinstance(meta, dict) \
         else {}

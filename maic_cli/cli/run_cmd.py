@@ -53,7 +53,8 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
            agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
-           prompts: list[Path] | None = None, directors: list[str] | None = None) -> list[RunSpec]:
+           prompts: list[Path] | None = None, directors: list[str] | None = None,
+           api_base: str | None = None) -> list[RunSpec]:
     """scenario × model × prompt set × director policy × repeat; the run id names the prompt set (or
     the policy) only when several are compared (so a batch with one keeps its ids, and ``--resume``
     works across versions)."""
@@ -72,6 +73,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     from .batch import RunSpec
     from .chat_cmd import resolve_model
     from .prompt_sets import DefaultPromptSets, compared_prompt_sets
+    from .scenario_notice import say_scenario_model
 
     compared = compared_prompt_sets(prompts or [])
     defaults = DefaultPromptSets()
@@ -86,6 +88,8 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         config = turn_config(scenario, agents, max_turns)
         lesson = scenario_lesson(scenario, path)
         sets = compared or [defaults.for_scenario(prompts_folder(scenario, path))]
+        if not models and scenario.model:
+            say_scenario_model(path, scenario.model, api_base or settings.api_base)
         for model in models or [scenario.model or resolve_model(settings, None)]:
             model_spec = ModelSpec.parse(model, client=client, router=router)
             for label, prompt_set in sets:
@@ -94,6 +98,12 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
                                          prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1,
                                          director=policy, director_in_id=len(policies) > 1, lesson=lesson)
                                  for policy in policies)
+    from ..store.run_results import plain_run_id
+
+    unsaved = next((s for s in specs if not plain_run_id(s.run_id)), None)
+    if unsaved is not None:  # refused before any model call: a run that cannot be saved is never played
+        raise InputError(f"{unsaved.path}: run id {clean(unsaved.run_id)[:120]!r} cannot name a file (letters, "
+                         "digits, _ . -, at most 255); give the scenario a shorter id:")
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
         raise InputError(f"two scenarios share the id(s) {', '.join(sorted(duplicates))}; give them distinct ids")
@@ -346,16 +356,19 @@ def run(
     check_choice("--client", client, ("litellm", "direct"))
     check_choice("--structured", structured, STRUCTURED_MODES)
     check_lrs(lrs)  # a bad --lrs URL is refused before the batch runs
+    from ..store.config import load_settings
+
+    base_url: str | None = api_base or load_settings().api_base  # as maic chat: --api-base, MAIC_API_BASE, config
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
                               client=client, router=router is not None, prompts=list(prompts or []),
-                              directors=list(director or [])), shard)
+                              directors=list(director or []), api_base=base_url), shard)
     from ..llm.keys import check_key
 
     for raw in dict.fromkeys(spec.model.raw for spec in specs if router is None):  # before the folder is claimed
-        check_key(raw, api_base=api_base, client=client)
+        check_key(raw, api_base=base_url, client=client)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from .prompt_sets import check_same_prompt_sets
 
@@ -367,7 +380,7 @@ def run(
 
         judging = make_judge(judge, batch_rubric(spec.prompts for spec in specs), api_base=judge_api_base,
                              structured=structured)
-    context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
+    context = RunContext(out=folder, clients=client_pool(api_base=base_url, router_file=router, seed=seed,
                                                          structured=structured, temperature=temperature,
                                                          client=client), judge=judging)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})

@@ -5,7 +5,9 @@ A reply may wrap its object in prose, code fences or a ``<think>`` block that ho
 own, and a small model may leave it broken.  :func:`first_json_object` tries the braces in order
 (at most ``candidates`` of them, so a reply full of ``{`` stays linear), skips unparsed any object
 nested deeper than the caller's replies can be, and returns the first object the caller accepts;
-failing that, it hands a bounded piece from the first brace to json-repair.
+failing that, it hands a bounded piece from the first brace to json-repair.  Its strings are made
+encodable here, where model text enters: a ``"\ud800"`` escape (a lone surrogate) becomes U+FFFD, so no
+verdict, grade or lesson step can later fail to be saved.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 import json_repair
 
-from .sanitize import json_extent
+from .sanitize import clean_tree, json_extent
 
 _DECODER = json.JSONDecoder(strict=False)
 
@@ -38,8 +40,10 @@ def first_json_object(text: str, *, accept: Callable[[dict[str, Any]], bool] = l
             value, _ = _DECODER.raw_decode(text, start)
         except (ValueError, RecursionError):
             continue
-        if isinstance(value, dict) and accept(value):
-            return value, False
+        if isinstance(value, dict):
+            value = clean_tree(value, max_depth + 1, cut=True)
+            if accept(value):
+                return value, False
     start = text.find("{")
     if start == -1 or json_extent(text[:start + max_repair], start)[1] > max_depth:
         return None, False
@@ -47,4 +51,7 @@ def first_json_object(text: str, *, accept: Callable[[dict[str, Any]], bool] = l
         repaired = json_repair.loads(text[start:start + max_repair])
     except Exception:  # noqa: BLE001 - a reply json-repair cannot mend is simply unusable
         return None, False
-    return (repaired, True) if isinstance(repaired, dict) and repaired and accept(repaired) else (None, False)
+    if not isinstance(repaired, dict) or not repaired:
+        return None, False
+    repaired = clean_tree(repaired, max_depth + 1, cut=True)
+    return (repaired, True) if accept(repaired) else (None, False)

@@ -34,6 +34,7 @@ from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts, read_reply
 from ..untrusted import one_line
 from .json_reply import first_json_object
 from .prompt_set import PromptSet
+from .sanitize import clean_tree
 
 RUBRIC_TEMPLATE = "judge/rubric.j2"
 ROUND_TEMPLATE = "judge/round.j2"
@@ -129,16 +130,27 @@ def rubric_identity(prompts: PromptSet) -> RubricIdentity:
                           prompts.name if overridden else "built-in")
 
 
+def quoted(text: str) -> str:
+    """``text`` with ``> `` before every line: what an agent (or the learner) said is marked as a quote
+    from its first line to its last, so no line of it can pass for the round's own ``Turn N:`` header."""
+    return "\n".join("> " + line for line in text.splitlines() or [""])
+
+
 def judge_messages(prompts: PromptSet, round_: RoundToJudge) -> list[dict[str, str]]:
+    """The judge's messages for one round.  Speech and the learner's words are quoted (:func:`quoted`);
+    names, roles and personas are one line each: nothing in them can start a line of the round's layout."""
     agents: dict[str, dict[str, str]] = {}
     turns = []
     for number, turn in enumerate(round_.turns, 1):
-        agents.setdefault(turn.speaker, {"id": turn.speaker, "name": turn.name, "role": turn.role,
-                                         "persona": turn.persona})
-        turns.append({"number": number, "speaker": turn.speaker, "name": turn.name, "role": turn.role,
-                      "text": turn.text[:MAX_TURN_CHARS], "chars": len(turn.text),
-                      "cut": len(turn.text) > MAX_TURN_CHARS, "actions": list(turn.actions)})
-    data = {"learner": round_.learner, "learner_name": round_.learner_name, "topic": round_.topic,
+        name, role = one_line(turn.name), one_line(turn.role)
+        agents.setdefault(turn.speaker, {"id": one_line(turn.speaker), "name": name, "role": role,
+                                         "persona": one_line(turn.persona)})
+        turns.append({"number": number, "speaker": one_line(turn.speaker), "name": name, "role": role,
+                      "text": quoted(turn.text[:MAX_TURN_CHARS]) if turn.text.strip() else "",
+                      "chars": len(turn.text), "cut": len(turn.text) > MAX_TURN_CHARS,
+                      "actions": [one_line(action) for action in turn.actions]})
+    data = {"learner": quoted(round_.learner) if round_.learner is not None else None,
+            "learner_name": one_line(round_.learner_name), "topic": one_line(round_.topic or "") or None,
             "agents": list(agents.values()), "turns": turns}
     return [{"role": "system", "content": prompts.render(RUBRIC_TEMPLATE, data)},
             {"role": "user", "content": prompts.render(ROUND_TEMPLATE, data)}]
@@ -177,7 +189,7 @@ def _first_object(text: str) -> tuple[dict[str, Any] | None, bool]:
         try:
             value, _ = _DECODER.raw_decode(text, bracket)
             if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-                return {"turns": value}, False
+                return {"turns": clean_tree(value, MAX_DEPTH, cut=True)}, False
         except (ValueError, RecursionError):
             pass
     return first_json_object(text, accept=lambda value: "turns" in value or "answered" in value,

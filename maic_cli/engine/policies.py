@@ -13,6 +13,7 @@ is an agent id, ``"USER"`` (the learner's turn), ``"END"`` or ``None`` (ask the 
 * ``module:function`` — a researcher's hook (like AutoGen's ``selector_func``), loaded
   by :func:`load_hook` only from a flag the user typed; a scenario, session or
   transcript naming one is never imported (:func:`builtin_policy` returns ``None``).
+  A hook in the current folder is loaded from its file; ``sys.path`` is never changed.
 
 Whatever a policy picks then goes through the routing guards (``engine/guards.py``).
 Small offline models default to ``rules`` (:func:`default_policy_name`): they rarely
@@ -22,10 +23,12 @@ pick anyone after the teacher, and a director call costs them seconds per turn.
 from __future__ import annotations
 
 import importlib
-import os
+import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 from ..errors import InputError
 from .director import END, USER
@@ -127,22 +130,64 @@ def default_policy_name(compact_prompts: bool) -> str:
 
 
 def load_hook(spec: str) -> DirectorPolicy:
-    """``module:function`` from ``--director`` (a flag the user typed, never a file's field)."""
+    """``module:function`` from ``--director`` (a flag the user typed, never a file's field).
+
+    A module Python can import as things stand (installed, or already imported) is imported; else a
+    module in the current folder (``hook.py``, ``pkg/hook.py`` for ``pkg.hook``) is loaded from its
+    file, explicitly.  ``sys.path`` is never changed:
+    putting the current folder on it would let any file there named like a dependency
+    (``matplotlib.py`` in a received folder) run when that dependency is next imported."""
     module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
+    if not sep or not module_name or not attr or not all(part.isidentifier() for part in module_name.split(".")):
         raise InputError(f"--director {spec!r:.80}: use llm, rules, hybrid or module:function")
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        # The installed ``maic`` script does not look in the current folder; ``python -m`` does.
-        # A hook is named by a flag the user typed, so their own folder is where it lives.
-        sys.path.insert(0, os.getcwd())
     try:
-        module = importlib.import_module(module_name)
+        local = None if _importable(module_name) else _local_module_file(module_name)
+        module = _load_file(module_name, local) if local is not None else importlib.import_module(module_name)
     except ImportError as exc:
         raise InputError(f"--director {spec!r:.80}: cannot import {module_name!r:.80}: {exc}") from None
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise InputError(f"--director {spec!r:.80}: {module_name} has no function {attr!r:.80}")
     return DirectorPolicy(spec, fn)
+
+
+def _importable(module_name: str) -> bool:
+    if module_name in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except (ImportError, ValueError):  # a parent package that does not exist
+        return False
+
+
+def _local_module_file(module_name: str) -> Path | None:
+    """The file of ``module_name`` in the current folder, if there is one."""
+    base = Path.cwd().joinpath(*module_name.split("."))
+    for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _load_file(module_name: str, path: Path) -> ModuleType:
+    """Execute the hook file ``path`` as a module of its own (registered apart from installed modules)."""
+    name = f"_maic_director_hook.{module_name}"
+    loaded = sys.modules.get(name)
+    if loaded is not None and getattr(loaded, "__file__", None) == str(path):
+        return loaded
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look a class's module up by name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:
+        sys.modules.pop(name, None)
+        if isinstance(exc, Exception) and not isinstance(exc, ImportError):
+            raise ImportError(f"{path}: {type(exc).__name__}: {exc}") from exc
+        raise
+    return module
 
 
 def policy_from_flag(value: str) -> DirectorPolicy:

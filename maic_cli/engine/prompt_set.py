@@ -4,7 +4,10 @@ Templates are shared data, not code: they are rendered by an
 ``ImmutableSandboxedEnvironment`` (no attribute tricks, no mutating what they are
 given) whose loader only knows the templates of this set, so ``include`` cannot
 reach the file system; they get plain data only (dicts, lists, strings, numbers),
-and ``StrictUndefined`` turns a misspelt variable into an error.  Every problem —
+and ``StrictUndefined`` turns a misspelt variable into an error.  What the sandbox still lets a
+template compute in one C call (a huge power, a width of a billion, a doubling concatenation) is
+measured and refused before it runs (engine/template_bounds.py), so every render is a series of short
+steps that the step budget bounds and Ctrl-C interrupts.  Every problem —
 a syntax error, an unknown variable, a missing snippet — is a :class:`PromptError`
 reading ``path:line: problem``, never a traceback.
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,15 +30,21 @@ from types import FrameType, TracebackType
 from typing import Any
 
 import jinja2
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import _PassArg
 
 from ..errors import InputError
 from ..untrusted import one_line
+from .template_bounds import check_binop, check_brace_format, check_concat, check_filter, check_method
 
 BUILTIN = "built-in"
 MAX_RENDERED_CHARS = 200_000  # a prompt is a few thousand characters; a runaway template stops here
 MAX_RANGE = 1_000  # range() inside a template (Jinja2's sandbox allows 100,000)
 MAX_STEPS = 1_000_000  # Python lines a user's template may run per render (a built-in one needs a few thousand)
+MAX_RENDER_SECONDS = 5.0  # of a user's template: a million steps on long strings would otherwise take minutes
+CLOCK_EVERY = 1_024  # steps between two looks at the clock
 MAX_NUMBER_ARGUMENT = 100_000  # a filter's numeric argument (center(1e9) would allocate before any check)
 PLAIN_TYPES = (str, int, float, bool, type(None))
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
@@ -161,22 +171,29 @@ class _TooExpensive(Exception):
 
 class _StepBudget:
     """Count the Python lines a render runs (Jinja2 compiles a template to Python) and stop it at
-    ``steps``: loops nested over small ranges, or over a long string, end with an error instead
-    of a hang.  ``None``: no budget (the built-in templates, which are part of the program)."""
+    ``steps``, or once it has run :data:`MAX_RENDER_SECONDS`: loops nested over small ranges, or over
+    a long string, end with an error instead of a hang, and a render never holds off a Ctrl-C for
+    long (the one between its steps lands at once).  ``None``: no budget (the built-in templates,
+    which are part of the program)."""
 
     def __init__(self, steps: int | None) -> None:
         self.left = steps
         self._previous: Any = None
+        self._deadline = 0.0
 
     def _trace(self, frame: FrameType, event: str, arg: object) -> Callable[..., Any]:
         if event == "line" and self.left is not None:
             self.left -= 1
             if self.left < 0:
                 raise _TooExpensive(f"the template runs more than {MAX_STEPS:,} steps (an endless loop?)")
+            if not self.left % CLOCK_EVERY and time.monotonic() > self._deadline:
+                # Each step is short (engine/template_bounds.py), but a million of them on long strings is not.
+                raise _TooExpensive(f"the template takes more than {MAX_RENDER_SECONDS:g} s to render")
         return self._trace
 
     def __enter__(self) -> None:
         if self.left is not None:
+            self._deadline = time.monotonic() + MAX_RENDER_SECONDS
             self._previous = sys.gettrace()
             sys.settrace(self._trace)
 
@@ -185,36 +202,68 @@ class _StepBudget:
             sys.settrace(self._previous)
 
 
+class _BoundedCodeGenerator(CodeGenerator):
+    """Jinja2's code generator, with ``a ~ b`` measured first (it is not an interceptable operator)."""
+
+    def visit_Concat(self, node: nodes.Concat, frame: Frame) -> None:
+        self.write("environment.bounded_concat((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
 class _BoundedEnvironment(ImmutableSandboxedEnvironment):
-    """The sandbox, with what it still lets a template do at C speed bounded too: ``*`` and ``**``
-    (``"x" * 10**9``), numeric filter arguments (``center(10**9)``), and no ``lipsum``/``cycler``/
+    """The sandbox, with what it still lets a template do at C speed bounded before it runs
+    (engine/template_bounds.py): ``**``, ``*``, ``+``, ``%`` and ``~``, string methods, ``str.format``
+    and the filters (and their numeric arguments: ``center(10**9)``); no ``lipsum``/``cycler``/
     ``joiner`` (the templates need only ``range``, bounded as well)."""
 
-    intercepted_binops = frozenset({"*", "**"})
+    intercepted_binops = frozenset({"*", "**", "+", "%"})
+    code_generator_class = _BoundedCodeGenerator
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.globals.clear()
         self.globals["range"] = _small_range
-        self.filters = {name: _bounded_filter(fn) for name, fn in self.filters.items()}
+        self.filters = {name: _bounded_filter(name, fn) for name, fn in self.filters.items()}
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if operator == "**" and isinstance(right, int | float) and abs(right) > 64:
-            raise OverflowError("an exponent above 64 in a prompt template")
-        if operator == "*":
-            for seq, times in ((left, right), (right, left)):
-                if isinstance(seq, str | list | tuple) and isinstance(times, int) and \
-                        len(seq) * times > MAX_RENDERED_CHARS:
-                    raise OverflowError(f"a repetition longer than {MAX_RENDERED_CHARS:,} in a prompt template")
+        check_binop(operator, left, right)
         return super().call_binop(context, operator, left, right)
 
+    def bounded_concat(self, values: tuple[Any, ...]) -> str:
+        check_concat(values)
+        return "".join(map(str, values))
 
-def _bounded_filter(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        check_method(__obj, args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
+
+    def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        text, is_map = value.__self__, value.__name__ == "format_map"
+
+        def checked(*args: Any, **kwargs: Any) -> str:
+            named = args[0] if is_map and args and isinstance(args[0], Mapping) else kwargs
+            check_brace_format(text, () if is_map else args, dict(named))
+            return wrapped(*args, **kwargs)
+
+        return checked
+
+
+def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    skip = 2 if _PassArg.from_obj(fn) is not None else 1  # the context a filter may take comes before its value
+
     @functools.wraps(fn)
     def bounded(*args: Any, **kwargs: Any) -> Any:
-        for value in (*args[1:], *kwargs.values()):
+        for value in (*args[skip:], *kwargs.values()):
             if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > MAX_NUMBER_ARGUMENT:
                 raise OverflowError(f"a number above {MAX_NUMBER_ARGUMENT:,} given to a filter in a prompt template")
+        if len(args) >= skip:
+            check_filter(name, args[skip - 1], args[skip:], kwargs)
         return fn(*args, **kwargs)
 
     return bounded

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..engine.prompt_set import PromptSet, TemplateSource
 from ..errors import InputError
+from ..files import read_bounded
 from ..prompts import TEMPLATE_SUFFIXES
 from .paths import maic_home
 
@@ -41,13 +42,9 @@ def read_overrides(folder: Path) -> dict[str, TemplateSource]:
         if len(found) >= MAX_TEMPLATES:
             raise InputError(f"{folder}: more than {MAX_TEMPLATES} templates; is this the right folder?")
         try:
-            if path.stat().st_size > MAX_TEMPLATE_BYTES:
-                raise InputError(f"{path}: a template larger than {MAX_TEMPLATE_BYTES // 1000} kB")
-            text = path.read_text(encoding="utf-8")
+            text = read_bounded(path, MAX_TEMPLATE_BYTES, "template").decode("utf-8")
         except UnicodeDecodeError:
             raise InputError(f"{path}: not UTF-8 text") from None
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
         found[path.relative_to(folder).as_posix()] = TemplateSource(text, str(path))
     return found
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,17 @@ def safe_cell(value: Any, redact: Callable[[str], str] | None = None) -> Any:
     if isinstance(value, int | float):
         return value
     text = (redact or redactor())(one_line(str(value)))
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    return "'" + text if starts_formula(text) else text
+
+
+def starts_formula(text: str) -> bool:
+    """Whether a spreadsheet could read ``text`` as a formula: it starts with ``= + - @`` (or a tab or
+    carriage return), also after leading spaces, also written full-width (``＝``) or in any other form
+    that Unicode compatibility maps to one of them."""
+    if text.startswith(FORMULA_STARTS):
+        return True
+    first = text.lstrip()[:1]
+    return bool(first) and unicodedata.normalize("NFKC", first)[:1] in FORMULA_STARTS
 
 
 def _run_cells(result: RunResult) -> dict[str, Any]:

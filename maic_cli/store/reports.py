@@ -8,18 +8,20 @@ machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
 (store/report_judge.py) to each of them.
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
-API keys, and a Markdown table cell cannot break its table.
+API keys; in report.md every such string is also made inert Markdown (HTML escaped, no link,
+no code span: :func:`~maic_cli.untrusted.markdown_text`), and a table cell cannot break its table.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from ..engine.metrics import percentile
-from ..untrusted import clean, one_line, redactor
+from ..untrusted import clean, markdown_text, one_line, redactor
 from . import report_judge, report_stats
 from .paths import write_atomic
 from .report_tables import write_tables
@@ -123,7 +125,20 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
     }
 
 
+def _markdown_safe(data: Any) -> Any:
+    """``data`` with every string and key that came from outside made inert Markdown (the statistics'
+    descriptions are maic's own text)."""
+    if isinstance(data, str):
+        return markdown_text(data)
+    if isinstance(data, dict):
+        return {markdown_text(str(k)): v if k == "statistics" else _markdown_safe(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_markdown_safe(item) for item in data]
+    return data
+
+
 def report_markdown(report: dict[str, Any]) -> str:
+    report = _markdown_safe(report)
     lines = ["# maic run report", ""]
     meta = report["meta"]
     lines += [f"- {one_line(str(key))}: {one_line(str(value))}" for key, value in meta.items()] + [""]
@@ -225,9 +240,21 @@ def safe_strings(data: Any) -> Any:
     return safe(data)
 
 
+def finite(data: Any) -> Any:
+    """``data`` with every NaN or infinite number as ``null``: report.json is strict JSON (``NaN`` and
+    ``Infinity`` are not JSON, and strict readers refuse the whole file)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [finite(value) for value in data]
+    return data
+
+
 def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
-    report: dict[str, Any] = safe_strings(build_report(results, meta))
-    write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False))
+    report: dict[str, Any] = finite(safe_strings(build_report(results, meta)))
+    write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False))
     write_atomic(out / "report.md", report_markdown(report))
     write_tables(out, results)
     return report

@@ -9,30 +9,39 @@ own calls in ``judge``, apart from the class's ``calls``.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from ..engine.judge import RoundVerdict
 from ..engine.metrics import RoundSummary
+from ..engine.sanitize import clean_tree
 from ..errors import InputError
 from ..files import read_bounded
 from ..llm.recording import CallRecord
 from ..untrusted import one_line
 from .paths import write_atomic
 
+MAX_SECONDS = 1e7  # a duration or latency (115 days): a file that says more was not written by maic
+MAX_AMOUNT = 1e12  # tokens or dollars
+Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
+Amount = Annotated[float, Field(ge=0, le=MAX_AMOUNT, allow_inf_nan=False)]
+Count = Annotated[int, Field(ge=0, le=int(MAX_AMOUNT))]
+
 
 class CallStat(BaseModel):
     purpose: str
     agent_id: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    cost: float = 0.0
-    ttft: float | None = None
-    duration: float = 0.0
+    prompt_tokens: Count = 0
+    completion_tokens: Count = 0
+    cached_tokens: Count = 0
+    cost: Amount = 0.0
+    ttft: Seconds | None = None
+    duration: Seconds = 0.0
     error_kind: str | None = None
 
     @classmethod
@@ -73,9 +82,18 @@ class RunResult(BaseModel):
     failures: list[str] = Field(default_factory=list)
     error: str | None = None
     transcript: str | None = None
-    started_at: float = Field(default_factory=time.time)
-    duration: float = 0.0
+    started_at: Annotated[float, Field(allow_inf_nan=False)] = Field(default_factory=time.time)
+    duration: Seconds = 0.0
     judge: RunJudgement | None = None
+
+    @model_validator(mode="after")
+    def _finite_latencies(self) -> RunResult:
+        """Statistics read every latency: each one is a real duration (a crafted ``-1e308`` or ``NaN`` is refused)."""
+        for index, summary in enumerate(self.rounds):
+            if not all(math.isfinite(x) and 0 <= x <= MAX_SECONDS for x in summary.turn_latencies):
+                raise ValueError(f"rounds.{index}.turn_latencies: a latency that is not between 0 and "
+                                 f"{MAX_SECONDS:g} seconds")
+        return self
 
     @property
     def passed(self) -> bool:
@@ -103,9 +121,21 @@ def run_file(out: Path, run_id: str) -> Path:
     return runs_dir(out) / f"{run_id}.json"
 
 
+SAVED_DEPTH = 24  # containers in a saved result (a verdict's reason is 6 deep)
+
+
 def save_run(out: Path, result: RunResult) -> None:
-    """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it."""
-    write_atomic(run_file(out, result.run_id), result.model_dump_json(indent=1), durable=False)
+    """Atomic (never half a file) but not fsynced: after a machine crash ``--resume`` reruns it.
+
+    Strings that entered unclean (a lone surrogate no file can encode) are mended on the way out
+    rather than failing the save: a result is never lost to one character."""
+    path = run_file(out, result.run_id)
+    try:
+        text = result.model_dump_json(indent=1)
+    except ValueError:  # pydantic's serialization error: a string UTF-8 cannot encode
+        mended = RunResult.model_validate(clean_tree(result.model_dump(), SAVED_DEPTH, cut=True))
+        text = mended.model_dump_json(indent=1)
+    write_atomic(path, text, durable=False)
 
 
 def load_runs(folder: Path) -> list[RunResult]:

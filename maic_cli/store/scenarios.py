@@ -7,7 +7,12 @@ order (one round each) and what every round is expected to do.  A bad file is
 reported as ``path:line: field: problem``.
 
 A scenario may name a prompt set (``prompts: FOLDER``, relative to the scenario
-file and inside its folder), used when ``maic run`` is given no ``--prompts``.  It
+file: a folder of its own below the scenario's folder, never that folder itself), used when
+``maic run`` is given no ``--prompts``; its ``lesson.file`` is confined the same way (inside the
+scenario's folder, a link may not lead out).  A scenario's id names files (transcripts, results):
+an ``id:`` is a plain name of at most :data:`MAX_ID` characters, and a file name that is not one
+(``my scenario (copy).yaml``, ``física.yaml``) gives a plain id derived from it
+(:func:`id_from_file_name`), so a run is never played and then refused at save.  It
 names templates (data, rendered in Jinja2's sandbox), never code: no field names a
 Python module or function — a director hook stays a flag the user types — and an
 unknown field is refused.
@@ -15,6 +20,8 @@ unknown field is refused.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from pathlib import Path, PurePath
 from typing import Literal
 
@@ -37,6 +44,31 @@ from ..errors import InputError
 from ..yamlfile import load_model, yaml_files
 from .lessons import load_lesson
 from .personas import Registry
+
+MAX_ID = 80  # a run id adds the model (60) and the repeat; a file name holds 255
+
+
+def id_from_file_name(stem: str) -> str:
+    """A plain scenario id from a file name: accents dropped, other characters as ``-``, at most
+    :data:`MAX_ID` characters (``my scenario (copy)`` → ``my-scenario-copy``, ``física`` → ``fisica``)."""
+    ascii_name = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode("ascii")
+    plain = re.sub(r"[^A-Za-z0-9_.-]+", "-", ascii_name).strip("-._")[:MAX_ID].rstrip("-._")
+    return plain or "scenario"
+
+
+def _inside(path: Path, field: str, value: str) -> Path:
+    """``value`` resolved beside the scenario file ``path``, refused if it leads out of its folder."""
+    base = path.parent.resolve()
+    target = (base / value).resolve()
+    if not target.is_relative_to(base):
+        raise InputError(f"{path}: {field}: {value} leads outside the scenario's folder")
+    return target
+
+
+def _relative_inside(value: str, what: str) -> str:
+    if PurePath(value).is_absolute() or ".." in PurePath(value).parts:
+        raise ValueError(f"{what} relative to the scenario file, inside its folder (no absolute path, no ..)")
+    return value
 
 
 class LearnerTurn(BaseModel):
@@ -91,9 +123,7 @@ class LessonRun(BaseModel):
     @field_validator("file")
     @classmethod
     def _relative(cls, value: str) -> str:
-        if PurePath(value).is_absolute():
-            raise ValueError("a lesson file relative to the scenario file (no absolute path)")
-        return value
+        return _relative_inside(value, "a lesson file")
 
     @field_validator("answers", mode="before")
     @classmethod
@@ -107,7 +137,7 @@ class LessonRun(BaseModel):
 class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=MAX_ID)
     title: str | None = None
     class_: ClassSpec = Field(alias="class")
     mode: Literal["qa", "discussion"] = "qa"
@@ -133,9 +163,10 @@ class Scenario(BaseModel):
     @field_validator("prompts")
     @classmethod
     def _prompts_beside_the_file(cls, value: str | None) -> str | None:
-        if value is not None and (PurePath(value).is_absolute() or ".." in PurePath(value).parts):
-            raise ValueError("a prompt-set folder relative to the scenario file, inside its folder "
-                             "(no absolute path, no ..)")
+        if value is not None and (PurePath(value).is_absolute() or ".." in PurePath(value).parts
+                                  or not PurePath(value).parts):
+            raise ValueError("a prompt-set folder relative to the scenario file: a folder of its own below "
+                             "the scenario's folder (no absolute path, no .., not the folder itself)")
         return value
 
     @model_validator(mode="after")
@@ -156,7 +187,7 @@ class Scenario(BaseModel):
 def load_scenario(path: Path) -> Scenario:
     scenario = load_model(path, Scenario)
     if scenario.id is None:
-        scenario.id = path.stem
+        scenario.id = id_from_file_name(path.stem)
     return scenario
 
 
@@ -165,10 +196,10 @@ def prompts_folder(scenario: Scenario, path: Path) -> Path | None:
     inside the scenario file's own folder (a symlink may not lead out of it)."""
     if scenario.prompts is None:
         return None
-    base = path.parent.resolve()
-    folder = (base / scenario.prompts).resolve()
-    if not folder.is_relative_to(base):
-        raise InputError(f"{path}: prompts: {scenario.prompts} leads outside the scenario's folder")
+    folder = _inside(path, "prompts", scenario.prompts)
+    if folder == path.parent.resolve():
+        raise InputError(f"{path}: prompts: {scenario.prompts} is the scenario's own folder; a prompt set is a "
+                         "folder of its own below it")
     if not folder.is_dir():
         raise InputError(f"{path}: prompts: {scenario.prompts}: no such folder beside the scenario")
     return folder
@@ -180,7 +211,7 @@ def scenario_lesson(scenario: Scenario, path: Path) -> Lesson | None:
     if scenario.lesson is None:
         return None
     spec = scenario.lesson
-    lesson_path = path.parent / spec.file
+    lesson_path = _inside(path, "lesson.file", spec.file)
     if not lesson_path.is_file():
         raise InputError(f"{path}: lesson.file: {spec.file}: no such lesson file beside the scenario")
     lesson = load_lesson(lesson_path)

@@ -2,7 +2,8 @@
 
 Written atomically (temp file in the same folder, fsync, rename) after every
 turn; never holds API keys.  A corrupt, non-UTF-8 or newer-version file is
-reported and left untouched.  One process at a time: :class:`SessionLock` holds
+reported and left untouched; only a regular file of at most 64 MB is read (a FIFO or a
+link to ``/dev/zero`` is refused, not waited on or read without end).  One process at a time: :class:`SessionLock` holds
 an OS lock on ``FILE.lock`` (filelock) and a second ``maic chat`` on the same
 file is refused with a clear message.  Callers pass the resolved path (a
 symlinked session file is locked and written through to the real file).
@@ -20,10 +21,12 @@ from pydantic import BaseModel, Field, ValidationError
 from ..engine.classroom import Classroom
 from ..engine.lesson import LessonPlay
 from ..engine.models import AgentConfig, TurnConfig, UserProfile, new_id
-from ..errors import SessionError
+from ..errors import InputError, SessionError
+from ..files import read_bounded
 from .paths import open_private, write_atomic
 
 SESSION_VERSION = 1
+MAX_SESSION_BYTES = 64 * 2**20  # a long class with its lesson; a link to /dev/zero is refused, not read
 
 
 class Session(BaseModel):
@@ -47,9 +50,9 @@ def sessions_dir(home: Path) -> Path:
 
 def load_session(path: Path) -> Session:
     try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SessionError(f"{path}: cannot read session: {exc.strerror or exc}") from None
+        raw = read_bounded(path, MAX_SESSION_BYTES, "session").decode("utf-8")
+    except InputError as exc:  # missing, not a regular file (a FIFO, a device), or too big
+        raise SessionError(str(exc)) from None
     except UnicodeDecodeError:
         raise SessionError(f"{path}: not a valid session file (not UTF-8 text); it was left untouched") from None
     try:
@@ -57,6 +60,8 @@ def load_session(path: Path) -> Session:
     except json.JSONDecodeError as exc:
         raise SessionError(f"{path}:{exc.lineno}: not a valid session file ({exc.msg}); "
                            "it was left untouched") from None
+    except ValueError as exc:  # an integer of thousands of digits: out of range
+        raise SessionError(f"{path}: not a valid session file ({str(exc)[:120]}); it was left untouched") from None
     except RecursionError:
         raise SessionError(f"{path}: not a valid session file (nested too deeply); it was left untouched") from None
     if not isinstance(data, dict) or "version" not in data:

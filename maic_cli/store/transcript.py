@@ -32,7 +32,8 @@ from ..engine.events import EVENT_TYPES, Event
 from ..engine.models import AgentConfig, RoundOverrides, StoreState, TurnConfig, UserProfile
 from ..engine.round import StopReason
 from ..errors import InputError
-from ..jsonl import read_json_lines
+from ..files import open_regular
+from ..jsonl import MAX_LINE_BYTES, read_json_lines
 from ..llm.port import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.replay import RecordedCall, validation_problem
@@ -136,10 +137,10 @@ class TranscriptWriter:
 def _last_offset(path: Path) -> float:
     """Where the clock stood at the end of an existing transcript (to keep ``t`` growing)."""
     last = 0.0
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
+    with open_regular(path, "transcript") as handle:  # a FIFO or /dev/zero is refused, not read
+        while line := handle.readline(MAX_LINE_BYTES + 1):
             try:
-                last = float(json.loads(line).get("t", last))
+                last = float(json.loads(line.decode("utf-8", errors="replace")).get("t", last))
             except (ValueError, TypeError, AttributeError, RecursionError):
                 continue
     return last

@@ -10,6 +10,10 @@ Judge scores are found wherever a judge section sits in a group of the report
 (``JUDGE_PATHS``): any mapping inside it with a numeric ``value`` (or ``mean``) is a
 score, with ``low``/``high`` as its interval when present; the keys on the way name
 it.  A report without one has no judge chart.
+
+A chart draws at most :data:`MAX_SHOWN` rows, bars or stacked parts: the largest ones, then one
+"others" for the rest (a crafted batch with 40,000 speakers or models draws 13, not 40,000, and
+no step here grows faster than the number of runs and turns).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from ..engine.sanitize import replace_surrogates
@@ -32,6 +36,7 @@ ROUTING_RATES = {"cue_user_rate": "cue-user rate (rounds)", "repeated_speaker_ra
                  "pass_rate": "pass rate (runs)"}
 ROUTING_MEANS = {"agent_turns_per_round": "agent turns per round"}
 MAX_LABEL = 40
+MAX_SHOWN = 12  # rows, bars or stacked parts a chart draws; the rest are summed as "others"
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -111,8 +116,53 @@ def config_labels(groups: Mapping[tuple[str, ...], V]) -> dict[str, V]:
     return {names[k]: value for k, value in groups.items()}
 
 
+def others(count: int, what: str) -> str:
+    return f"others ({count:,} {what})"
+
+
+def top_parts(counter: Mapping[str, int], keep: Sequence[str], label: str) -> Counter[str]:
+    """``counter`` with only the parts ``keep``; the rest summed under one part named ``label`` (the same
+    in every row, so a stacked chart shows it as one colour)."""
+    kept = set(keep)
+    capped: Counter[str] = Counter({k: v for k, v in counter.items() if k in kept})
+    rest = sum(v for k, v in counter.items() if k not in kept)
+    if rest:
+        capped[label] = capped.get(label, 0) + rest
+    return capped
+
+
+def top_keys(totals: Mapping[K, float], limit: int = MAX_SHOWN) -> list[K]:
+    """The ``limit`` keys with the largest totals (ties: first seen)."""
+    if len(totals) <= limit:
+        return list(totals)
+    order = {key: index for index, key in enumerate(totals)}
+    return sorted(totals, key=lambda key: (-totals[key], order[key]))[:limit]
+
+
+def cap_counters(rows: Mapping[K, Counter[str]], what: str, row_what: str,
+                 wrap: Callable[[str], K]) -> dict[K, Counter[str]]:
+    """At most :data:`MAX_SHOWN` rows (the rest summed into one, keyed ``wrap(label)``) and as many
+    parts overall (the rest summed as "others")."""
+    kept_rows = top_keys({key: sum(c.values()) for key, c in rows.items()})
+    capped: dict[K, Counter[str]] = {key: rows[key] for key in kept_rows}
+    left = [key for key in rows if key not in set(kept_rows)]
+    if left:
+        merged: Counter[str] = Counter()
+        for key in left:
+            merged.update(rows[key])
+        label = others(len(left), row_what)
+        capped[wrap(label)] = merged
+    totals: Counter[str] = Counter()
+    for counter in capped.values():
+        totals.update(counter)
+    parts = top_keys(dict(totals))
+    label = others(len(totals) - len(parts), what)
+    return {key: top_parts(counter, parts, label) for key, counter in capped.items()}
+
+
 def speaker_counts(report: Mapping[str, Any]) -> dict[str, Counter[str]]:
-    """Agent turns by speaker, per configuration (from each run's speaker sequence)."""
+    """Agent turns by speaker, per configuration (from each run's speaker sequence); at most
+    :data:`MAX_SHOWN` configurations and speakers, then "others"."""
     runs = [r for r in report.get("runs", []) if isinstance(r, Mapping)]
     dimensions = varying_dimensions(runs)
     counts: dict[tuple[str, ...], Counter[str]] = {}
@@ -120,7 +170,7 @@ def speaker_counts(report: Mapping[str, Any]) -> dict[str, Counter[str]]:
         counter = counts.setdefault(configuration(run, dimensions), Counter())
         for sequence in run.get("speaker_sequence") or []:
             counter.update(str(speaker) for speaker in sequence)
-    return config_labels(counts)
+    return config_labels(cap_counters(counts, "speakers", "configurations", wrap=lambda label: (label,)))
 
 
 def turn_latencies(report: Mapping[str, Any], results: Sequence[RunLike]) -> dict[str, list[float]]:
@@ -132,7 +182,12 @@ def turn_latencies(report: Mapping[str, Any], results: Sequence[RunLike]) -> dic
         key = configuration({d: safe_text(getattr(result, d)) for d in DIMENSIONS}, dimensions)
         values = [float(x) for r in result.rounds for x in r.turn_latencies if math.isfinite(x) and x >= 0]
         samples.setdefault(key, []).extend(values)
-    return {label: values for label, values in sorted(config_labels(samples).items()) if values}
+    kept = top_keys({key: len(values) for key, values in samples.items()})
+    left = [key for key in samples if key not in set(kept)]
+    capped = {key: samples[key] for key in kept}
+    if left:
+        capped[(others(len(left), "configurations"),)] = [x for key in left for x in samples[key]]
+    return {label: values for label, values in sorted(config_labels(capped).items()) if values}
 
 
 def compared_groupings(report: Mapping[str, Any]) -> list[tuple[str, dict[str, Mapping[str, Any]]]]:
@@ -146,13 +201,20 @@ def _groups(report: Mapping[str, Any], key: str) -> dict[str, Mapping[str, Any]]
     groups = report.get(key)
     if not isinstance(groups, Mapping):
         return {}
-    names = display_names([str(k) for k in groups])
-    return {names[str(k)]: v for k, v in groups.items() if isinstance(v, Mapping)}
+    found = {str(k): v for k, v in groups.items() if isinstance(v, Mapping)}
+    runs = {k: float(v["runs"]) if isinstance(v.get("runs"), int) else 0.0 for k, v in found.items()}
+    kept = top_keys(runs)  # the groups with the most runs (a chart of 40,000 groups helps nobody)
+    names = display_names(kept)
+    return {names[k]: found[k] for k in kept}
 
 
 def end_reason_panels(report: Mapping[str, Any]) -> list[tuple[str, dict[str, dict[str, int]]]]:
-    return [(f"Round end reasons by {name}", {g: _counts(s.get("end_reasons")) for g, s in groups.items()})
-            for name, groups in compared_groupings(report)]
+    panels = []
+    for name, groups in compared_groupings(report):
+        rows = {g: Counter(_counts(s.get("end_reasons"))) for g, s in groups.items()}
+        panels.append((f"Round end reasons by {name}",
+                       {g: dict(c) for g, c in cap_counters(rows, "reasons", "groups", str).items()}))
+    return panels
 
 
 def _counts(value: object) -> dict[str, int]:
@@ -220,5 +282,7 @@ def judge_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, 
                 score = estimate(entry)
                 if score is not None:
                     key = safe_text(name)
-                    into.setdefault((labels or {}).get(key) or key.replace("_", " "), {})[group] = score
+                    label = (labels or {}).get(key) or key.replace("_", " ")
+                    if label in into or len(into) < MAX_SHOWN:  # a crafted report's 40,000 scores: the first
+                        into.setdefault(label, {})[group] = score
     return rates, means

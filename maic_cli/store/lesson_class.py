@@ -1,0 +1,32 @@
+"""Whether a lesson's class can be held: ``maic lesson check`` says what ``maic chat --lesson`` would refuse.
+
+A lesson may name its class (``agents: [...]``, registry ids) and who opens each discussion
+(``initiator``).  An id that names no persona, or an initiator outside the class, is reported as
+``path:line: field: problem`` — the line of the field in the file — before anyone plays it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..engine.lesson import DiscussionScene, Lesson
+from ..untrusted import one_line
+from ..yamlfile import line_of, read_yaml
+from .lessons import MAX_LESSON_BYTES
+from .personas import DEFAULT_CLASS, Registry
+
+
+def class_problems(lesson: Lesson, path: Path, registry: Registry) -> list[str]:
+    """Every problem with the lesson's class and its discussions' initiators, ``path:line: field: problem``."""
+    _, node = read_yaml(path, MAX_LESSON_BYTES)
+    problems: list[str] = []
+    ids = list(lesson.agents or [i for i in DEFAULT_CLASS if i in registry.agents])
+    for index, agent_id in enumerate(lesson.agents or []):
+        if registry.get(agent_id) is None:
+            problems.append(f"{path}:{line_of(node, ('agents', index))}: agents.{index}: unknown agent id "
+                            f"{one_line(agent_id)[:80]!r} (known: {', '.join(sorted(registry.agents))})")
+    for index, scene in enumerate(lesson.scenes):
+        if isinstance(scene, DiscussionScene) and scene.initiator is not None and scene.initiator not in ids:
+            problems.append(f"{path}:{line_of(node, ('scenes', index, 'initiator'))}: scenes.{index}.initiator: "
+                            f"{one_line(scene.initiator)[:80]!r} is not in the lesson's class ({', '.join(ids)})")
+    return problems
