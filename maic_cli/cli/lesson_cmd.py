@@ -106,7 +106,7 @@ def new(
 
     from ..engine import generation_schemas as limits
     from ..engine.generation import LessonBrief
-    from ..llm import make_llm
+    from ..llm.factory import make_llm
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.lesson_writer import check_writable, free_name, write_lesson
