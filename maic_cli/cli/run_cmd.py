@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from ..engine.policies import DirectorPolicy
-    from ..llm import LLMClient
     from ..llm.pool import ClientPool
+    from ..llm.port import LLMClient
     from ..llm.spec import ModelSpec
     from ..store.reports import RunResult
     from .batch import RunContext, RunSpec
@@ -50,7 +50,7 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
-           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
+           agents_dirs: list[Path], *, client: str = "auto", router: bool = False, api_base: str | None = None,
            prompts: list[Path] | None = None, directors: list[str] | None = None) -> list[RunSpec]:
     """scenario × model × prompt set × director policy × repeat; the run id names the prompt set (or
     the policy) only when several are compared (so a batch with one keeps its ids, and ``--resume``
@@ -85,7 +85,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         lesson = scenario_lesson(scenario, path)
         sets = compared or [defaults.for_scenario(prompts_folder(scenario, path))]
         for model in models or [scenario.model or resolve_model(settings, None)]:
-            model_spec = ModelSpec.parse(model, client=client, router=router)
+            model_spec = ModelSpec.parse(model, client=client, router=router, api_base=api_base)
             for label, prompt_set in sets:
                 for k in range(1, repeat + 1):
                     specs.extend(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
@@ -150,9 +150,10 @@ def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -
 
 
 def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | None,
-                structured: str, temperature: float | None, client: str = "litellm") -> ClientPool:
-    """The batch's clients: a fresh one per run for stateful fakes, one shared per provider model."""
-    from ..llm import make_llm
+                structured: str, temperature: float | None) -> ClientPool:
+    """The batch's clients: a fresh one per run for stateful fakes, one shared per provider model; a
+    provider model is served as its spec says (direct or litellm: ``expand`` chose)."""
+    from ..llm.factory import make_llm
     from ..llm.pool import ClientPool
 
     router: Any = None
@@ -170,8 +171,9 @@ def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | N
             return RouterClient(router, names, spec.raw, extra=extra, structured=structured, temperature=temperature)
         if not spec.is_real:
             return make_llm(spec.raw)
+        served_by = "direct" if spec.kind == "direct" else "litellm"
         return make_llm(spec.raw, api_base=api_base, extra=extra, structured=structured, temperature=temperature,
-                        client=client, rate_limit_retries=10)  # rate limits slow a batch down, not fail it
+                        client=served_by, rate_limit_retries=10)  # rate limits slow a batch down, not fail it
 
     return ClientPool(build)
 
@@ -293,8 +295,9 @@ def run(
     api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
     agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files. Repeatable."),
     structured: str = typer.Option("auto", "--structured", help="auto, off, json_schema or json_object."),
-    client: str = typer.Option("litellm", "--client", help="litellm, or direct: a thin client for the "
-                               "OpenAI-compatible server at --api-base (far less CPU per call in big batches)."),
+    client: str = typer.Option("auto", "--client", help="auto (default): direct for an openai/, hosted_vllm/ "
+                               "or litellm_proxy/ model with --api-base, else litellm; direct: a thin client "
+                               "for the OpenAI-compatible server at --api-base (far less CPU per call); litellm."),
     temperature: float = typer.Option(None, "--temperature", min=0, max=2),
     prompts: list[Path] = typer.Option(None, "--prompts", help="A prompt-set folder (overrides of the built-in "
                                        "templates; `builtin` for none). Repeat to compare sets like --model "
@@ -337,13 +340,14 @@ def run(
         raise typer.Exit(0 if all(r.passed for r in results) else 1)
     if not paths:
         raise InputError("name at least one scenario file or folder (or use --merge)")
-    check_choice("--client", client, ("litellm", "direct"))
+    check_choice("--client", client, ("auto", "litellm", "direct"))
     check_choice("--structured", structured, STRUCTURED_MODES)
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
-                              client=client, router=router is not None, prompts=list(prompts or []),
+                              client=client, router=router is not None, api_base=api_base,
+                              prompts=list(prompts or []),
                               directors=list(director or [])), shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from .prompt_sets import check_same_prompt_sets
@@ -357,8 +361,8 @@ def run(
         judging = make_judge(judge, batch_rubric(spec.prompts for spec in specs), api_base=judge_api_base,
                              structured=structured)
     context = RunContext(out=folder, clients=client_pool(api_base=api_base, router_file=router, seed=seed,
-                                                         structured=structured, temperature=temperature,
-                                                         client=client), judge=judging)
+                                                         structured=structured, temperature=temperature),
+                         judge=judging)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:
