@@ -81,7 +81,8 @@ ROOT = PACKAGE.parent
 
 def test_architecture_md_names_every_package_and_the_sections_code_cites() -> None:
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    packages = sorted(p.parent.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
+    packages = sorted(p.parent.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("__init__.py")
+                      if p.parent != PACKAGE)
     assert len(packages) >= 6
     assert [p for p in packages if f"`{p}/`" not in text] == []
     for section in ("The rooms and their arrows", "One turn", "One round", "The event stream",
