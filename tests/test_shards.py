@@ -58,3 +58,30 @@ def test_four_shards_in_four_processes_merge_into_the_report_of_one_run(tmp_path
     assert comparable(merged) == comparable(one)
     assert merged_code == whole_code
     assert one["overall"]["agent_turns"] > 0  # the classes really ran
+
+
+FAILING = """id: clown_first
+class: {agents: [teacher, curious_student]}
+messages: ["Why is the sky blue?"]
+expect: {first_speaker: curious_student}
+"""
+
+
+def test_run_merge_and_report_out_are_one_merge_with_one_exit_code(tmp_path: Path) -> None:
+    """The same failing runs: both ways of combining batches write the same report and exit 1."""
+    scenario = tmp_path / "failing.yaml"
+    scenario.write_text(FAILING, encoding="utf-8")
+    env = {**os.environ, "MAIC_HOME": str(tmp_path / "home")}
+    parts = [maic(str(scenario), "--model", "demo", "--repeat", "2", "--shard", f"{i}/2",
+                  "--out", str(tmp_path / f"part-{i}"), env=env) for i in (1, 2)]
+    assert [finish(p) for p in parts] == [1, 1]  # the demo's teacher answers first: every run fails
+    folders = [str(tmp_path / "part-1"), str(tmp_path / "part-2")]
+    merged = finish(maic("--merge", folders[0], "--merge", folders[1], "--out", str(tmp_path / "merged"), env=env))
+    combined = subprocess.run([sys.executable, "-m", "maic_cli", "report", *folders, "--out",
+                               str(tmp_path / "combined")], env=env, capture_output=True, text=True, timeout=240)
+    assert (merged, combined.returncode) == (1, 1), combined.stderr
+    reports = [json.loads((tmp_path / name / "report.json").read_text(encoding="utf-8"))
+               for name in ("merged", "combined")]
+    assert reports[0]["overall"]["runs"] == 2 and reports[0]["overall"]["passed"] == 0
+    assert comparable(reports[0]) == comparable(reports[1])
+    assert reports[0]["meta"]["merged"] == reports[1]["meta"]["merged"] == ", ".join(folders)

@@ -136,6 +136,24 @@ def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
     return results
 
 
+def merge_batches(folders: list[Path], out: Path) -> tuple[dict[str, Any], list[RunResult]]:
+    """The one merge path (``maic run --merge`` and ``maic report A B --out``): the runs of ``folders``
+    into the reports of ``out``, a folder of its own; exit with :func:`batch_exit_code` of the runs."""
+    from ..store.batch_folder import claim
+
+    results = merge_results(folders, out)
+    if not results:
+        raise InputError(f"{', '.join(map(str, folders))}: no finished runs to report on")
+    meta = {"merged": ", ".join(map(str, folders)), "maic": __version__}
+    claim(out, "--out", meta)
+    return save_reports(out, results, meta), results
+
+
+def batch_exit_code(results: list[RunResult]) -> int:
+    """One rule for a batch and for a merge of batches: 0 when every run passed, else 1."""
+    return 0 if all(r.passed for r in results) else 1
+
+
 def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
     from ..store.paths import write_atomic
     from ..store.reports import write_reports
@@ -331,13 +349,10 @@ def run(
         if out is None:
             raise InputError("--merge needs --out: the merged report goes to its own folder, "
                              "so each merged folder keeps its own report")
-        results = merge_results(merge, out)
-        merged = {"merged": ", ".join(map(str, merge)), "maic": __version__}
-        claim(out, "--out", merged)
-        report = save_reports(out, results, merged)
+        report, results = merge_batches(merge, out)
         print_summary(report, stdout)
         typer.echo(f"Merged {len(results)} runs into {out / 'report.json'}")
-        raise typer.Exit(0 if all(r.passed for r in results) else 1)
+        raise typer.Exit(batch_exit_code(results))
     if not paths:
         raise InputError("name at least one scenario file or folder (or use --merge)")
     check_choice("--client", client, ("auto", "litellm", "direct"))
@@ -388,4 +403,4 @@ def run(
     if interrupted:
         typer.echo(f"Interrupted: partial report written; continue with --resume {folder}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED)
-    raise typer.Exit(0 if all(r.passed for r in kept.values()) else 1)
+    raise typer.Exit(batch_exit_code(list(kept.values())))
