@@ -80,6 +80,10 @@ def report(
     """Rebuild the reports (md, json, csv) of one or more finished batches; nothing is re-run."""
     from rich.console import Console
 
+    from .extras import require_report
+
+    require_report()
+
     from ..store.batch_folder import is_batch_folder
     from ..store.reports import load_runs
     from .run_cmd import batch_exit_code, merge_batches, print_summary, save_reports

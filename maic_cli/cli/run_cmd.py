@@ -333,6 +333,10 @@ def run(
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
 
+    from .extras import require_report
+
+    require_report()  # before any run: the report at the end needs it
+
     from rich.console import Console
 
     from ..llm.openai_compat import STRUCTURED_MODES
