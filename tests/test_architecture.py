@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "maic_cli"
@@ -73,3 +74,27 @@ def test_the_engine_never_imports_rich_and_only_one_module_imports_litellm() -> 
                                                                  for d in deps))
     assert engine_rich == []
     assert litellm_users == ["maic_cli.llm.litellm_client"]
+
+
+ROOT = PACKAGE.parent
+
+
+def test_architecture_md_names_every_package_and_the_sections_code_cites() -> None:
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    packages = sorted(p.parent.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("__init__.py")
+                      if p.parent != PACKAGE)
+    assert len(packages) >= 6
+    assert [p for p in packages if f"`{p}/`" not in text] == []
+    for section in ("The rooms and their arrows", "One turn", "One round", "The event stream",
+                    "Files and formats", "The lesson timeline", "The batch harness", "Where each concern lives"):
+        assert f"\n## {section}\n" in text
+    cited = {m for p in [*PACKAGE.rglob("*.py"), *(ROOT / "tests").rglob("*.py")]
+             for m in re.findall(r'ARCHITECTURE\.md, "([^"]+)"', p.read_text(encoding="utf-8"))}
+    assert cited and [c for c in cited if f"\n## {c}\n" not in text] == []
+
+
+def test_no_source_or_test_cites_a_document_outside_the_repository() -> None:
+    marker, shared = "DESIGN" + " §", "shared/" + "DESIGN"  # spelled apart so that this test does not find itself
+    files = [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.j2"), *PACKAGE.rglob("*.md"), *(ROOT / "tests").rglob("*.py")]
+    assert [str(p.relative_to(ROOT)) for p in files if marker in p.read_text(encoding="utf-8")] == []
+    assert [str(p.relative_to(ROOT)) for p in files if shared in p.read_text(encoding="utf-8")] == []

@@ -1,4 +1,4 @@
-"""The director: one test per rule of DESIGN §2, and the defensive decision parser."""
+"""The director: one test per rule in engine/director.py's docstring, and the defensive decision parser."""
 
 from __future__ import annotations
 

@@ -44,10 +44,10 @@ class InterruptedLLM:
 @pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), asyncio.CancelledError()], ids=["sigint", "cancelled"])
 def test_ctrl_c_mid_step_exits_130_and_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       interrupt: BaseException) -> None:
-    import maic_cli.llm
+    import maic_cli.llm.factory
 
     client = InterruptedLLM(replies()[:3], interrupt)
-    monkeypatch.setattr(maic_cli.llm, "make_llm", lambda *args, **kwargs: client)
+    monkeypatch.setattr(maic_cli.llm.factory, "make_llm", lambda *args, **kwargs: client)
     out = tmp_path / "lesson.yaml"
     result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis", "--scenes", "3", "--out", str(out)])
     assert result.exit_code == 130, result.stderr

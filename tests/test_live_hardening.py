@@ -192,7 +192,8 @@ def test_a_history_path_that_is_a_directory_falls_back_to_memory(tmp_path: Path)
 
     async def ask() -> str:
         with create_pipe_input() as pipe:
-            session = make_prompt_session(folder, ["teacher"], input=pipe, output=DummyOutput(), note=notes.append)
+            session = make_prompt_session(folder, ["teacher"], commands={"/help": "show the commands"},
+                                          input=pipe, output=DummyOutput(), note=notes.append)
             pipe.send_text("hello\r")
             return await session.prompt_async("you › ")
 

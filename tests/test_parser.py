@@ -1,4 +1,4 @@
-"""The streaming parser (DESIGN §4): chunking invariance, recovery, no half actions."""
+"""The streaming parser: chunking invariance, recovery, no half actions."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from maic_cli.llm import make_llm
 from maic_cli.llm.direct import DirectClient
+from maic_cli.llm.factory import make_llm
 from maic_cli.llm.litellm_client import LitellmClient
 from maic_cli.llm.port import ClosableLLM, LLMError, LLMRequest, StreamPiece, close_llm
 from maic_cli.llm.recording import RecordingLLM

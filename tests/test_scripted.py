@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from maic_cli.errors import InputError
-from maic_cli.llm import make_llm
+from maic_cli.llm.factory import make_llm
 from maic_cli.llm.port import LLMError, LLMRequest
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
 

@@ -23,7 +23,7 @@ from maic_cli.cli.chat_loop import ChatApp
 from maic_cli.cli.line_input import LineReader
 from maic_cli.engine.round import RoundResult
 from maic_cli.errors import InputError
-from maic_cli.llm import make_llm
+from maic_cli.llm.factory import make_llm
 from maic_cli.store.config import Settings, load_settings
 from maic_cli.store.session import Session, SessionLock, load_session, save_session
 from maic_cli.testing.openai_server import LoopbackOpenAIServer

@@ -67,7 +67,7 @@ def test_notices_say_how_to_get_a_real_model(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_local_model_without_the_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
-    from maic_cli.llm import make_llm
+    from maic_cli.llm.factory import make_llm
 
     with pytest.raises(InputError, match=r"pip install 'maic-cli\[offline\]'"):
         make_llm("local")

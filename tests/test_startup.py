@@ -11,7 +11,9 @@ default; maic's groups declare their own, see cli/help_option.py.)
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -97,3 +99,52 @@ def test_the_guard_sees_a_heavy_import() -> None:
     modules = modules_imported_by_code(heavy, ["--help"])
     assert "maic_cli.engine.models" in forbidden_in(modules)
     assert "pydantic" in modules
+
+
+# -- light commands: what they load of maic -------------------------------------------------------------
+LESSON = str(Path(__file__).resolve().parent.parent / "lessons" / "photosynthesis.yaml")
+LIGHT = [["agents", "list"], ["agents", "show", "teacher"], ["agents", "validate"], ["lesson", "check", LESSON]]
+# A persona is an engine.models.AgentConfig (its actions checked by action_params, its text by sanitize;
+# `agents show` lists what it may do: engine.actions);
+# a lesson is engine.lesson.  Nothing else of the engine: no turn, round, prompt set or template engine.
+LIGHT_ENGINE = {"maic_cli.engine", "maic_cli.engine.models", "maic_cli.engine.action_params",
+                "maic_cli.engine.sanitize", "maic_cli.engine.lesson", "maic_cli.engine.actions"}
+LIGHT_BUDGET = 30  # maic modules; every command module (Typer reads their signatures) is 15 of them
+
+
+@pytest.mark.parametrize("argv", LIGHT, ids=lambda argv: " ".join(argv[:2]))
+def test_light_commands_load_only_the_engine_modules_their_files_need(argv: list[str]) -> None:
+    modules = modules_imported_by(argv)
+    maic = {m for m in modules if m == "maic_cli" or m.startswith("maic_cli.")}
+    assert "maic_cli.cli.agents_cmd" in maic and ("maic_cli.store.lessons" in maic or argv[0] == "agents")
+    assert {m for m in maic if m.startswith("maic_cli.engine")} <= LIGHT_ENGINE
+    assert not any(m.startswith("maic_cli.llm") for m in maic)
+    assert {"jinja2", "litellm", "numpy", "matplotlib", "prompt_toolkit"}.isdisjoint(modules)
+    assert len(maic) <= LIGHT_BUDGET, sorted(maic)
+
+
+def test_every_package_init_is_a_docstring_only() -> None:
+    """No package imports its modules on the way in: importing one module loads only what it needs."""
+    import ast
+
+    package = Path(__file__).resolve().parent.parent / "maic_cli"
+    inits = sorted(package.rglob("__init__.py"))
+    assert len(inits) >= 7  # maic_cli and its packages: the check sees them
+    for init in inits:
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        assert body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant), init
+        rest = body[1:]
+        allowed = init.parent == package and all(  # the top package also holds __version__
+            isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__version__"]
+            for node in rest)
+        assert rest == [] or allowed, f"{init.relative_to(package.parent)} does more than document its package"
+
+
+def test_importing_one_engine_module_loads_no_other_room() -> None:
+    code = "import maic_cli.engine.outcomes\nprint('@@'); import sys; print('\\n'.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    modules = set(out.stdout.rpartition("@@")[2].split())
+    assert "maic_cli.engine.outcomes" in modules
+    assert {m for m in modules if m.startswith("maic_cli")} == {"maic_cli", "maic_cli.engine",
+                                                               "maic_cli.engine.outcomes"}
+    assert "jinja2" not in modules

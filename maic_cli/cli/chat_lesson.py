@@ -37,7 +37,6 @@ except ImportError:  # Windows: Ctrl-C only
     termios = None  # type: ignore[assignment]
 
 T = TypeVar("T")
-LESSON_COMMANDS = ("/next", "/prev", "/slide", "/outline", "/continue")
 KeyWatch = Callable[[Callable[[], object]], contextlib.AbstractContextManager[list[str]]]
 
 

@@ -1,10 +1,11 @@
-"""The interactive class: read learner lines, run rounds, save after every turn.
+"""The interactive class: read learner lines, run rounds, save at every boundary.
 
 :class:`ChatApp` is independent of where lines come from (prompt-toolkit on a
 terminal, stdin in a pipe) and of how events are shown (live layout or plain
 lines); ``maic chat`` wires those in.  Ctrl-C during a round cancels it (the
 partial message is kept, marked interrupted, and saved); the session file is
-written atomically after every learner message and every agent turn.  A save
+written atomically after every learner message, round and lesson step, when it changed
+(store/session.py ``SessionFile``).  Slash commands are one registry (cli/slash.py, ``COMMANDS``).  A save
 that fails (unwritable folder, full disk) is said once; the class stays in
 memory, the next turn tries again, and the file keeps its last good version.
 A transcript that cannot be written is said once and recording stops; the
@@ -30,17 +31,17 @@ from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa: F401 - MENTION: batch.py until it uses the runner
 from ..errors import MaicError
-from ..llm import LLMClient
+from ..llm.port import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
 from ..store.lessons import load_lesson
 from ..store.paths import open_private
-from ..store.session import Session, save_session
+from ..store.session import Session, SessionFile, save_session
 from ..ui.export import classroom_to_markdown
-from ..ui.input import SLASH_COMMANDS
 from ..ui.lesson_notes import LessonNotes
 from ..ui.view import View
-from .chat_lesson import LESSON_COMMANDS, KeyWatch, LessonChat
+from .chat_lesson import KeyWatch, LessonChat
 from .signals import on_sigint
+from .slash import SlashCommands
 
 
 class Recorder(Protocol):
@@ -107,6 +108,7 @@ class ChatApp:
         word of a scripted lecture) and ``keys`` (any key pauses a lecture) are for a lesson."""
         self.session = session
         self.path = path
+        self.file = SessionFile()  # what the file holds: a save with nothing new is skipped
         self.view = view
         self.recorder = recorder
         if recorder is not None:
@@ -130,7 +132,10 @@ class ChatApp:
 
     # -- persistence ------------------------------------------------------------------
     def save(self) -> None:
-        """Save the session; a failure is reported once and retried at the next save."""
+        """Save the session if it changed; a failure is reported once and retried at the next save."""
+        content = self.file.unsaved(self.session)
+        if content is None:
+            return
         try:
             save_session(self.session, self.path)
         except OSError as exc:
@@ -139,6 +144,7 @@ class ChatApp:
                                 "stays in memory and saving is tried again after the next turn")
             self.save_error = exc.strerror or str(exc)
             return
+        self.file.saved(content)
         if self.save_error is not None:
             self.save_error = None
             self.view.info(f"Session saved again to {self.path}")
@@ -157,15 +163,17 @@ class ChatApp:
     async def handle_line(self, line: str) -> bool:
         """Act on one line of input; ``False`` means leave."""
         text = line.strip()
-        if text.partition(" ")[0] == "/lesson":
-            await self.open_lesson_file(text.partition(" ")[2].strip())
-            return True
+        found = COMMANDS.find(text.partition(" ")[0]) if text.startswith("/") else None
+        if found is not None and not found.lesson:  # the chat's own commands, also during a lesson
+            return await COMMANDS.run(self, text) is not False
         if self.lesson is not None and await self.lesson.handle(text):
             return True
         if not text:
             return True
         if text.startswith("/"):
-            return self.command(text)
+            if await COMMANDS.run(self, text) is None:
+                self.view.error(f"unknown command {text.partition(' ')[0]}; /help lists the commands")
+            return True
         mention = mentioned(text)
         if mention is not None and mention not in self.agents:
             self.view.error(f"no agent '{mention}' in this class (try: {', '.join(self.agents)})")
@@ -223,37 +231,13 @@ class ChatApp:
             self.view.error(str(exc))
             return None
 
-    def command(self, text: str) -> bool:
-        name, _, argument = text.partition(" ")
-        argument = argument.strip()
-        if name in ("/quit", "/exit", "/q"):
-            return False
-        if name == "/help":
-            self.view.info("\n".join(f"  {cmd:<12} {desc}" for cmd, desc in SLASH_COMMANDS.items())
-                           + "\n  @id message  let that agent answer first")
-        elif name == "/class":
-            if self._show_class is not None:
-                self._show_class()
-            else:
-                self.view.info("\n".join(f"  {a.id:<16} {a.name} ({a.role})" for a in self.agents.values()))
-        elif name == "/whiteboard":
-            if self._show_whiteboard is not None:
-                self._show_whiteboard()
-        elif name == "/save":
-            self._save_as(Path(argument).expanduser() if argument else self.path)
-        elif name == "/export":
-            self._export(argument)
-        elif name == "/model":
-            self._model(argument)
-        elif name in LESSON_COMMANDS:
-            self.view.error(f"{name}: no lesson in this class; /lesson FILE opens one")
-        else:
-            self.view.error(f"unknown command {name}; /help lists the commands")
-        return True
-
     def _save_as(self, target: Path) -> None:
         try:
-            save_session(self.session, target)
+            if target != self.path:
+                save_session(self.session, target)
+            elif (content := self.file.unsaved(self.session)) is not None:  # else the file is current
+                save_session(self.session, target)
+                self.file.saved(content)
         except OSError as exc:
             self.view.error(f"{target}: cannot save: {exc.strerror or exc}")
             return
@@ -305,6 +289,67 @@ class ChatApp:
             if line is None or not await self.handle_line(line):
                 break
         self.save()
+
+
+# -- the slash commands (cli/slash.py): /help lists them in this order ---------------------------------
+COMMANDS = SlashCommands()
+
+
+@COMMANDS.command("/help", "show the commands")
+def _help(app: ChatApp, argument: str) -> None:
+    app.view.info(COMMANDS.help_text() + "\n  @id message  let that agent answer first")
+
+
+@COMMANDS.command("/class", "list the agents in this class")
+def _class(app: ChatApp, argument: str) -> None:
+    if app._show_class is not None:
+        app._show_class()
+    else:
+        app.view.info("\n".join(f"  {a.id:<16} {a.name} ({a.role})" for a in app.agents.values()))
+
+
+@COMMANDS.command("/whiteboard", "show the whole whiteboard")
+def _whiteboard(app: ChatApp, argument: str) -> None:
+    if app._show_whiteboard is not None:
+        app._show_whiteboard()
+
+
+@COMMANDS.command("/save", "/save [FILE] — save the session now (or a copy to FILE)")
+def _save(app: ChatApp, argument: str) -> None:
+    app._save_as(Path(argument).expanduser() if argument else app.path)
+
+
+@COMMANDS.command("/export", "/export FILE.md — write the class as Markdown")
+def _export(app: ChatApp, argument: str) -> None:
+    app._export(argument)
+
+
+@COMMANDS.command("/model", "/model [NAME] — show or switch the model")
+def _model(app: ChatApp, argument: str) -> None:
+    app._model(argument)
+
+
+@COMMANDS.command("/lesson", "/lesson FILE — open a lesson and play it")
+async def _lesson(app: ChatApp, argument: str) -> None:
+    await app.open_lesson_file(argument)
+
+
+def _no_lesson(name: str) -> Callable[[ChatApp, str], None]:
+    def answer(app: ChatApp, argument: str) -> None:
+        app.view.error(f"{name}: no lesson in this class; /lesson FILE opens one")
+    return answer
+
+
+for _name, _help_line in (("/continue", "go on with the lesson (Enter does it too)"),
+                          ("/next", "the lesson's next scene"), ("/prev", "the lesson's previous scene"),
+                          ("/slide", "/slide N — go to slide N of the lesson"),
+                          ("/outline", "list the lesson's scenes")):  # an open lesson takes these first
+    COMMANDS.command(_name, _help_line, lesson=True)(_no_lesson(_name))
+
+
+@COMMANDS.command("/quit", "save and leave", aliases=("/exit", "/q"))
+def _quit(app: ChatApp, argument: str) -> bool:
+    return False
 
 
 class _ChatHooks(RunnerHooks):

@@ -20,7 +20,8 @@ from rich.text import Text
 from ..engine.policies import DirectorPolicy, default_policy_name
 from ..engine.prompt_set import PromptSet
 from ..errors import InputError, MaicError, SessionError
-from ..llm import ModelSpec, make_llm
+from ..llm.factory import make_llm
+from ..llm.spec import ModelSpec
 from ..store.paths import maic_home
 from ..store.session import Session, save_session
 from ..store.transcript import TranscriptHeader, TranscriptWriter
@@ -29,7 +30,7 @@ from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from .chat_lesson import watch_keys
-from .chat_loop import ChatApp, GuardedRecorder
+from .chat_loop import COMMANDS, ChatApp, GuardedRecorder
 from .learner_memory import ChatMemory
 from .line_input import LineReader
 from .notices import model_notice
@@ -138,7 +139,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
         state.notes.echo_questions = False  # the chat asks each quiz question itself
         view: Any = LiveView(console, state)
         prompt = make_prompt_session(maic_home() / "history", [a.id for a in session.agents],
-                                     input=prompt_input, output=prompt_output)
+                                     commands=COMMANDS.helps(), input=prompt_input, output=prompt_output)
 
         def show_whiteboard() -> None:
             slide = render_slide(session.classroom.store)

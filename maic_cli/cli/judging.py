@@ -27,9 +27,10 @@ import typer
 from ..engine.judge import RoundToJudge, RubricIdentity, TurnToJudge, judge_messages, judge_rounds, rubric_identity
 from ..engine.prompt_set import PromptError, PromptSet
 from ..errors import InputError
-from ..llm import LLMClient, close_llm, make_llm
+from ..llm.factory import make_llm
 from ..llm.keys import check_key
 from ..llm.pool import ClientPool
+from ..llm.port import LLMClient, close_llm
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
 from ..store.judge_rounds import rounds_to_judge

@@ -107,7 +107,7 @@ def new(
 
     from ..engine import generation_schemas as limits
     from ..engine.generation import LessonBrief
-    from ..llm import make_llm
+    from ..llm.factory import make_llm
     from ..llm.keys import check_key
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings

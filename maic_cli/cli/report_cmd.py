@@ -84,9 +84,13 @@ def report(
     """Rebuild the reports (md, json, csv) of one or more finished batches; nothing is re-run."""
     from rich.console import Console
 
-    from ..store.batch_folder import claim, is_batch_folder
+    from .extras import require_report
+
+    require_report()
+
+    from ..store.batch_folder import is_batch_folder
     from ..store.reports import load_runs
-    from .run_cmd import merge_results, print_summary, save_reports
+    from .run_cmd import batch_exit_code, merge_batches, print_summary, save_reports
 
     for folder in folders:
         if not folder.is_dir() or not is_batch_folder(folder):
@@ -104,12 +108,14 @@ def report(
             meta["judge"] = judge
             typer.echo(f"Judged {judged} runs" + (f"; {skipped} already judged by {judge} with this rubric "
                                                   "(--rejudge to judge them again)" if skipped else ""), err=True)
-    else:
-        if out is None:
-            raise InputError("several folders need --out: the combined report goes to its own folder")
-        target, results = out, merge_results(folders, out)
-        meta = {"merged": ", ".join(map(str, folders)), "maic": __version__}
-        claim(out, "--out", meta)
+    elif out is None:
+        raise InputError("several folders need --out: the combined report goes to its own folder")
+    else:  # combining batches: the same merge, and the same exit code, as `maic run --merge`
+        summary, results = merge_batches(folders, out)
+        print_summary(summary, Console() if sys.stdout.isatty() else Console(width=160))
+        typer.echo(f"Report: {out / 'report.html'}, {out / 'report.md'}, {out / 'report.json'}, turns.csv and "
+                   "rounds.csv", err=True)
+        raise typer.Exit(batch_exit_code(results))
     if not results:
         raise InputError(f"{', '.join(map(str, folders))}: no finished runs to report on")
     summary = save_reports(target, results, meta)

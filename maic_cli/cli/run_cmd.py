@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from ..engine.policies import DirectorPolicy
-    from ..llm import LLMClient
     from ..llm.pool import ClientPool
+    from ..llm.port import LLMClient
     from ..llm.spec import ModelSpec
     from ..store.reports import RunResult
     from .batch import RunContext, RunSpec
@@ -52,7 +52,7 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
-           agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
+           agents_dirs: list[Path], *, client: str = "auto", router: bool = False,
            prompts: list[Path] | None = None, directors: list[str] | None = None,
            api_base: str | None = None) -> list[RunSpec]:
     """scenario × model × prompt set × director policy × repeat; the run id names the prompt set (or
@@ -91,7 +91,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         if not models and scenario.model:
             say_scenario_model(path, scenario.model, api_base or settings.api_base)
         for model in models or [scenario.model or resolve_model(settings, None)]:
-            model_spec = ModelSpec.parse(model, client=client, router=router)
+            model_spec = ModelSpec.parse(model, client=client, router=router, api_base=api_base)
             for label, prompt_set in sets:
                 for k in range(1, repeat + 1):
                     specs.extend(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
@@ -148,6 +148,24 @@ def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
     return results
 
 
+def merge_batches(folders: list[Path], out: Path) -> tuple[dict[str, Any], list[RunResult]]:
+    """The one merge path (``maic run --merge`` and ``maic report A B --out``): the runs of ``folders``
+    into the reports of ``out``, a folder of its own; exit with :func:`batch_exit_code` of the runs."""
+    from ..store.batch_folder import claim
+
+    results = merge_results(folders, out)
+    if not results:
+        raise InputError(f"{', '.join(map(str, folders))}: no finished runs to report on")
+    meta = {"merged": ", ".join(map(str, folders)), "maic": __version__}
+    claim(out, "--out", meta)
+    return save_reports(out, results, meta), results
+
+
+def batch_exit_code(results: list[RunResult]) -> int:
+    """One rule for a batch and for a merge of batches: 0 when every run passed, else 1."""
+    return 0 if all(r.passed for r in results) else 1
+
+
 def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
     from ..store.paths import write_atomic
     from ..store.reports import write_reports
@@ -162,9 +180,10 @@ def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -
 
 
 def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | None,
-                structured: str, temperature: float | None, client: str = "litellm") -> ClientPool:
-    """The batch's clients: a fresh one per run for stateful fakes, one shared per provider model."""
-    from ..llm import make_llm
+                structured: str, temperature: float | None) -> ClientPool:
+    """The batch's clients: a fresh one per run for stateful fakes, one shared per provider model; a
+    provider model is served as its spec says (direct or litellm: ``expand`` chose)."""
+    from ..llm.factory import make_llm
     from ..llm.pool import ClientPool
 
     router: Any = None
@@ -182,8 +201,9 @@ def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | N
             return RouterClient(router, names, spec.raw, extra=extra, structured=structured, temperature=temperature)
         if not spec.is_real:
             return make_llm(spec.raw)
+        served_by = "direct" if spec.kind == "direct" else "litellm"
         return make_llm(spec.raw, api_base=api_base, extra=extra, structured=structured, temperature=temperature,
-                        client=client, rate_limit_retries=10)  # rate limits slow a batch down, not fail it
+                        client=served_by, rate_limit_retries=10)  # rate limits slow a batch down, not fail it
 
     return ClientPool(build)
 
@@ -306,8 +326,9 @@ def run(
     api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
     agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files. Repeatable."),
     structured: str = typer.Option("auto", "--structured", help="auto, off, json_schema or json_object."),
-    client: str = typer.Option("litellm", "--client", help="litellm, or direct: a thin client for the "
-                               "OpenAI-compatible server at --api-base (far less CPU per call in big batches)."),
+    client: str = typer.Option("auto", "--client", help="auto (default): direct for an openai/, hosted_vllm/ "
+                               "or litellm_proxy/ model with --api-base, else litellm; direct: a thin client "
+                               "for the OpenAI-compatible server at --api-base (far less CPU per call); litellm."),
     temperature: float = typer.Option(None, "--temperature", min=0, max=2, help=TEMPERATURE_HELP),
     prompts: list[Path] = typer.Option(None, "--prompts", help="A prompt-set folder (overrides of the built-in "
                                        "templates; `builtin` for none). Repeat to compare sets like --model "
@@ -328,6 +349,10 @@ def run(
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
 
+    from .extras import require_report
+
+    require_report()  # before any run: the report at the end needs it
+
     from rich.console import Console
 
     from ..llm.openai_compat import STRUCTURED_MODES
@@ -344,16 +369,13 @@ def run(
         if out is None:
             raise InputError("--merge needs --out: the merged report goes to its own folder, "
                              "so each merged folder keeps its own report")
-        results = merge_results(merge, out)
-        merged = {"merged": ", ".join(map(str, merge)), "maic": __version__}
-        claim(out, "--out", merged)
-        report = save_reports(out, results, merged)
+        report, results = merge_batches(merge, out)
         print_summary(report, stdout)
         typer.echo(f"Merged {len(results)} runs into {out / 'report.json'}")
-        raise typer.Exit(0 if all(r.passed for r in results) else 1)
+        raise typer.Exit(batch_exit_code(results))
     if not paths:
         raise InputError("name at least one scenario file or folder (or use --merge)")
-    check_choice("--client", client, ("litellm", "direct"))
+    check_choice("--client", client, ("auto", "litellm", "direct"))
     check_choice("--structured", structured, STRUCTURED_MODES)
     check_lrs(lrs)  # a bad --lrs URL is refused before the batch runs
     from ..store.config import load_settings
@@ -381,8 +403,8 @@ def run(
         judging = make_judge(judge, batch_rubric(spec.prompts for spec in specs), api_base=judge_api_base,
                              structured=structured)
     context = RunContext(out=folder, clients=client_pool(api_base=base_url, router_file=router, seed=seed,
-                                                         structured=structured, temperature=temperature,
-                                                         client=client), judge=judging)
+                                                         structured=structured, temperature=temperature),
+                         judge=judging)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:
@@ -409,4 +431,4 @@ def run(
     if interrupted:
         typer.echo(f"Interrupted: partial report written; continue with --resume {folder}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED)
-    raise typer.Exit(0 if all(r.passed for r in kept.values()) else 1)
+    raise typer.Exit(batch_exit_code(list(kept.values())))

@@ -1,6 +1,6 @@
 """The director: who speaks next, by rule where a rule decides, else by the LLM.
 
-Rules (DESIGN §2, parity with the reference):
+Rules (parity with the reference; ARCHITECTURE.md, "One turn"):
 
 1. ``turn_count >= max_turns`` → end.
 2. One agent: no LLM call; turn 0 dispatches it, later turns cue the learner.

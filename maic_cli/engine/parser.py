@@ -1,4 +1,4 @@
-"""Incremental parser for an agent's streamed reply (DESIGN §4).
+"""Incremental parser for an agent's streamed reply (ARCHITECTURE.md, "One turn").
 
 An agent answers with one JSON array of text and action items.  The parser
 returns, in stream order, :class:`TextItem` speech deltas (streamed while the

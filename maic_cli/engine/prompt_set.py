@@ -294,7 +294,7 @@ def _require_plain(value: Any, where: str) -> None:
 
 @lru_cache(maxsize=1)
 def _builtin() -> PromptSet:
-    from ..prompts import builtin_sources
+    from ..prompts.builtin import builtin_sources
 
     return PromptSet({name: TemplateSource(text, f"maic_cli/prompts/{name}")
                       for name, text in builtin_sources().items()})

@@ -2,7 +2,7 @@
 
 It feeds each turn's ``director_state`` into the next, folds every event into
 the :class:`Classroom` and hands it to ``on_event`` (the live view, the
-transcript, the session saver).  Stop reasons (DESIGN §5): ``end``,
+transcript, the session saver).  Stop reasons (ARCHITECTURE.md, "One round"): ``end``,
 ``cue_user``, ``max_turns``, ``empty_turns`` (two agent turns in a row with no
 content), ``aborted`` (the task was cancelled: the partial message is kept and
 marked interrupted) and ``error``.

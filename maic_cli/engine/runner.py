@@ -10,6 +10,11 @@ It lives in the engine because it is pure orchestration: hooks are callbacks,
 so the runner itself never touches a file or a terminal.  A hook's
 ``round_finished`` is called even when the round raises, so a view can always
 restore the terminal.
+
+Saves happen at boundaries only — a learner message, the end of a round or a scripted
+lecture, and the lesson player's steps (``save``) — never per agent turn or per event: a
+one-question class is written at most (agent turns + 2) times.  A save is atomic (the store's
+job), so a process killed at any moment leaves the last boundary's complete session.
 """
 
 from __future__ import annotations
@@ -59,7 +64,7 @@ class RunnerHooks:
         """The round ended; also called when it raised (then ``result.reason`` is ``error``)."""
 
     def save(self) -> None:
-        """A good moment to save: after a learner message, every agent turn and every round."""
+        """A boundary to save at: after a learner message, a round, a lecture and a lesson step."""
 
 
 class ClassRunner:
@@ -193,8 +198,6 @@ class ClassRunner:
     def _on_event(self, event: Event) -> None:
         for hook in self.hooks:
             hook.event(event)
-        if event.type == "done":
-            self._save()
 
     def _save(self) -> None:
         for hook in self.hooks:

@@ -1,60 +1,7 @@
-"""The LLM port and its implementations; :func:`make_llm` picks one by model string.
+"""The LLM port (``port``) and its implementations; ``factory.make_llm`` picks one by model string.
 
-Model strings: any litellm string (``openai/gpt-4o-mini``, ``ollama/llama3``, …),
-``scripted:FILE``, ``replay:FILE``, ``local`` (the built-in offline model, with the
-``offline`` extra) or ``demo`` (canned replies, no model).  litellm is imported only when a litellm
-model is actually called.  The litellm and direct clients come wrapped in a
-:class:`~maic_cli.llm.retrying.RetryingClient`; :func:`close_llm` releases what
-any client holds open.
+litellm (``litellm_client``), the thin OpenAI-compatible client (``direct``), a litellm Router
+(``router``), the offline model (``local``) and the fakes (``scripted``, ``replay``, ``demo``);
+``spec`` reads a model string once, ``pool`` shares clients across a batch.  Nothing is imported
+here: a caller imports the module it needs, so a light command loads no client.
 """
-
-from __future__ import annotations
-
-from pathlib import Path
-from typing import Any
-
-from ..untrusted import register_secret
-from .port import ClosableLLM, LLMClient, LLMError, LLMRequest, StreamPiece, TurnFacts, Usage, close_llm
-from .spec import ModelSpec
-
-__all__ = ["ClosableLLM", "LLMClient", "LLMError", "LLMRequest", "ModelSpec", "StreamPiece", "TurnFacts", "Usage",
-           "close_llm", "make_llm"]
-
-
-def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,
-             temperature: float | None = None, extra: dict[str, Any] | None = None,
-             structured: str = "auto", client: str = "litellm",
-             rate_limit_retries: int | None = None) -> LLMClient:
-    spec = ModelSpec.parse(model, client=client)
-    if spec.kind == "local":
-        from .local import LocalLlamaClient
-
-        return LocalLlamaClient(name=model) if temperature is None else LocalLlamaClient(
-            name=model, temperature=temperature)
-    if spec.kind == "demo":
-        from .demo import DemoLLM
-
-        return DemoLLM()
-    if spec.kind == "replay":
-        from .replay import ReplayLLM
-
-        return ReplayLLM.from_file(Path(spec.target))
-    if spec.kind == "scripted":
-        from .scripted import ScriptedLLM
-
-        return ScriptedLLM.from_file(Path(spec.target))
-    from .retrying import RetryingClient
-
-    inner: LLMClient
-    register_secret(api_key)  # an explicit key is redacted from provider error text like an env one
-    if spec.kind == "direct":
-        from .direct import DirectClient
-
-        inner = DirectClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
-                             structured=structured)
-    else:
-        from .litellm_client import LitellmClient
-
-        inner = LitellmClient(model, api_base=api_base, api_key=api_key, temperature=temperature, extra=extra,
-                              structured=structured)
-    return RetryingClient(inner, rate_limit_retries=rate_limit_retries)

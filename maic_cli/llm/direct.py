@@ -1,4 +1,5 @@
-"""A thin streaming client for OpenAI-compatible servers (``--client direct``).
+"""A thin streaming client for OpenAI-compatible servers (``--client direct``, and ``maic run``'s default
+for an ``openai/``, ``hosted_vllm/`` or ``litellm_proxy/`` model with an ``--api-base``: llm/spec.py).
 
 Why it exists: litellm costs about 18 ms of CPU per streamed call here (the
 openai SDK about 5 ms, a bare aiohttp request under 1 ms), which caps a batch
@@ -23,6 +24,7 @@ from typing import Any
 from ..errors import InputError
 from .openai_compat import check_structured_mode, response_format, to_llm_error
 from .port import ErrorKind, LLMError, LLMRequest, StreamPiece, Usage
+from .spec import OPENAI_COMPATIBLE
 
 _STATUS_KINDS: dict[int, ErrorKind] = {401: "auth", 403: "auth", 404: "not_found", 408: "timeout",
                                        429: "rate_limit", 400: "bad_request", 413: "context_window",
@@ -67,7 +69,8 @@ class DirectClient:
 
     def _body(self, request: LLMRequest) -> dict[str, Any]:
         model = self.model
-        body: dict[str, Any] = {"model": model.split("/", 1)[1] if model.startswith("openai/") else model,
+        provider, slash, name = model.partition("/")
+        body: dict[str, Any] = {"model": name if slash and provider in OPENAI_COMPATIBLE else model,
                                 "messages": request.messages, "stream": True,
                                 "stream_options": {"include_usage": True}}
         temperature = request.temperature if request.temperature is not None else self.temperature

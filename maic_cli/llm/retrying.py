@@ -5,7 +5,7 @@ retried with exponential backoff (with jitter, at most :data:`MAX_BACKOFF`
 seconds apart) as long as no text has arrived; once the reply has started, a
 failure is passed on (the caller keeps the partial message).  Rate limits have
 their own budget: a batch waits them out (``maic run`` allows ten) where other
-errors fail fast.  Any client can be wrapped; :func:`maic_cli.llm.make_llm`
+errors fail fast.  Any client can be wrapped; :func:`maic_cli.llm.factory.make_llm`
 wraps the litellm and direct clients.
 """
 

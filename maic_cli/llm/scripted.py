@@ -1,6 +1,6 @@
 """Fakes that ship with the package: scripted replies, or a function of the call.
 
-``scripted:FILE`` (DESIGN §7) serves a YAML/JSON list of raw replies, in order,
+``scripted:FILE`` serves a YAML/JSON list of raw replies, in order,
 to every director and agent call, streamed in small chunks.  An entry is the
 reply string, or a mapping with ``reply`` and optional ``chunk_size``,
 ``chunk_delay`` (seconds), ``error`` (``rate_limit``, ``server_error``,

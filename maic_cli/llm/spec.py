@@ -4,7 +4,10 @@ A model string is one of: any litellm string (``openai/gpt-4o-mini``,
 ``ollama/llama3``), ``local`` (or ``smollm2``: the built-in offline model),
 ``demo`` (canned replies), ``scripted:FILE`` or ``replay:FILE``.  How it is
 served can change the kind: ``--client direct`` serves a litellm string with
-maic's own OpenAI-compatible client, ``--router FILE`` with a litellm Router.
+maic's own OpenAI-compatible client, ``--router FILE`` with a litellm Router.  ``--client auto``
+(``maic run``'s default) follows the server: an OpenAI-compatible provider string
+(:data:`OPENAI_COMPATIBLE`) with an ``--api-base`` — vLLM, a llama.cpp server, Ollama's
+``/v1``, a litellm proxy — goes to the direct client, everything else through litellm.
 
 Everything that used to look at the string (which client to build, whether the
 class runs on a real model, whether it wants the compact prompts, how a
@@ -23,6 +26,14 @@ ModelKind = Literal["litellm", "local", "demo", "scripted", "replay", "router", 
 OFFLINE_MODELS = ("local", "smollm2")  # names of the built-in offline model
 OFFLINE_LABEL = "SmolLM2-135M-Instruct (llama.cpp, CPU)"
 _FILE_KINDS: tuple[ModelKind, ...] = ("scripted", "replay")
+# litellm providers that post OpenAI's /chat/completions to the --api-base as it is given.
+OPENAI_COMPATIBLE = ("openai", "hosted_vllm", "litellm_proxy")
+
+
+def follows_the_server(model: str, api_base: str | None) -> bool:
+    """``--client auto``: the direct client serves ``model`` (an OpenAI-compatible server at ``api_base``)."""
+    provider, slash, _ = model.partition("/")
+    return bool(api_base) and bool(slash) and provider in OPENAI_COMPATIBLE
 
 
 @dataclass(frozen=True)
@@ -32,8 +43,10 @@ class ModelSpec:
     target: str  # the provider's model name, or the file of a scripted/replay model
 
     @classmethod
-    def parse(cls, model: str, *, client: str = "litellm", router: bool = False) -> ModelSpec:
-        """Read a model string; ``client``/``router`` are how a litellm string is served."""
+    def parse(cls, model: str, *, client: str = "litellm", router: bool = False,
+              api_base: str | None = None) -> ModelSpec:
+        """Read a model string; ``client``/``router`` are how a litellm string is served (``client``
+        ``auto``: direct for an OpenAI-compatible ``api_base``, see :func:`follows_the_server`)."""
         prefix, colon, rest = model.partition(":")
         if colon and prefix in _FILE_KINDS:
             return cls(model, "scripted" if prefix == "scripted" else "replay", rest)
@@ -43,7 +56,8 @@ class ModelSpec:
             return cls(model, "demo", model)
         if router:
             return cls(model, "router", model)
-        return cls(model, "direct" if client == "direct" else "litellm", model)
+        direct = client == "direct" or (client == "auto" and follows_the_server(model, api_base))
+        return cls(model, "direct" if direct else "litellm", model)
 
     # -- what it is ------------------------------------------------------------------------
     @property

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..engine.prompt_set import PromptSet, TemplateSource
 from ..errors import InputError
 from ..files import read_bounded
-from ..prompts import TEMPLATE_SUFFIXES
+from ..prompts.builtin import TEMPLATE_SUFFIXES
 from .paths import maic_home
 
 MAX_TEMPLATE_BYTES = 100_000

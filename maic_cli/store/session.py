@@ -1,7 +1,8 @@
-"""The session file (DESIGN §6): everything needed to resume a class.
+"""The session file: everything needed to resume a class (ARCHITECTURE.md, "Files and formats").
 
-Written atomically (temp file in the same folder, fsync, rename) after every
-turn; never holds API keys.  A corrupt, non-UTF-8 or newer-version file is
+Written atomically (temp file in the same folder, fsync, rename) at the class's
+boundaries (a learner message, a round, a lesson step: engine/runner.py), and only
+when something changed (:class:`SessionFile`); never holds API keys.  A corrupt, non-UTF-8 or newer-version file is
 reported and left untouched; only a regular file of at most 64 MB is read (a FIFO or a
 link to ``/dev/zero`` is refused, not waited on or read without end).  One process at a time: :class:`SessionLock` holds
 an OS lock on ``FILE.lock`` (filelock) and a second ``maic chat`` on the same
@@ -90,6 +91,37 @@ def save_session(session: Session, path: Path) -> None:
     """Write atomically: a crash leaves either the old file or the new one, never half."""
     session.updated_at = time.time()
     write_atomic(path, session.model_dump_json(indent=1))
+
+
+class SessionFile:
+    """Which state of a session its file holds: a save with nothing new is skipped.
+
+    A round's end after nothing new, a quit right after a round: no write (each write is an
+    fsync of the whole class).  The caller writes (``save_session``) between :meth:`unsaved`
+    and :meth:`saved`; ``writes`` counts the writes made.
+    """
+
+    def __init__(self) -> None:
+        self.writes = 0
+        self._last: str | None = None  # the session as last written, without its time stamp
+
+    def unsaved(self, session: Session) -> str | None:
+        """The session's content if the file does not hold it yet, else ``None``."""
+        content = session.model_dump_json(exclude={"updated_at"})
+        return None if content == self._last else content
+
+    def saved(self, content: str) -> None:
+        self._last = content
+        self.writes += 1
+
+    def save(self, session: Session, path: Path) -> bool:
+        """Write ``session`` to ``path`` if it changed; ``True`` if it was written (``OSError`` propagates)."""
+        content = self.unsaved(session)
+        if content is None:
+            return False
+        save_session(session, path)
+        self.saved(content)
+        return True
 
 
 class SessionLock:

@@ -1,4 +1,4 @@
-"""Transcripts (DESIGN §6): one JSON line per thing that happened, appended as it happens.
+"""Transcripts (ARCHITECTURE.md, "Files and formats"): one JSON line per thing that happened, appended as it happens.
 
 Line 1 is the header (maic version, model, how it was produced, the class with
 full persona configs, mode, scenario, the starting board and slides).  Then,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,28 +21,13 @@ from prompt_toolkit.key_binding import KeyBindings
 
 from .text import clean
 
-SLASH_COMMANDS = {
-    "/help": "show the commands",
-    "/class": "list the agents in this class",
-    "/whiteboard": "show the whole whiteboard",
-    "/save": "/save [FILE] — save the session now (or a copy to FILE)",
-    "/export": "/export FILE.md — write the class as Markdown",
-    "/model": "/model [NAME] — show or switch the model",
-    "/lesson": "/lesson FILE — open a lesson and play it",
-    "/continue": "go on with the lesson (Enter does it too)",
-    "/next": "the lesson's next scene",
-    "/prev": "the lesson's previous scene",
-    "/slide": "/slide N — go to slide N of the lesson",
-    "/outline": "list the lesson's scenes",
-    "/quit": "save and leave",
-}
-
 
 class ClassCompleter(Completer):
-    """Slash commands at the start of a line; ``@id`` mentions of agents."""
+    """Slash commands at the start of a line (``commands``: name → help, from the chat's registry in
+    cli/slash.py); ``@id`` mentions of agents."""
 
-    def __init__(self, agent_ids: list[str]) -> None:
-        self.commands = WordCompleter(list(SLASH_COMMANDS), sentence=True, meta_dict=SLASH_COMMANDS)
+    def __init__(self, agent_ids: list[str], commands: Mapping[str, str]) -> None:
+        self.commands = WordCompleter(list(commands), sentence=True, meta_dict=dict(commands))
         self.agent_ids = agent_ids
 
     def get_completions(self, document, complete_event):  # type: ignore[no-untyped-def]
@@ -101,11 +86,11 @@ def open_history(path: Path | None, note: Callable[[str], None] = _note) -> Any:
     return _TolerantFileHistory(str(path))
 
 
-def make_prompt_session(history_file: Path | None, agent_ids: list[str], *,
+def make_prompt_session(history_file: Path | None, agent_ids: list[str], *, commands: Mapping[str, str],
                         input: Any = None, output: Any = None,
                         note: Callable[[str], None] = _note) -> PromptSession[str]:
     history = open_history(history_file, note)
-    return PromptSession(history=history, completer=ClassCompleter(agent_ids), key_bindings=_bindings(),
+    return PromptSession(history=history, completer=ClassCompleter(agent_ids, commands), key_bindings=_bindings(),
                          complete_while_typing=True, input=input, output=output,
                          reserve_space_for_menu=3,
                          bottom_toolbar="Enter: send · Alt-Enter: new line · @id: ask someone · /help",
