@@ -144,3 +144,104 @@ def repeats_earlier(text: str, earlier: list[str], ratio: float = REPEAT_RATIO) 
 def _alike(a: str, b: str, ratio: float) -> bool:
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return matcher.real_quick_ratio() >= ratio and matcher.quick_ratio() >= ratio and matcher.ratio() >= ratio
+
+
+class WordGate:
+    """Releases streamed text a whole word at a time (up to the last whitespace), so a URL or an
+    address split across deltas is seen whole before it is shown (engine/junk.py makes it inert)."""
+
+    def __init__(self) -> None:
+        self.held = ""
+
+    def feed(self, delta: str) -> str:
+        self.held += delta
+        cut = max(self.held.rfind(" "), self.held.rfind("\n"), self.held.rfind("\t")) + 1
+        out, self.held = self.held[:cut], self.held[cut:]
+        return out
+
+    def finish(self) -> str:
+        out, self.held = self.held, ""
+        return out
+
+
+# -- a prompt's own example text -------------------------------------------------------------
+
+_JSON_CONTENT = re.compile(r'"content"\s*:\s*"((?:[^"\\\n]|\\.){1,600})"')
+_QUOTED = re.compile(r'"([^"\n]{%d,600})"' % MIN_REPEAT_CHARS)
+
+
+def example_sentences(prompt: str) -> list[str]:
+    """The example speech a rendered prompt shows (the ``content`` of its JSON examples and its
+    quoted sample replies): an agent must not say it (it is compared like an earlier reply)."""
+    found = [m.group(1).replace('\\"', '"') for m in _JSON_CONTENT.finditer(prompt)]
+    found += [m.group(1) for m in _QUOTED.finditer(prompt)]
+    seen: dict[str, None] = {}
+    for text in found:
+        if len(text.strip()) >= MIN_REPEAT_CHARS and not text.lstrip().startswith(("{", "[", "<")):
+            seen.setdefault(text.strip(), None)
+    return list(seen)
+
+
+# -- speaking in the learner's place ---------------------------------------------------------
+
+# First-person lines only the learner says: a teacher or assistant saying them speaks as the learner.
+_LEARNER_LINES = re.compile(
+    r"\bas (?:the learner|your student|a learner, i)\b"
+    r"|\bi(?:'m| am) (?:just |only |still |totally |a total |a complete )?(?:an? |the )?(?:[\w+#-]+ ){0,2}"
+    r"(?:beginner|learner|newbie|novice)s?\b"
+    r"|\bi(?:'m| am) (?:very |quite |pretty |completely |totally )?new to\b"
+    r"|\bi (?:want|would like|'d like|wanna) to learn\b"
+    r"|\bteach me\b"
+    r"|\bthank(?:s| you),? (?:for (?:explaining|teaching|the explanation),? )?"
+    r"(?:teacher|sir|miss|professor|mrs?\.?|ms\.?)(?:\W|$)",
+    re.IGNORECASE)
+_ROLE_WORDS = frozenset({"teacher", "assistant", "student", "learner", "the learner", "class"})
+_SELF_INTRO = r"(?:i'm|i am|my name is|call me)\s+(?:(?:mr|mrs|ms|miss|dr|professor)\.?\s+)?$"
+
+
+def _names_in(text: str, name: str) -> list[int]:
+    """Where ``name`` (or its last word, 3+ letters, not a role word) is said in ``text`` as a whole word."""
+    words = [w for w in {name.strip(), name.strip().split(" ")[-1] if name.strip() else ""}
+             if len(w) >= 3 and w.lower() not in _ROLE_WORDS]
+    spots: list[int] = []
+    for word in words:
+        spots += [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text, re.IGNORECASE)]
+    return spots
+
+
+def speaks_as_learner(text: str, role: str, own_name: str = "", learner_name: str = "",
+                      learner_bio: str = "") -> bool:
+    """Whether an agent's ``text`` speaks in the learner's place: it says it is the learner (by that
+    word or the learner's name), a teacher or assistant says what only a learner says ("I'm a Python
+    beginner…", "teach me"), or it addresses its own speaker by name (the teacher
+    talked to "Ms. Lee" as if she were the learner).  Students are learners too: for them only
+    the first and last kinds count, and claiming the learner's background ("I'm a {bio}")."""
+    text = text[:2000]
+    lowered = text.lower()
+    if re.search(r"\bas the learner\b", lowered):
+        return True
+    if learner_name and learner_name.lower() not in ("learner", "the learner"):
+        for spot in _names_in(text, learner_name):
+            if re.search(_SELF_INTRO, lowered[max(0, spot - 24):spot]):
+                return True
+    if learner_bio.strip() and role == "student":
+        bio = re.escape(" ".join(learner_bio.lower().split())[:60])
+        if re.search(r"\bi(?:'m| am) (?:an? )?" + bio, " ".join(lowered.split())):
+            return True
+    if role != "student" and _LEARNER_LINES.search(text):
+        return True
+    if own_name:
+        for spot in _names_in(text, own_name):
+            if not re.search(_SELF_INTRO, lowered[max(0, spot - 24):spot]):
+                return True  # an agent addressing itself: it answers as someone else
+    if role == "teacher" and re.search(r"(?:^|[.!?]\s+)(?:hi|hello|dear|thanks|thank you),? teacher\b", lowered):
+        return True
+    return False
+
+
+def drop_learner_voice(text: str, role: str, own_name: str = "", learner_name: str = "",
+                       learner_bio: str = "") -> tuple[str, int]:
+    """``text`` without its sentences that speak in the learner's place, and how many went."""
+    pieces = split_sentences(text)
+    kept = [s for s in pieces if not speaks_as_learner(s, role, own_name, learner_name, learner_bio)]
+    return "".join(kept), len(pieces) - len(kept)
