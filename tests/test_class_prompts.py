@@ -15,8 +15,15 @@ import pytest
 from maic_cli.engine.actions import CATALOGUE, allowed_actions
 from maic_cli.engine.agent_prompt import build_agent_context, build_agent_prompt
 from maic_cli.engine.director_prompt import asks_learner, build_director_prompt, director_data
-from maic_cli.engine.models import AgentTurnSummary, DirectorState, Message, MessagePart, StoreState, TurnConfig
-from maic_cli.engine.models import UserProfile
+from maic_cli.engine.models import (
+    AgentTurnSummary,
+    DirectorState,
+    Message,
+    MessagePart,
+    StoreState,
+    TurnConfig,
+    UserProfile,
+)
 from maic_cli.engine.prompt_set import resolve
 from tests.helpers import agent
 

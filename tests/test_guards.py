@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 
@@ -167,7 +168,7 @@ def test_a_director_that_always_names_the_teacher_gets_everyone_once_then_the_le
         policy_name: str, allow_repeat: bool) -> None:
     result, events, _ = _stubborn_round(policy_name, allow_repeat)
     speakers = result.speakers
-    assert all(a != b for a, b in zip(speakers, speakers[1:], strict=False))  # nobody twice in a row
+    assert all(a != b for a, b in itertools.pairwise(speakers))  # nobody twice in a row
     assert speakers[0] == "teacher" and result.reason == "cue_user"
     if not allow_repeat:
         assert speakers == ["teacher", "assistant", "mia"]

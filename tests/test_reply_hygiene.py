@@ -76,7 +76,7 @@ def test_a_small_models_reply_is_cut_before_the_sentence_with_junk_and_nothing_a
 def test_a_reply_that_opens_with_junk_is_asked_again_and_the_junk_is_never_shown() -> None:
     junk = reply("#20f3ab5aef12-shakir@yahoo.com/changetexts (A) wiBwLlGvMn.")
     llm, _ = scripted([junk, reply("Rain comes from clouds full of heavy droplets.")])
-    classroom, events = play(llm)
+    _, events = play(llm)
     assert spoken(events) == "Rain comes from clouds full of heavy droplets."
     assert len(agent_calls(llm)) == 2
     assert sum(1 for e in events if e.type == "agent_start") == 1
@@ -109,7 +109,7 @@ def test_a_small_model_draws_only_what_the_class_said() -> None:
     llm, _ = scripted([reply("Warm air rises and cools, so water vapour condenses into droplets.",
                              action("wb_draw_text", content="vapour condenses into droplets"),
                              action("wb_draw_text", content="changetexts quantum shakir"))])
-    classroom, events = play(llm)
+    _, events = play(llm)
     drawn = [e.params["content"] for e in events if e.type == "action" and e.action_name == "wb_draw_text"]
     assert drawn == ["vapour condenses into droplets"]
     done = [e for e in events if e.type == "done" and e.outcome and e.outcome.kind == "agent"]

@@ -51,7 +51,8 @@ CATALOGUE: dict[str, ActionSpec] = {spec.name: spec for spec in (
                '{"startX": 0, "startY": 0, "endX": 100, "endY": 0, "arrow": true, "label": "<optional>", '
                '"elementId": "<optional id>"}'),
     ActionSpec("wb_draw_code", "whiteboard",
-               "Show a block of code; its lines get ids L1, L2, … (change it later with wb_edit_code, not a new block).",
+               "Show a block of code; its lines get ids L1, L2, … "
+               "(change it later with wb_edit_code, not a new block).",
                '{"language": "python", "code": "<source>", "fileName": "<optional>", "elementId": "<optional id>"}'),
     ActionSpec("wb_edit_code", "whiteboard", "Edit a code block shown earlier, by line id.",
                '{"elementId": "<code element id>", "operation": "insert_after|insert_before|delete|replace", '

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 
 from .actions import CATALOGUE, accept_action_params
 from .events import ActionEvent, Event, TextDeltaEvent
+from .junk import drawn_from, drawn_text, first_junk, inert_params, make_inert
 from .models import AgentConfig, WhiteboardActionRecord, new_id
 from .parser import StructuredStreamParser
 from .parser_items import Item, TextItem
-from .junk import drawn_from, drawn_text, first_junk, inert_params, make_inert
 from .speech import (
     SentenceGate,
     WordGate,

@@ -34,7 +34,7 @@ def learner_name(profile: UserProfile) -> str:
     return name if name and name != DEFAULT_NICKNAME else "the learner"
 
 
-def learner_data(profile: UserProfile) -> dict[str, str]:
+def learner_data(profile: UserProfile) -> dict[str, str | bool]:
     """``name`` fits inside a sentence; ``Name`` opens one ("The learner's message …")."""
     name = learner_name(profile)
     return {"name": name, "Name": name[:1].upper() + name[1:], "named": name != "the learner",

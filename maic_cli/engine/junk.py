@@ -52,7 +52,7 @@ _PATTERNS: tuple[tuple[JunkKind, re.Pattern[str]], ...] = (
     ("hash", re.compile(_HASH, re.IGNORECASE)),
     ("token", re.compile(_WORD)),
 )
-_WORDS = re.compile(r"\S{1,%d}" % MAX_WORD)
+_WORDS = re.compile(rf"\S{{1,{MAX_WORD}}}")
 _LINK = re.compile(rf"://[^\s/]|^www\.[^\s.]|\.(?:{_TLDS})\b", re.IGNORECASE)
 _TRAILING = ".,;:!?)]}'\"”’…"
 _HUMPS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -71,7 +71,7 @@ def _random_token(word: str) -> bool:
     """A word that reads as random letters: many short upper/lower/digit humps (``wiBwLlGvMn``,
     ``a8F3kQ9zX``), unlike camelCase names (``getElementById``), formulas or plain words."""
     core = word.strip("+/=_-")
-    if len(core) < 8 or _FORMULA.fullmatch(core) or core.isalpha() and (core.islower() or core.isupper()):
+    if len(core) < 8 or _FORMULA.fullmatch(core) or (core.isalpha() and (core.islower() or core.isupper())):
         return False
     if core.isdigit() or "_" in core or "-" in core:
         return False
@@ -79,7 +79,7 @@ def _random_token(word: str) -> bool:
     if len(humps) < 4:
         return False
     mean = sum(len(h) for h in humps) / len(humps)
-    return mean < 3 or len(core) >= 20 and any(c.isdigit() for c in core) and mean < 5
+    return mean < 3 or (len(core) >= 20 and any(c.isdigit() for c in core) and mean < 5)
 
 
 def _word_junk(word: str, offset: int) -> list[Junk]:

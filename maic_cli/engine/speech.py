@@ -167,7 +167,7 @@ class WordGate:
 # -- a prompt's own example text -------------------------------------------------------------
 
 _JSON_CONTENT = re.compile(r'"content"\s*:\s*"((?:[^"\\\n]|\\.){1,600})"')
-_QUOTED = re.compile(r'"([^"\n]{%d,600})"' % MIN_REPEAT_CHARS)
+_QUOTED = re.compile(rf'"([^"\n]{{{MIN_REPEAT_CHARS},600}})"')
 
 
 def example_sentences(prompt: str) -> list[str]:

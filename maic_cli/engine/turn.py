@@ -46,8 +46,8 @@ from .outcomes import DirectorOutcome
 from .policies import DirectorPolicy
 from .prompt_set import PromptSet
 from .sanitize import replace_surrogates
-from .speech import example_sentences
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
+from .speech import example_sentences
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
 MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
