@@ -11,12 +11,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from maic_cli.engine.agent_prompt import build_agent_prompt
+from maic_cli.engine.agent_reply import cut_before_junk
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.metrics import RoundLog
 from maic_cli.engine.models import TurnConfig, UserProfile
 from maic_cli.engine.round import run_round
-from maic_cli.engine.speech import example_sentences, speaks_as_learner
+from maic_cli.engine.speech import drop_learner_voice, example_sentences, speaks_as_learner
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedReply
 from maic_cli.ui.export import classroom_to_markdown
@@ -190,3 +194,17 @@ def test_a_reply_dropped_whole_takes_no_turn_anywhere() -> None:
     assert (log.agent_turns, log.empty_turns, log.speakers, log.dropped_replies) == (0, 0, [], 2)
     dropped = [e for e in events if e.type == "done" and e.reply_dropped]
     assert len(dropped) == 2 and all(not e.director_state.agent_responses for e in dropped)
+
+
+# -- fuzz: the checks read untrusted model text ------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400), st.sampled_from(["teacher", "assistant", "student"]), st.text(max_size=20),
+       st.text(max_size=20))
+def test_fuzz_the_speech_checks_never_fail_and_only_remove_text(text: str, role: str, own: str, learner: str) -> None:
+    kept, dropped = drop_learner_voice(text, role, own, learner, "Python beginner")
+    assert len(kept) <= len(text) and dropped >= 0
+    cut = cut_before_junk(text)
+    assert cut is None or text.startswith(cut)
+    assert all(isinstance(s, str) for s in example_sentences(text))

@@ -235,10 +235,14 @@ def earlier_replies(messages: list[Message], state: DirectorState) -> list[str]:
 
 def hygiene_for(request: TurnRequest) -> Hygiene:
     """What an agent's reply is checked against: the learner (who must not be impersonated) and
-    what a small model may draw from (the learner's message, the current slide)."""
+    what a small model may draw from (the learner's message, the lesson's title, scene and quiz
+    lines, the current slide's elements)."""
     profile = request.user_profile
     slide = request.store_state.slide
     sources = [_learner_text(request.messages) or ""]
+    lesson = request.config.lesson
+    if lesson is not None:
+        sources += [lesson.title, lesson.scene, *lesson.quiz]
     if slide is not None:
         sources += [slide.title, *(e.plain_text() for e in slide.elements)]
     return Hygiene(learner_name=profile.nickname, learner_bio=profile.bio, sources="\n".join(sources))
