@@ -208,3 +208,25 @@ def test_fuzz_the_speech_checks_never_fail_and_only_remove_text(text: str, role:
     cut = cut_before_junk(text)
     assert cut is None or text.startswith(cut)
     assert all(isinstance(s, str) for s in example_sentences(text))
+
+
+def test_part_of_an_example_sentence_is_an_echo_and_is_left_out() -> None:
+    assistant = agent("sam", "assistant", "Sam")
+    klass = {"teacher": CLASS["teacher"], "sam": assistant}
+
+    def respond(request: LLMRequest) -> str:
+        if request.purpose == "director":
+            spoken = request.facts.spoken if request.facts else ()
+            return decision({0: "teacher", 1: "sam"}.get(len(spoken), "END"))
+        if request.agent_id == "teacher":
+            return reply("Rain falls when droplets in a cloud grow heavy.")
+        return reply("Puddles form when the ground is full of water. You can try it at lunch.")
+
+    llm = FunctionLLM(respond)
+    classroom = Classroom()
+    classroom.add_learner_message("Why does it rain?")
+    events: list = []
+    asyncio.run(run_round(classroom, TurnConfig(agent_ids=list(klass), compact_prompts=True), llm,
+                          registry=klass, profile=PROFILE, on_event=events.append))
+    said = classroom.messages[-1]
+    assert said.agent_id == "sam" and said.text == "Puddles form when the ground is full of water."

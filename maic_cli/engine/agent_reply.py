@@ -10,8 +10,10 @@ not a word, at a time; large models keep word-by-word streaming, they rarely nee
 With ``earlier`` replies given (and ``may_retry``), the opening of the reply is also held (up to
 ``CHECK_CHARS`` of speech, the first action or the end) and compared with them: a copy
 sets ``repeat`` and emits nothing, so the caller can ask again; later, a sentence that
-copies one of theirs is left out (``copied_sentences``).  ``earlier`` also holds the example
-sentences of the agent's own rendered prompt (speech.example_sentences): they are never said.
+copies one of theirs is left out (``copied_sentences``).  ``examples`` are the example
+sentences of the agent's own rendered prompt (speech.example_sentences): compared like earlier
+replies, and five words of one in a row are an echo too (the opening is asked again, a later
+sentence left out).
 
 What a small model may not do (gated replies): speak in the learner's place (such a sentence
 is left out, ``learner_voice``; an opening that does it is asked again), say junk — an
@@ -38,7 +40,9 @@ from .speech import (
     SentenceGate,
     WordGate,
     drop_copied_sentences,
+    drop_example_echoes,
     drop_learner_voice,
+    echoes_example,
     repeats_earlier,
     speaks_as_learner,
     split_sentences,
@@ -76,7 +80,8 @@ class ReplyStream:
     """Assembles the events of one attempt at an agent's reply."""
 
     def __init__(self, agent: AgentConfig, allowed: list[str], message_id: str, *, gated: bool = False,
-                 earlier: list[str] | None = None, may_retry: bool = True, hygiene: Hygiene | None = None) -> None:
+                 earlier: list[str] | None = None, may_retry: bool = True, hygiene: Hygiene | None = None,
+                 examples: list[str] | None = None) -> None:
         self.agent = agent
         self.allowed = allowed
         self.message_id = message_id
@@ -98,6 +103,7 @@ class ReplyStream:
         self._gate = SentenceGate() if gated else None
         self._words = None if gated else WordGate()
         self._earlier = earlier or []
+        self._examples = examples or []  # the prompt's example sentences: never said, not even in part
         self._pending: list[Event] | None = [] if gated and may_retry else None  # None: no check (left)
 
     @property
@@ -130,6 +136,9 @@ class ReplyStream:
                 content, self.junk_cut = cut, True
             if self._earlier:
                 content, dropped = drop_copied_sentences(content, self._earlier)
+                self.copied_sentences += dropped
+            if self._examples:
+                content, dropped = drop_example_echoes(content, self._examples)
                 self.copied_sentences += dropped
             content, dropped = drop_learner_voice(content, self.agent.role, self.agent.name,
                                                   self.hygiene.learner_name, self.hygiene.learner_bio)
@@ -200,7 +209,7 @@ class ReplyStream:
         if not ready:
             return []
         h = self.hygiene
-        if (repeats_earlier(self._heard, self._earlier)
+        if (repeats_earlier(self._heard, self._earlier) or echoes_example(self._heard, self._examples)
                 or speaks_as_learner(self._heard, self.agent.role, self.agent.name, h.learner_name, h.learner_bio)
                 or (self.dropped_sentences and not self.content.strip())):
             self.repeat = True

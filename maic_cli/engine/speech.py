@@ -182,6 +182,30 @@ def example_sentences(prompt: str) -> list[str]:
     return list(seen)
 
 
+ECHO_WORDS = 5  # a run of this many words of a prompt's example, in order, is an echo of it
+_WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = [w.lower() for w in _WORD_RE.findall(text[:MAX_COMPARED_CHARS * 2])]
+    return {tuple(words[i:i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+
+
+def echoes_example(text: str, examples: list[str]) -> bool:
+    """Whether ``text`` says ``ECHO_WORDS`` words in a row of one of a prompt's ``examples`` (the
+    offline model said "You can try it at lunch." from the assistant's example: too short for
+    :func:`repeats_earlier`, still not its own words)."""
+    mine = _shingles(text)
+    return bool(mine) and any(mine & _shingles(example) for example in examples)
+
+
+def drop_example_echoes(text: str, examples: list[str]) -> tuple[str, int]:
+    """``text`` without its sentences that echo a prompt's example, and how many went."""
+    pieces = split_sentences(text)
+    kept = [s for s in pieces if not echoes_example(s, examples)]
+    return "".join(kept), len(pieces) - len(kept)
+
+
 # -- speaking in the learner's place ---------------------------------------------------------
 
 # First-person lines only the learner says: a teacher or assistant saying them speaks as the learner.

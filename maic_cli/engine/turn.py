@@ -274,13 +274,14 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
     # Small models: whole sentences only, and one more try (same prompt, so it is all cached;
     # a higher temperature) when the reply opens with a copy of an earlier one or of its prompt's
     # examples, speaks as the learner, or has nothing left to say (agent_reply.py).
-    earlier = [*example_sentences(messages[0]["content"]), *earlier_replies(request.messages, state)] if compact else []
+    examples = example_sentences(messages[0]["content"]) if compact else []
+    earlier = [*examples, *earlier_replies(request.messages, state)] if compact else []
     hygiene = hygiene_for(request)
     error: LLMError | None = None
     # The speaker's card opens with the first thing it shows: a reply dropped whole takes no turn.
     for attempt in range(2 if compact else 1):
         reply = ReplyStream(agent, allowed, message_id, gated=compact, earlier=earlier, may_retry=attempt == 0,
-                            hygiene=hygiene)
+                            hygiene=hygiene, examples=examples)
         texts = _timed_stream(llm, call if attempt == 0 else _hotter(call), usage.agent)
         try:
             async for text in texts:
