@@ -230,3 +230,11 @@ def test_part_of_an_example_sentence_is_an_echo_and_is_left_out() -> None:
                           registry=klass, profile=PROFILE, on_event=events.append))
     said = classroom.messages[-1]
     assert said.agent_id == "sam" and said.text == "Puddles form when the ground is full of water."
+
+
+def test_a_sentence_said_twice_in_one_reply_is_said_once() -> None:
+    looped = ("The answer is 1/2. A fraction has two numbers, the numerator and the denominator. "
+              "The answer is 1/2. A fraction has two numbers: the numerator and the denominator. The answer is 1/2.")
+    llm, _ = scripted([reply(looped)])
+    _, events = play(llm, "What is a fraction?")
+    assert spoken(events) == "The answer is 1/2. A fraction has two numbers, the numerator and the denominator."

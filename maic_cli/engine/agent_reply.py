@@ -42,6 +42,7 @@ from .speech import (
     drop_copied_sentences,
     drop_example_echoes,
     drop_learner_voice,
+    drop_repeated_within,
     echoes_example,
     repeats_earlier,
     speaks_as_learner,
@@ -140,6 +141,8 @@ class ReplyStream:
             if self._examples:
                 content, dropped = drop_example_echoes(content, self._examples)
                 self.copied_sentences += dropped
+            content, dropped = drop_repeated_within(content, self.content[-HEARD_CHARS:])
+            self.copied_sentences += dropped
             content, dropped = drop_learner_voice(content, self.agent.role, self.agent.name,
                                                   self.hygiene.learner_name, self.hygiene.learner_bio)
             self.learner_voice += dropped

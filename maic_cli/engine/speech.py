@@ -103,6 +103,27 @@ def drop_copied_sentences(text: str, earlier: list[str]) -> tuple[str, int]:
     return "".join(kept), len(split_sentences(text)) - len(kept)
 
 
+MIN_SELF_REPEAT_CHARS = 12  # "The answer is 1/2." said three times in one reply: short, but plainly a loop
+
+
+def drop_repeated_within(text: str, said: str) -> tuple[str, int]:
+    """``text`` without its sentences that repeat one already ``said`` in this same reply (word for
+    word, or alike by :func:`repeats_earlier` when long enough), and how many went."""
+    def key(sentence: str) -> str:
+        return _norm(sentence).strip(" .!?…;:,\"'")
+
+    seen = {key(s) for s in _sentences(said)}
+    kept: list[str] = []
+    for sentence in split_sentences(text):
+        norm = key(sentence)
+        if len(norm) >= MIN_SELF_REPEAT_CHARS and (norm in seen or repeats_earlier(sentence, [said])):
+            continue
+        kept.append(sentence)
+        seen.add(norm)
+        said += sentence
+    return "".join(kept), len(split_sentences(text)) - len(kept)
+
+
 def drop_stray_quotes(text: str) -> str:
     """``text`` without an unpaired ``"`` at its very start or end (a small model's habit)."""
     stripped = text.strip()
