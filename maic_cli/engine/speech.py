@@ -1,4 +1,4 @@
-"""Speech hygiene for small models: whole sentences only, and no copy of an earlier reply.
+"""Speech hygiene: whole sentences (or words) only, no copies, no echo of a prompt, no learner's voice.
 
 Pure functions and one small stateful filter, used by the agent turn when compact
 prompts are on (a 135M model ran into its token cap mid-sentence, and once answered
@@ -9,7 +9,14 @@ a new question with its previous answer word for word):
   ends, so a view never shows words that are later taken back;
 * :func:`drop_stray_quotes` removes an unpaired ``"`` opening (or closing) the reply;
 * :func:`drop_copied_sentences` leaves out a sentence copied from an earlier reply;
-* :func:`repeats_earlier` tells whether a reply (or its opening) copies an earlier one.
+* :func:`repeats_earlier` tells whether a reply (or its opening) copies an earlier one;
+* :func:`drop_repeated_within` leaves out a sentence said twice in the same reply;
+* :class:`WordGate` releases any model's stream a whole word at a time (a URL split across
+  deltas is made inert whole, engine/junk.py);
+* :func:`example_sentences` reads a rendered prompt's own example speech, and
+  :func:`echoes_example` tells whether a sentence says five words of one in a row;
+* :func:`speaks_as_learner` tells whether an agent speaks in the learner's place ("I'm a
+  Python beginner…"), and :func:`drop_learner_voice` leaves such sentences out.
 """
 
 from __future__ import annotations
