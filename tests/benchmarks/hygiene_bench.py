@@ -79,12 +79,12 @@ async def play(seed: int, show: bool) -> None:
             speech, params = raw_items(call.reply)
             if show:
                 for junk in find_junk(speech + "\n" + "\n".join(drawn_text(p) for p in params)):
-                    print(f"  written by {agent.name}, never shown ({junk.kind}): {junk.text}")
+                    print(f"  written by {agent.name}, held back ({junk.kind}): {junk.text}")
                 for sentence in split_sentences(speech):
                     if speaks_as_learner(sentence, agent.role, agent.name, PROFILE.nickname, PROFILE.bio):
-                        print(f"  written by {agent.name}, never shown (learner voice): {sentence.strip()}")
+                        print(f"  written by {agent.name}, held back (learner voice): {sentence.strip()}")
                     elif echoes_example(sentence, examples):
-                        print(f"  written by {agent.name}, never shown (example echo): {sentence.strip()}")
+                        print(f"  written by {agent.name}, held back (example echo): {sentence.strip()}")
             raw_totals = [a + b for a, b in zip(raw_totals, count(speech, params, agent.role, agent.name, examples),
                                                 strict=True)]
         for message in classroom.messages[before:]:
