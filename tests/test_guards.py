@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+
+import pytest
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.guards import guard_pick
@@ -38,19 +41,20 @@ def test_a_repeated_speaker_is_replaced_by_the_best_who_has_not_spoken() -> None
     assert corrections(events) == [("teacher", "assistant", "repeat_speaker")]
 
 
-def test_a_repeat_is_allowed_when_configured() -> None:
-    llm = ScriptedLLM([decision("teacher"), reply("Scattering."), decision("teacher"), reply("More."),
-                       decision("USER")])
+def test_a_repeat_when_configured_is_allowed_but_never_twice_in_a_row() -> None:
+    llm = ScriptedLLM([decision("teacher"), reply("Scattering."), decision("teacher"), reply("Adding."),
+                       decision("teacher"), reply("More."), decision("USER")])
     result, events = play(llm, TurnConfig(agent_ids=list(CLASS), allow_repeat_speaker=True))
-    assert result.speakers == ["teacher", "teacher"] and corrections(events) == []
+    assert result.speakers == ["teacher", "assistant", "teacher"]
+    assert corrections(events) == [("teacher", "assistant", "repeat_speaker")]
 
 
-def test_a_repeat_is_allowed_when_nobody_else_is_left() -> None:
+def test_a_repeat_when_nobody_else_is_left_hands_to_the_learner() -> None:
     pair = {a.id: a for a in (CLASS["teacher"], CLASS["leo"])}
-    llm = ScriptedLLM([decision("teacher"), reply("A."), decision("leo"), reply("B?"), decision("teacher"),
-                       reply("C."), decision("END")])
+    llm = ScriptedLLM([decision("teacher"), reply("A."), decision("leo"), reply("B?"), decision("teacher")])
     result, events = play(llm, agents=pair)
-    assert result.speakers == ["teacher", "leo", "teacher"] and corrections(events) == []
+    assert result.speakers == ["teacher", "leo"] and result.reason == "cue_user"
+    assert corrections(events) == [("teacher", "USER", "repeat_speaker")]
 
 
 def test_ending_before_anyone_answered_dispatches_the_teacher() -> None:
@@ -133,3 +137,46 @@ def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path) -> None:
     assert "| corrections |" in markdown and "## By director policy" in markdown
     row = next(line for line in markdown.splitlines() if line.startswith("| sky"))
     assert row.rstrip().endswith("| 2 |")
+
+
+STUBBORN_CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T"), agent("mia", "student", "Mia"),
+                                    agent("assistant", "assistant", "Sam"))}
+
+
+def _stubborn_round(policy_name: str, allow_repeat: bool) -> tuple[RoundResult, list, int]:
+    """A round whose director (the LLM, or a policy hook) always names the teacher."""
+    from maic_cli.engine.policies import DirectorPolicy
+    from maic_cli.llm.scripted import FunctionLLM
+
+    def respond(request):  # type: ignore[no-untyped-def]
+        return decision("teacher") if request.purpose == "director" else reply("Something new to add.")
+
+    llm = FunctionLLM(respond)
+    policy = None if policy_name == "llm" else DirectorPolicy("tests:teacher", lambda *_: "teacher")
+    classroom = Classroom()
+    classroom.add_learner_message("Why is the sky blue?")
+    events: list = []
+    config = TurnConfig(agent_ids=list(STUBBORN_CLASS), max_turns=8, allow_repeat_speaker=allow_repeat)
+    result = asyncio.run(run_round(classroom, config, llm, registry=STUBBORN_CLASS, policy=policy,
+                                   on_event=events.append))
+    return result, events, sum(1 for c in llm.calls if c.purpose == "director")
+
+
+@pytest.mark.parametrize("policy_name", ["llm", "hook"])
+@pytest.mark.parametrize("allow_repeat", [False, True])
+def test_a_director_that_always_names_the_teacher_gets_everyone_once_then_the_learner(
+        policy_name: str, allow_repeat: bool) -> None:
+    result, events, _ = _stubborn_round(policy_name, allow_repeat)
+    speakers = result.speakers
+    assert all(a != b for a, b in itertools.pairwise(speakers))  # nobody twice in a row
+    assert speakers[0] == "teacher" and result.reason == "cue_user"
+    if not allow_repeat:
+        assert speakers == ["teacher", "assistant", "mia"]
+    fixes = corrections(events)
+    assert fixes and all(rule == "repeat_speaker" and original == "teacher" for original, _, rule in fixes)
+    assert fixes[-1][1] == "USER"  # the round hands to the learner
+    from maic_cli.engine.metrics import RoundLog
+    log = RoundLog(0, "Why is the sky blue?")
+    for event in events:
+        log.observe(event, STUBBORN_CLASS)
+    assert log.director_corrections == len(fixes) == sum(1 for e in events if e.type == "director_correction")

@@ -130,7 +130,7 @@ def test_a_discussion_opening_round_has_nothing_to_answer() -> None:
 
 def test_the_built_in_rubric_is_versioned() -> None:
     identity = rubric_identity(PromptSet.builtin())
-    assert identity.version == "maic-judge-1" and identity.source == "built-in" and len(identity.fingerprint) == 12
+    assert identity.version == "maic-judge-2" and identity.source == "built-in" and len(identity.fingerprint) == 12
 
 
 # -- maic run --judge -------------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ def test_judge_scores_land_in_every_report_with_intervals_and_apart_from_the_cla
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["judge"]["models"] == [f"scripted:{tmp_path / 'judge.json'}"]
-    assert report["judge"]["rubric_versions"] == ["maic-judge-1"] and report["judge"]["runs_judged"] == 4
+    assert report["judge"]["rubric_versions"] == ["maic-judge-2"] and report["judge"]["runs_judged"] == 4
     overall = report["overall"]["judge"]
     assert overall["turns_judged"] == 8 and overall["turns_missing"] == 0 and overall["rounds_judged"] == 4
     assert overall["rates"]["on_topic"] == {"value": 1.0, "successes": 8, "trials": 8, "low": 0.6756, "high": 1.0}
@@ -174,7 +174,7 @@ def test_judge_scores_land_in_every_report_with_intervals_and_apart_from_the_cla
     run_entry = report["runs"][0]["judge"]
     assert run_entry["rounds"][0]["turns"][1]["new"] is False and run_entry["summary"]["turns_judged"] == 2
     markdown = (out / "report.md").read_text(encoding="utf-8")
-    assert "## Judged turns" in markdown and "maic-judge-1" in markdown
+    assert "## Judged turns" in markdown and "maic-judge-2" in markdown
     assert "| all runs | 4 | 8 | 0 | 0 | 1 [0.6756, 1] |" in markdown
     assert "judge: adds something new" in markdown  # in the comparisons
     turns = read_csv(out / "turns.csv")
@@ -223,7 +223,7 @@ def test_the_rubric_override_is_used_and_its_version_recorded(tmp_path: Path) ->
     prompts = tmp_path / "mine"
     (prompts / "judge").mkdir(parents=True)
     rubric = (ROOT / "maic_cli/prompts/judge/rubric.j2").read_text(encoding="utf-8")
-    (prompts / "judge" / "rubric.j2").write_text(rubric.replace("maic-judge-1", "strict-2")
+    (prompts / "judge" / "rubric.j2").write_text(rubric.replace("maic-judge-2", "strict-2")
                                                  .replace("You judge a class", "You are a STRICT judge of a class"),
                                                  encoding="utf-8")
     scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)

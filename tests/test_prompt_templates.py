@@ -240,7 +240,7 @@ def test_director_rules_cover_routing_quality() -> None:
                  "One greeting per class", "agent turn 1 of at most 6", "question to the learner is still open"]:
         assert rule in first, rule
     later = director_prompt("qa-later-turn", False)
-    assert "agent turn 2 of at most 6" in later and "The last speaker ended with a question." in later
+    assert "agent turn 2 of at most 6" in later and "The last speaker ended with a question to Ana." in later
     assert "Nobody has answered yet" not in later
 
 

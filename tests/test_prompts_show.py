@@ -72,7 +72,7 @@ def test_the_prompts_folder_is_used(tmp_path: Path) -> None:
     speech.write_text("PIRATE-RULES for {{ learner.name }}.\n", encoding="utf-8")
     result = show("agent", "teacher", "--prompts", str(tmp_path / "set"))
     assert result.exit_code == 0, result.output
-    assert "PIRATE-RULES for Learner." in result.stdout and "No markdown" not in result.stdout
+    assert "PIRATE-RULES for the learner." in result.stdout and "No markdown" not in result.stdout
 
 
 def test_a_broken_template_is_one_line_exit_2(tmp_path: Path) -> None:

@@ -110,3 +110,20 @@ def test_a_results_file_cannot_point_the_tables_at_another_file(tmp_path: Path) 
     write_tables(out, results)
     _, turns = read_csv(out / "turns.csv")
     assert {t["source"] for t in turns} == {"summary"} and len(turns) == 6
+
+
+def test_a_reply_dropped_whole_is_no_turn_in_turns_csv_or_for_the_judge(tmp_path: Path) -> None:
+    from maic_cli.store.judge_rounds import rounds_to_judge
+    from maic_cli.store.transcript import read_transcript
+    from tests.helpers import decision
+
+    dropped_first = (decision("teacher"), "[]", *GOOD_ROUND)  # an empty reply, then the round as usual
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    out = tmp_path / "out"
+    result = run(tmp_path, str(scenario), "--model", script(tmp_path, *dropped_first), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    _, turns = read_csv(out / "turns.csv")
+    assert [(t["turn"], t["speaker"]) for t in turns] == [("1", "teacher"), ("2", "curious_student")]
+    assert all(t["empty"] in ("0", "False", "false") for t in turns)
+    [judged] = rounds_to_judge(read_transcript(next((out / "transcripts").iterdir())))
+    assert [t.text for t in judged.turns] == ["Scattering.", "Why blue?"]

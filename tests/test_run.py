@@ -97,19 +97,21 @@ def test_failed_expectations_exit_1_and_are_reported(tmp_path: Path) -> None:
     assert "✗" in result.stdout
 
 
-def test_metrics_count_repeats_roles_greetings_and_empty_turns(tmp_path: Path) -> None:
-    # Two students only: a repeat passes the routing guard once nobody else is left.
+def test_metrics_count_roles_greetings_and_dropped_replies(tmp_path: Path) -> None:
+    # Two students only: an empty reply is dropped whole (no turn), and a repeat pick once
+    # everyone has spoken hands the round to the learner instead of passing.
     scenario = write(tmp_path / "s.yaml", QA_SCENARIO.replace("max_agents: 2", "max_agents: 9")
                      .replace("[teacher, curious_student, class_clown]", "[curious_student, class_clown]"))
-    replies = (decision("curious_student"), reply("Hello everyone!"), decision("class_clown"), reply("Hi hi!"),
-               decision("curious_student"), "[]", decision("END"))
+    replies = (decision("curious_student"), "[]", decision("curious_student"), reply("Hello everyone!"),
+               decision("class_clown"), reply("Hi hi!"), decision("curious_student"))
     out = tmp_path / "out"
     run(tmp_path, str(scenario), "--model", script(tmp_path, *replies), "--out", str(out))
     overall = json.loads((out / "report.json").read_text())["overall"]
-    assert overall["rounds_with_repeated_speaker"] == 1
-    assert overall["same_role_in_a_row"] == 2
+    assert overall["rounds_with_repeated_speaker"] == 0 and overall["director_corrections"] == 1
+    assert overall["same_role_in_a_row"] == 1
     assert overall["second_greetings"] == 1
-    assert overall["empty_turns"] == 1
+    assert overall["empty_turns"] == 0 and overall["dropped_replies"] == 1
+    assert overall["agent_turns"] == 2
 
 
 def test_one_failing_run_does_not_stop_the_others(tmp_path: Path) -> None:

@@ -39,18 +39,21 @@ CATALOGUE: dict[str, ActionSpec] = {spec.name: spec for spec in (
                '{"content": "<text>", "x": 0-1000, "y": 0-560, "fontSize": 18, "elementId": "<optional id>"}'),
     ActionSpec("wb_draw_shape", "whiteboard", "Draw a shape.",
                '{"shape": "rectangle|circle|triangle", "x": 0, "y": 0, "width": 100, "height": 60, '
-               '"label": "<optional text>"}'),
+               '"label": "<optional text>", "elementId": "<optional id>"}'),
     ActionSpec("wb_draw_chart", "whiteboard", "Draw a chart from data.",
                '{"chartType": "bar|line|pie", "title": "<title>", "labels": ["a", "b"], '
-               '"series": [{"name": "<legend>", "values": [1, 2]}]}'),
+               '"series": [{"name": "<legend>", "values": [1, 2]}], "elementId": "<optional id>"}'),
     ActionSpec("wb_draw_latex", "whiteboard", "Write a formula in LaTeX.",
-               '{"latex": "<LaTeX source>", "x": 0, "y": 0}'),
+               '{"latex": "<LaTeX source>", "x": 0, "y": 0, "elementId": "<optional id>"}'),
     ActionSpec("wb_draw_table", "whiteboard", "Draw a table; the first row is the header.",
-               '{"data": [["header", "header"], ["cell", "cell"]]}'),
+               '{"data": [["header", "header"], ["cell", "cell"]], "elementId": "<optional id>"}'),
     ActionSpec("wb_draw_line", "whiteboard", "Draw a line or an arrow between two points.",
-               '{"startX": 0, "startY": 0, "endX": 100, "endY": 0, "arrow": true, "label": "<optional>"}'),
-    ActionSpec("wb_draw_code", "whiteboard", "Show a block of code; its lines get ids L1, L2, ….",
-               '{"language": "python", "code": "<source>", "fileName": "<optional>"}'),
+               '{"startX": 0, "startY": 0, "endX": 100, "endY": 0, "arrow": true, "label": "<optional>", '
+               '"elementId": "<optional id>"}'),
+    ActionSpec("wb_draw_code", "whiteboard",
+               "Show a block of code; its lines get ids L1, L2, … "
+               "(change it later with wb_edit_code, not a new block).",
+               '{"language": "python", "code": "<source>", "fileName": "<optional>", "elementId": "<optional id>"}'),
     ActionSpec("wb_edit_code", "whiteboard", "Edit a code block shown earlier, by line id.",
                '{"elementId": "<code element id>", "operation": "insert_after|insert_before|delete|replace", '
                '"lineId": "L3", "endLineId": "<optional, for a range>", "content": "<new lines>"}'),
@@ -64,7 +67,7 @@ WHITEBOARD_ACTIONS = frozenset(n for n, s in CATALOGUE.items() if s.scope == "wh
 ROLE_DEFAULTS: dict[str, frozenset[str]] = {
     "teacher": SLIDE_ACTIONS | WHITEBOARD_ACTIONS,
     "assistant": WHITEBOARD_ACTIONS - {"wb_clear", "wb_delete"},  # nobody but the teacher erases by default
-    "student": WHITEBOARD_ACTIONS - {"wb_clear", "wb_delete"},
+    "student": WHITEBOARD_ACTIONS - {"wb_clear", "wb_delete", "wb_close"},  # students never close the board
 }
 
 

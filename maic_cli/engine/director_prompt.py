@@ -9,6 +9,7 @@ agents when it did not.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .models import AgentConfig, DirectorState, Message, StoreState, TurnConfig, UserProfile
@@ -24,9 +25,44 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+DEFAULT_NICKNAME = "Learner"  # UserProfile's default: no name was given
+
+
+def learner_name(profile: UserProfile) -> str:
+    """How prompts call the learner: their name, or "the learner" when none was given."""
+    name = " ".join(profile.nickname.split())
+    return name if name and name != DEFAULT_NICKNAME else "the learner"
+
+
 def learner_data(profile: UserProfile) -> dict[str, Any]:
-    """The learner for the templates; ``memory``: the quoted lines of their profile (data, not instructions)."""
-    return {"name": profile.nickname, "bio": profile.bio.strip(), "memory": list(profile.memory)}
+    """``name`` fits inside a sentence; ``Name`` opens one ("The learner's message …"); ``memory``: the
+    quoted lines of their profile (data, not instructions)."""
+    name = learner_name(profile)
+    return {"name": name, "Name": name[:1].upper() + name[1:], "named": name != "the learner",
+            "bio": profile.bio.strip(), "memory": list(profile.memory)}
+
+
+_TEACHER_WORDS = re.compile(r"\b(?:teacher|miss|sir|professor|mr|mrs|ms|dr)\b\.?", re.IGNORECASE)
+
+
+def asks_learner(text: str, speaker_role: str, learner: str, others: list[str]) -> bool:
+    """Whether ``text`` ends with a question to the learner (their cue), not to someone else in
+    the class: a question that names another agent or the teacher is theirs to answer; one that
+    names the learner is the learner's; otherwise a student's question goes to the teacher, and a
+    teacher's or assistant's to the learner."""
+    text = " ".join(text.split())
+    if not text.endswith("?"):
+        return False
+    last = re.split(r"(?<=[.!?])\s+", text)[-1].lower()
+    if learner and learner.lower() != "the learner" and re.search(r"\b" + re.escape(learner.lower()) + r"\b", last):
+        return True
+    for name in others:
+        words = [w for w in {name.lower(), name.lower().split(" ")[-1]} if len(w) >= 3]
+        if any(re.search(r"\b" + re.escape(w) + r"\b", last) for w in words):
+            return False
+    if _TEACHER_WORDS.search(last):
+        return False
+    return speaker_role != "student"
 
 
 def conversation_data(messages: list[Message], limit: int = SUMMARY_MESSAGES) -> list[dict[str, Any]]:
@@ -41,6 +77,17 @@ def discussion_opening(messages: list[Message], state: DirectorState, lesson_ope
     lesson, on the first turn of its discussion scene's round)."""
     first_turn = state.turn_count == 0 and not state.agent_responses
     return first_turn and (lesson_opens or not any(m.role == "agent" for m in messages))
+
+
+def discussion_guide(agents: list[AgentConfig], state: DirectorState, messages: list[Message],
+                     lesson_opens: bool = False) -> str:
+    """In a discussion's opening round, once the initiator has spoken: the teacher, who guides it
+    next (``""``: not that moment, or the teacher has spoken or opened it)."""
+    agent_messages = sum(1 for m in messages if m.role == "agent")
+    opened_this_round = bool(state.agent_responses) and (lesson_opens or agent_messages <= len(state.agent_responses))
+    spoken = {r.agent_id for r in state.agent_responses}
+    teacher = next((a.id for a in agents if a.role == "teacher"), "")
+    return teacher if opened_this_round and teacher not in spoken else ""
 
 
 def suggested_next(agents: list[AgentConfig], state: DirectorState, messages: list[Message]) -> str:
@@ -70,15 +117,20 @@ def director_data(agents: list[AgentConfig], state: DirectorState, messages: lis
         discussion = {"topic": config.discussion_topic, "prompt": config.discussion_prompt or "",
                       "initiator": config.initiator_id or "",
                       "opening": discussion_opening(messages, state, lesson_opens)}
-    last = state.agent_responses[-1].content_preview.rstrip() if state.agent_responses else ""
+        discussion["guide"] = discussion_guide(agents, state, messages, lesson_opens)
+    last_turn = state.agent_responses[-1] if state.agent_responses else None
+    roles = {a.id: a.role for a in agents}
+    last_asked = last_turn is not None and asks_learner(
+        last_turn.content_preview, roles.get(last_turn.agent_id, ""), learner_name(profile),
+        [a.name for a in agents if a.id != last_turn.agent_id])
     return {
         "agents": [{"id": a.id, "name": a.name, "role": a.role, "priority": a.priority}
                    for a in sorted(agents, key=lambda a: -a.priority)],
         "spoken": spoken, "turn": state.turn_count, "max_turns": config.max_turns,
         "conversation": conversation_data(messages), "learner": learner_data(profile),
         "discussion": discussion, "board": ledger_summary(state.whiteboard_ledger, store.whiteboard_open),
-        "last_asked": last.endswith("?"), "ids": [a.id for a in agents],
-        "suggested": suggested_next(agents, state, messages),
+        "last_asked": last_asked, "ids": [a.id for a in agents],
+        "suggested": (discussion or {}).get("guide") or suggested_next(agents, state, messages),
         "lesson": config.lesson.model_dump() if config.lesson is not None else None,
     }
 

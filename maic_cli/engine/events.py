@@ -158,6 +158,7 @@ class DoneEvent(BaseModel):
     dropped_actions: int = 0
     parse_recoveries: int = 0
     outcome: DirectorOutcome | None = None  # the director's pick; None only in hand-built events
+    reply_dropped: bool = False  # the agent's reply was dropped whole (engine/agent_reply.py): it took no turn
 
     @model_validator(mode="before")
     @classmethod

@@ -4,8 +4,11 @@ The reply schema already limits the choices for providers that honour structured
 output; these guards hold for every provider and every policy (an LLM, the
 rules, a researcher's hook):
 
-* ``repeat_speaker`` — an agent who already spoke this round is not dispatched again
-  while someone else in the class has not spoken (unless ``allow_repeat_speaker``);
+* ``repeat_speaker`` — an agent who already spoke this round is not dispatched again:
+  someone in the class who has not spoken goes instead, and when everyone has, the round
+  hands to the learner (a director that keeps naming the teacher got teacher, student,
+  teacher, teacher, teacher).  With ``allow_repeat_speaker`` an agent may speak again this
+  round, but never twice in a row: the last speaker is replaced the same way;
 * ``unanswered`` — in a Q&A round (no discussion topic) nobody ends the round or cues
   the learner before an agent has answered;
 * ``unknown_agent`` — an id that is not in the class falls back to the best eligible
@@ -86,8 +89,9 @@ def guard_pick(pick: str, agents: Mapping[str, AgentConfig], config: TurnConfig,
         if best is not None:
             return Correction(pick, best, "unknown_agent")
         return Correction(pick, USER, "unknown_agent")
-    if pick in spoken_ids(state) and not config.allow_repeat_speaker and best is not None:
-        return Correction(pick, best, "repeat_speaker")
+    last = state.agent_responses[-1].agent_id if state.agent_responses else None
+    if pick in spoken_ids(state) and (not config.allow_repeat_speaker or pick == last):
+        return Correction(pick, best if best is not None else USER, "repeat_speaker")
     return None
 
 

@@ -35,6 +35,7 @@ class RoundLog:
     empty_turns: int = 0
     invalid_picks: int = 0  # the director named someone not in the class
     director_corrections: int = 0  # picks a routing guard overruled (engine/guards.py)
+    dropped_replies: int = 0  # replies dropped whole (engine/agent_reply.py): no turn, not an empty turn
     actions: int = 0
     dropped_actions: int = 0
     parse_recoveries: int = 0
@@ -61,7 +62,9 @@ class RoundLog:
             self.invalid_picks += 1 if event.rule == "unknown_agent" else 0
         elif event.type == "done":
             kind = event.outcome.kind if event.outcome is not None else None
-            if kind == "agent":
+            if kind == "agent" and event.reply_dropped:
+                self.dropped_replies += 1
+            elif kind == "agent":
                 self.agent_turns += 1
                 self.empty_turns += 0 if event.agent_had_content else 1
             elif kind == "invalid":
@@ -93,7 +96,8 @@ class RoundLog:
             index=self.index, learner=self.learner, speakers=self.speakers, roles=self.roles,
             reason=self.reason, error=self.error, agent_turns=self.agent_turns,
             empty_turns=self.empty_turns, invalid_picks=self.invalid_picks,
-            director_corrections=self.director_corrections, actions=self.actions,
+            director_corrections=self.director_corrections, dropped_replies=self.dropped_replies,
+            actions=self.actions,
             dropped_actions=self.dropped_actions, parse_recoveries=self.parse_recoveries,
             repeated_speakers=self.repeated_speakers, same_role_in_a_row=self.same_role_in_a_row,
             second_greetings=self.second_greetings, cue_user=self.cue_user,
@@ -115,6 +119,7 @@ class RoundSummary(BaseModel):
     empty_turns: int = 0
     invalid_picks: int = 0
     director_corrections: int = 0
+    dropped_replies: int = 0
     actions: int = 0
     dropped_actions: int = 0
     parse_recoveries: int = 0

@@ -1,4 +1,4 @@
-"""Speech hygiene for small models: whole sentences only, and no copy of an earlier reply.
+"""Speech hygiene: whole sentences (or words) only, no copies, no echo of a prompt, no learner's voice.
 
 Pure functions and one small stateful filter, used by the agent turn when compact
 prompts are on (a 135M model ran into its token cap mid-sentence, and once answered
@@ -9,7 +9,14 @@ a new question with its previous answer word for word):
   ends, so a view never shows words that are later taken back;
 * :func:`drop_stray_quotes` removes an unpaired ``"`` opening (or closing) the reply;
 * :func:`drop_copied_sentences` leaves out a sentence copied from an earlier reply;
-* :func:`repeats_earlier` tells whether a reply (or its opening) copies an earlier one.
+* :func:`repeats_earlier` tells whether a reply (or its opening) copies an earlier one;
+* :func:`drop_repeated_within` leaves out a sentence said twice in the same reply;
+* :class:`WordGate` releases any model's stream a whole word at a time (a URL split across
+  deltas is made inert whole, engine/junk.py);
+* :func:`example_sentences` reads a rendered prompt's own example speech, and
+  :func:`echoes_example` tells whether a sentence says five words of one in a row;
+* :func:`speaks_as_learner` tells whether an agent speaks in the learner's place ("I'm a
+  Python beginner…"), and :func:`drop_learner_voice` leaves such sentences out.
 """
 
 from __future__ import annotations
@@ -103,6 +110,27 @@ def drop_copied_sentences(text: str, earlier: list[str]) -> tuple[str, int]:
     return "".join(kept), len(split_sentences(text)) - len(kept)
 
 
+MIN_SELF_REPEAT_CHARS = 12  # "The answer is 1/2." said three times in one reply: short, but plainly a loop
+
+
+def drop_repeated_within(text: str, said: str) -> tuple[str, int]:
+    """``text`` without its sentences that repeat one already ``said`` in this same reply (word for
+    word, or alike by :func:`repeats_earlier` when long enough), and how many went."""
+    def key(sentence: str) -> str:
+        return _norm(sentence).strip(" .!?…;:,\"'")
+
+    seen = {key(s) for s in _sentences(said)}
+    kept: list[str] = []
+    for sentence in split_sentences(text):
+        norm = key(sentence)
+        if len(norm) >= MIN_SELF_REPEAT_CHARS and (norm in seen or repeats_earlier(sentence, [said])):
+            continue
+        kept.append(sentence)
+        seen.add(norm)
+        said += sentence
+    return "".join(kept), len(split_sentences(text)) - len(kept)
+
+
 def drop_stray_quotes(text: str) -> str:
     """``text`` without an unpaired ``"`` at its very start or end (a small model's habit)."""
     stripped = text.strip()
@@ -144,3 +172,128 @@ def repeats_earlier(text: str, earlier: list[str], ratio: float = REPEAT_RATIO) 
 def _alike(a: str, b: str, ratio: float) -> bool:
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return matcher.real_quick_ratio() >= ratio and matcher.quick_ratio() >= ratio and matcher.ratio() >= ratio
+
+
+class WordGate:
+    """Releases streamed text a whole word at a time (up to the last whitespace), so a URL or an
+    address split across deltas is seen whole before it is shown (engine/junk.py makes it inert)."""
+
+    def __init__(self) -> None:
+        self.held = ""
+
+    def feed(self, delta: str) -> str:
+        self.held += delta
+        cut = max(self.held.rfind(" "), self.held.rfind("\n"), self.held.rfind("\t")) + 1
+        out, self.held = self.held[:cut], self.held[cut:]
+        return out
+
+    def finish(self) -> str:
+        out, self.held = self.held, ""
+        return out
+
+
+# -- a prompt's own example text -------------------------------------------------------------
+
+_JSON_CONTENT = re.compile(r'"content"\s*:\s*"((?:[^"\\\n]|\\.){1,600})"')
+_QUOTED = re.compile(rf'"([^"\n]{{{MIN_REPEAT_CHARS},600}})"')
+
+
+def example_sentences(prompt: str) -> list[str]:
+    """The example speech a rendered prompt shows (the ``content`` of its JSON examples and its
+    quoted sample replies): an agent must not say it (it is compared like an earlier reply)."""
+    found = [m.group(1).replace('\\"', '"') for m in _JSON_CONTENT.finditer(prompt)]
+    found += [m.group(1) for m in _QUOTED.finditer(prompt)]
+    seen: dict[str, None] = {}
+    for text in found:
+        if len(text.strip()) >= MIN_REPEAT_CHARS and not text.lstrip().startswith(("{", "[", "<")):
+            seen.setdefault(text.strip(), None)
+    return list(seen)
+
+
+ECHO_WORDS = 5  # a run of this many words of a prompt's example, in order, is an echo of it
+_WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = [w.lower() for w in _WORD_RE.findall(text[:MAX_COMPARED_CHARS * 2])]
+    return {tuple(words[i:i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
+
+
+def echoes_example(text: str, examples: list[str]) -> bool:
+    """Whether ``text`` says ``ECHO_WORDS`` words in a row of one of a prompt's ``examples`` (the
+    offline model said "You can try it at lunch." from the assistant's example: too short for
+    :func:`repeats_earlier`, still not its own words)."""
+    mine = _shingles(text)
+    return bool(mine) and any(mine & _shingles(example) for example in examples)
+
+
+def drop_example_echoes(text: str, examples: list[str]) -> tuple[str, int]:
+    """``text`` without its sentences that echo a prompt's example, and how many went."""
+    pieces = split_sentences(text)
+    kept = [s for s in pieces if not echoes_example(s, examples)]
+    return "".join(kept), len(pieces) - len(kept)
+
+
+# -- speaking in the learner's place ---------------------------------------------------------
+
+# First-person lines only the learner says: a teacher or assistant saying them speaks as the learner.
+_LEARNER_LINES = re.compile(
+    r"\bas (?:the learner|your student|a learner, i)\b"
+    r"|\bi(?:'m| am) (?:just |only |still |totally |a total |a complete )?(?:an? |the )?(?:[\w+#-]+ ){0,2}"
+    r"(?:beginner|learner|newbie|novice)s?\b"
+    r"|\bi(?:'m| am) (?:very |quite |pretty |completely |totally )?new to\b"
+    r"|\bi (?:want|would like|'d like|wanna) to learn\b"
+    r"|\bteach me\b"
+    r"|\bthank(?:s| you),? (?:for (?:explaining|teaching|the explanation),? )?"
+    r"(?:teacher|sir|miss|professor|mrs?\.?|ms\.?)(?:\W|$)",
+    re.IGNORECASE)
+_ROLE_WORDS = frozenset({"teacher", "assistant", "student", "learner", "the learner", "class"})
+_SELF_INTRO = r"(?:i'm|i am|my name is|call me)\s+(?:(?:mr|mrs|ms|miss|dr|professor)\.?\s+)?$"
+
+
+def _names_in(text: str, name: str) -> list[int]:
+    """Where ``name`` (or its last word, 3+ letters, not a role word) is said in ``text`` as a whole word."""
+    words = [w for w in {name.strip(), name.strip().split(" ")[-1] if name.strip() else ""}
+             if len(w) >= 3 and w.lower() not in _ROLE_WORDS]
+    spots: list[int] = []
+    for word in words:
+        spots += [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(word) + r"(?!\w)", text, re.IGNORECASE)]
+    return spots
+
+
+def speaks_as_learner(text: str, role: str, own_name: str = "", learner_name: str = "",
+                      learner_bio: str = "") -> bool:
+    """Whether an agent's ``text`` speaks in the learner's place: it says it is the learner (by that
+    word or the learner's name), a teacher or assistant says what only a learner says ("I'm a Python
+    beginner…", "teach me"), or it addresses its own speaker by name (the teacher
+    talked to "Ms. Lee" as if she were the learner).  Students are learners too: for them only
+    the first and last kinds count, and claiming the learner's background ("I'm a {bio}")."""
+    text = text[:2000]
+    lowered = text.lower()
+    if re.search(r"\bas the learner\b", lowered):
+        return True
+    if learner_name and learner_name.lower() not in ("learner", "the learner"):
+        for spot in _names_in(text, learner_name):
+            if re.search(_SELF_INTRO, lowered[max(0, spot - 24):spot]):
+                return True
+    if learner_bio.strip() and role == "student":
+        bio = re.escape(" ".join(learner_bio.lower().split())[:60])
+        if re.search(r"\bi(?:'m| am) (?:an? )?" + bio, " ".join(lowered.split())):
+            return True
+    if role != "student" and _LEARNER_LINES.search(text):
+        return True
+    if own_name:
+        for spot in _names_in(text, own_name):
+            if not re.search(_SELF_INTRO, lowered[max(0, spot - 24):spot]):
+                return True  # an agent addressing itself: it answers as someone else
+    if role == "teacher" and re.search(r"(?:^|[.!?]\s+)(?:hi|hello|dear|thanks|thank you),? teacher\b", lowered):
+        return True
+    return False
+
+
+def drop_learner_voice(text: str, role: str, own_name: str = "", learner_name: str = "",
+                       learner_bio: str = "") -> tuple[str, int]:
+    """``text`` without its sentences that speak in the learner's place, and how many went."""
+    pieces = split_sentences(text)
+    kept = [s for s in pieces if not speaks_as_learner(s, role, own_name, learner_name, learner_bio)]
+    return "".join(kept), len(pieces) - len(kept)

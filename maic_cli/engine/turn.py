@@ -18,7 +18,7 @@ from typing import Any
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
 from .actions import allowed_actions
 from .agent_prompt import build_agent_call
-from .agent_reply import ReplyStream
+from .agent_reply import Hygiene, ReplyStream
 from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
 from .director_prompt import build_director_prompt
 from .events import (
@@ -47,6 +47,7 @@ from .policies import DirectorPolicy
 from .prompt_set import PromptSet
 from .sanitize import replace_surrogates
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
+from .speech import example_sentences
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
 MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
@@ -232,6 +233,21 @@ def earlier_replies(messages: list[Message], state: DirectorState) -> list[str]:
     return said[-RECENT_REPLIES:]
 
 
+def hygiene_for(request: TurnRequest) -> Hygiene:
+    """What an agent's reply is checked against: the learner (who must not be impersonated) and
+    what a small model may draw from (the learner's message, the lesson's title, scene and quiz
+    lines, the current slide's elements)."""
+    profile = request.user_profile
+    slide = request.store_state.slide
+    sources = [_learner_text(request.messages) or ""]
+    lesson = request.config.lesson
+    if lesson is not None:
+        sources += [lesson.title, lesson.scene, *lesson.quiz]
+    if slide is not None:
+        sources += [slide.title, *(e.plain_text() for e in slide.elements)]
+    return Hygiene(learner_name=profile.nickname, learner_bio=profile.bio, sources="\n".join(sources))
+
+
 def _hotter(call: LLMRequest) -> LLMRequest:
     """The same call, sampled hotter: its prompt is cached, its reply differs."""
     return replace(call, temperature=max(call.temperature or 0.0, RETRY_TEMPERATURE))
@@ -245,8 +261,8 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
         allowed = [name for name in allowed if name in COMPACT_ACTION_PARAMS]
     yield ThinkingEvent(stage="agent_loading", agent_id=agent.id)
     message_id = new_id("msg")
-    yield AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
-                          avatar=agent.avatar, color=agent.color)
+    start: Event | None = AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
+                                          avatar=agent.avatar, color=agent.color)
     messages, context = build_agent_call(request, agent, allowed, state, prompts=prompts)
     compact = request.config.compact_prompts
     call = LLMRequest(messages=messages,
@@ -256,15 +272,23 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
                       facts=TurnFacts(turn=state.turn_count, spoken=tuple(r.agent_id for r in state.agent_responses),
                                       learner_text=_learner_text(request.messages), agent_role=agent.role))
     # Small models: whole sentences only, and one more try (same prompt, so it is all cached;
-    # a higher temperature) when the reply opens with a copy of an earlier one (agent_reply.py).
-    earlier = earlier_replies(request.messages, state) if compact else []
+    # a higher temperature) when the reply opens with a copy of an earlier one or of its prompt's
+    # examples, speaks as the learner, or has nothing left to say (agent_reply.py).
+    examples = example_sentences(messages[0]["content"]) if compact else []
+    earlier = [*examples, *earlier_replies(request.messages, state)] if compact else []
+    hygiene = hygiene_for(request)
     error: LLMError | None = None
-    for attempt in range(2 if earlier else 1):
-        reply = ReplyStream(agent, allowed, message_id, gated=compact, earlier=earlier, may_retry=attempt == 0)
+    # The speaker's card opens with the first thing it shows: a reply dropped whole takes no turn.
+    for attempt in range(2 if compact else 1):
+        reply = ReplyStream(agent, allowed, message_id, gated=compact, earlier=earlier, may_retry=attempt == 0,
+                            hygiene=hygiene, examples=examples)
         texts = _timed_stream(llm, call if attempt == 0 else _hotter(call), usage.agent)
         try:
             async for text in texts:
                 for event in reply.feed(text):
+                    if start is not None:
+                        yield start
+                        start = None
                     yield event
                 if reply.repeat:
                     break
@@ -276,12 +300,21 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
         if reply.repeat and error is None:
             continue
         for event in finished:
+            if start is not None:
+                yield start
+                start = None
             yield event
         break
+    content = reply.content if not reply.repeat else ""
+    if start is not None:  # nothing was shown: no card, no turn, no summary (the director may pick again)
+        if error is not None:
+            yield ErrorEvent(message=str(error))
+        yield _done(state, usage, DirectorOutcome.agent(agent.id), total_agents=0, agent_had_content=False,
+                    reply_dropped=True, dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries)
+        return
     yield AgentEndEvent(message_id=message_id, agent_id=agent.id,
                         raw_reply="".join(reply.raw) if error is None else None, context=context)
 
-    content = reply.content
     state.turn_count += 1
     state.agent_responses.append(AgentTurnSummary(
         agent_id=agent.id, agent_name=agent.name, content_preview=content[:300],

@@ -68,7 +68,8 @@ def rounds_to_judge(transcript: Transcript) -> list[RoundToJudge]:
                 current.add_text(event.message_id, event.content)
             elif event.type == "action":
                 current.actions.setdefault(event.message_id, []).append(event.action_name)
-            elif event.type == "done" and event.outcome is not None and event.outcome.kind == "agent":
+            elif (event.type == "done" and event.outcome is not None and event.outcome.kind == "agent"
+                  and not event.reply_dropped):  # a reply dropped whole took no turn
                 current.turns.append(_turn(current, event.outcome.agent_id or current.speaker or "", agents))
                 current.speaker = current.message = None
     name = header.profile.nickname or "the learner"

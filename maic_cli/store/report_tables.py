@@ -170,8 +170,8 @@ def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[di
             speaker = event.agent_id
         elif event.type == "done":
             latency, last_t = entry.t - last_t, entry.t
-            if event.outcome is None or event.outcome.kind != "agent":
-                continue
+            if event.outcome is None or event.outcome.kind != "agent" or event.reply_dropped:
+                continue  # a reply dropped whole took no turn
             turn += 1
             who = event.outcome.agent_id or speaker or ""
             usage = event.usage.agent

@@ -67,6 +67,7 @@ def aggregate(results: list[RunResult]) -> dict[str, Any]:
         "same_role_in_a_row": sum(r.same_role_in_a_row for r in rounds),
         "second_greetings": sum(r.second_greetings for r in rounds),
         "empty_turns": sum(r.empty_turns for r in rounds),
+        "dropped_replies": sum(r.dropped_replies for r in rounds),  # dropped whole: not turns (engine/agent_reply.py)
         "parse_recoveries": sum(r.parse_recoveries for r in rounds),
         "dropped_actions": sum(r.dropped_actions for r in rounds),
         "invalid_picks": sum(r.invalid_picks for r in rounds),
