@@ -129,6 +129,7 @@ class QuizAnswerEvent(BaseModel):
     correct: bool = False
     comment: str | None = None
     graded_by: Literal["key", "model", "none"] = "key"  # none: the model could not grade it
+    explanation: str | None = None  # the lesson's one sentence on why the answer is right
 
 
 class QuizScoreEvent(BaseModel):

@@ -29,7 +29,8 @@ from ..untrusted import clean
 from . import generation_fixes as fix
 from . import generation_schemas as schema
 from .json_reply import first_json_object
-from .lesson import DiscussionScene, Lesson, QuizScene, Scene, SlideScene
+from .lesson import DiscussionScene, Lesson, QuizScene, Scene, ScriptStep, SlideScene
+from .models import SlideElement
 from .prompt_set import PromptSet, resolve
 from .sanitize import replace_surrogates
 
@@ -102,6 +103,33 @@ def read_json_object(text: str, keys: frozenset[str] = frozenset()) -> tuple[dic
                              max_depth=MAX_DEPTH, max_repair=MAX_REPAIR_CHARS)
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a slide stands among the lesson's slides, and how the lecture before it ended."""
+
+    position: Literal["first", "middle", "last", "only"] = "middle"
+    previous_end: str = ""  # the last sentence the teacher said on the slide before
+
+
+def place(slides: list[int], index: int, previous_end: str) -> Place:
+    """The :class:`Place` of the scene at ``index`` given the indexes of every slide scene."""
+    if slides == [index]:
+        return Place("only", "")
+    if slides and index == slides[0]:
+        return Place("first", "")
+    return Place("last" if slides and index == slides[-1] else "middle", previous_end)
+
+
+def last_sentence(script: list[ScriptStep]) -> str:
+    """The end of a lecture: its last spoken sentence (for the next slide's lecture to carry on from)."""
+    said = [step.say for step in script if step.say]
+    if not said:
+        return ""
+    sentences = [part for part in said[-1].replace("! ", "!\n").replace("? ", "?\n").replace(". ", ".\n").split("\n")
+                 if part.strip()]
+    return sentences[-1].strip()[:300] if sentences else ""
+
+
 class _Pipeline:
     def __init__(self, brief: LessonBrief, llm: LLMClient, prompts: PromptSet,
                  progress: Callable[[Progress], None], retries: int) -> None:
@@ -112,7 +140,9 @@ class _Pipeline:
         self.total: int | None = None  # steps in all, once the outline is known
         self.calls = self.retried = self.repaired = 0
         self.facts: dict[str, Any] = {"topic": brief.topic, "level": brief.level, "language": brief.language,
-                                      "scenes": brief.scenes, "compact": brief.limits.fixed_shapes}
+                                      "scenes": brief.scenes, "compact": brief.limits.fixed_shapes,
+                                      "title": brief.topic, "objectives": [], "outline": [], "instruction": "",
+                                      "neighbours": [], "voice": ""}
 
     # -- one step ------------------------------------------------------------------------------
     async def ask(self, step: str, template: str, data: dict[str, Any], reply_model: type[R],
@@ -194,24 +224,35 @@ class _Pipeline:
                 raise fix.StepProblem(f"scenes: the outline has {len(scenes)} scenes; it needs exactly {wanted}")
             if not any(scene.kind == "slide" for scene in scenes):
                 raise fix.StepProblem("scenes: the outline needs at least one slide scene")
-            return scenes
+            least, most = self.brief.limits.key_points
+            for number, scene in enumerate(scenes):
+                if scene.kind != "discussion" and len(scene.points) < least:
+                    raise fix.StepProblem(f"scenes.{number}.points: give each scene {least} to {most} key points, "
+                                          "short facts its slide teaches or its quiz checks")
+            return [scene.model_copy(update={"points": scene.points[:most]}) for scene in scenes]
 
         return await self.ask("outline", "generation/outline.j2", {"kinds": kinds}, schema.OutlineReply,
                               schema.outline_schema(kinds, wanted, self.brief.limits), build)
 
-    async def slide(self, label: str, scene_id: str, planned: schema.OutlineScene) -> SlideScene:
-        data = {"scene": planned.model_dump()}
+    async def slide(self, label: str, scene_id: str, planned: schema.OutlineScene, place: Place) -> SlideScene:
         elements = await self.ask(
-            f"{label}: elements", "generation/slide.j2", data, schema.ElementsReply,
+            f"{label}: elements", "generation/slide.j2", {"scene": planned.model_dump()}, schema.ElementsReply,
             schema.elements_schema(self.brief.limits),
             lambda reply: fix.slide_elements(reply.elements, self.brief.limits.elements[1], self.fixes))
+        script = await self.script(label, planned, elements, place)
+        return fix.slide_scene(scene_id, planned.title, elements, script)
+
+    async def script(self, label: str, planned: schema.OutlineScene, elements: list[SlideElement],
+                     place: Place) -> list[ScriptStep]:
+        """The lecture of a slide holding ``elements``, knowing where it stands and how the last one ended."""
         ids = [element.id for element in elements]
         shown = [{"id": e.id, "type": e.type, "text": e.plain_text()[:300]} for e in elements]
-        script = await self.ask(
-            f"{label}: lecture", "generation/script.j2", {**data, "elements": shown}, schema.ScriptReply,
+        data = {"scene": planned.model_dump(), "elements": shown, "position": place.position,
+                "previous_end": place.previous_end}
+        return await self.ask(
+            f"{label}: lecture", "generation/script.j2", data, schema.ScriptReply,
             schema.script_schema(ids, self.brief.limits),
             lambda reply: fix.slide_script(reply.steps, elements, self.fixes))
-        return fix.slide_scene(scene_id, planned.title, elements, script)
 
     async def quiz(self, label: str, scene_id: str, planned: schema.OutlineScene,
                    taught: list[dict[str, Any]]) -> QuizScene:
@@ -235,20 +276,32 @@ class _Pipeline:
             lambda reply: fix.discussion_scene(scene_id, planned.title, reply, ids, self.fixes))
 
     # -- the whole lesson ----------------------------------------------------------------------
-    async def run(self) -> Lesson:
+    async def plan(self) -> tuple[schema.RequirementsReply, list[schema.OutlineScene]]:
+        """The first two steps: what the lesson is about, and its scenes with their key points."""
         requirements = await self.requirements()
         self.facts.update(title=requirements.title, objectives=list(requirements.objectives))
-        planned = await self.outline()
-        self.facts["outline"] = [scene.model_dump() for scene in planned]
-        self.total = 2 + sum(2 if scene.kind == "slide" else 1 for scene in planned)
+        return requirements, await self.outline()
+
+    def use_plan(self, requirements: schema.RequirementsReply, planned: list[schema.OutlineScene]) -> None:
+        self.facts.update(title=requirements.title, objectives=list(requirements.objectives),
+                          outline=[scene.model_dump() for scene in planned])
+
+    async def build(self, requirements: schema.RequirementsReply, planned: list[schema.OutlineScene]) -> Lesson:
+        """Every scene of the outline, in order: slides with their lectures, quizzes, discussions."""
+        self.use_plan(requirements, planned)
+        self.total = self.number + sum(2 if scene.kind == "slide" else 1 for scene in planned)
+        slides = [number for number, scene in enumerate(planned) if scene.kind == "slide"]
         taken: set[str] = set()
         scenes: list[Scene] = []
+        previous_end = ""
         for number, scene in enumerate(planned, 1):
             label = f"scene {number}/{len(planned)} ({scene.kind})"
             scene_id = fix.unique(fix.slug(scene.title, f"scene-{number}"), taken)
             taught = [_summary(s) for s in scenes if isinstance(s, SlideScene)]
             if scene.kind == "slide":
-                scenes.append(await self.slide(label, scene_id, scene))
+                built = await self.slide(label, scene_id, scene, place(slides, number - 1, previous_end))
+                previous_end = last_sentence(built.script)
+                scenes.append(built)
             elif scene.kind == "quiz":
                 scenes.append(await self.quiz(label, scene_id, scene, taught))
             else:
@@ -258,6 +311,10 @@ class _Pipeline:
                           description=requirements.description or None, scenes=scenes)
         except ValidationError as exc:
             raise GenerationError(f"lesson generation produced an invalid lesson: {fix.first_problem(exc)}") from None
+
+    async def run(self) -> Lesson:
+        requirements, planned = await self.plan()
+        return await self.build(requirements, planned)
 
 
 def _cleaned(value: Any) -> Any:

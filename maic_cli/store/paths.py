@@ -66,18 +66,18 @@ def open_private(path: Path, mode: str = "a") -> IO[str]:
     return os.fdopen(os.open(path, flags, PRIVATE_FILE), mode, encoding="utf-8")
 
 
-def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+def write_atomic(path: Path, text: str | bytes, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never half.
 
-    A temp file in the same folder (created 0600), renamed over the target.  ``durable`` also fsyncs the
+    A temp file in the same folder (created 0600), renamed over the target (``bytes`` are written as they are).  ``durable`` also fsyncs the
     data and the rename (a session file).  Without it a crashed process still never leaves
     a half file, but a crashed machine may lose the write (a batch's per-run results).
     """
     private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as handle:
+            handle.write(text)  # type: ignore[arg-type]
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
