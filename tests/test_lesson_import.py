@@ -175,9 +175,9 @@ def test_markdown_notes_become_slides_a_quiz_and_a_discussion(tmp_path: Path) ->
 
 @pytest.mark.parametrize(("quiz", "problem"), [
     ("1. Which?\n   - [ ] one\n   - [ ] two\n", ":4: question 1: mark the right option(s) with [x]"),
-    ("1. Which?\n2. Why?\n   Rubric: because\n", ":3: question 1: give options"),
-    ("1. Why?\n   Rubric: because\n   Points: lots\n", ":3: question 1: Points: a whole number"),
-    ("Just some words.\n", ":2: the quiz has no numbered questions"),
+    ("1. Which?\n2. Why?\n   Rubric: because\n", ":4: question 1: give options"),
+    ("1. Why?\n   Rubric: because\n   Points: lots\n", ":4: question 1: Points: a whole number"),
+    ("Just some words.\n", ":3: the quiz has no numbered questions"),
 ])
 def test_a_broken_quiz_section_is_one_line_naming_its_line(tmp_path: Path, quiz: str, problem: str) -> None:
     notes = tmp_path / "notes.md"
@@ -223,7 +223,8 @@ def test_a_pdf_becomes_one_slide_per_page_with_no_script(tmp_path: Path) -> None
     assert isinstance(first, SlideScene) and isinstance(second, SlideScene)
     assert (first.title, second.title) == ("Why leaves are green", "Summary")
     assert [(e.type, e.content or e.items) for e in first.elements] == [
-        ("text", "Chlorophyll absorbs red and blue light."), ("bullets", ["it reflects green", "it sits in chloroplasts"])]
+        ("text", "Chlorophyll absorbs red and blue light."),
+        ("bullets", ["it reflects green", "it sits in chloroplasts"])]
     assert first.script == [] and second.script == []
 
 
@@ -265,14 +266,13 @@ def test_an_unknown_kind_of_file_is_refused(tmp_path: Path, name: str) -> None:
     assert result.exit_code == 2 and ".pptx" in result.stderr and ".md" in result.stderr
 
 
-def test_escape_sequences_in_a_deck_are_cleaned(tmp_path: Path) -> None:
-    deck = pptx.Presentation()
+def test_invisible_and_direction_characters_in_a_deck_are_shown_not_obeyed(tmp_path: Path) -> None:
+    deck = pptx.Presentation()  # (XML cannot hold an escape character: python-pptx writes it as _x001B_ text)
     slide = deck.slides.add_slide(deck.slide_layouts[5])
-    slide.shapes.title.text = "Red \x1b]0;owned\x07title"
+    slide.shapes.title.text = "Red \u202etitle"
     slide.notes_slide.notes_text_frame.text = "Say \u202eevil words."
     deck.save(str(tmp_path / "d.pptx"))
     lesson = import_lesson(tmp_path / "d.pptx").lesson
     scene = lesson.scenes[0]
     assert isinstance(scene, SlideScene)
-    assert "\x1b" not in scene.title and "owned" not in scene.title
-    assert scene.script[0].say == "Say <U+202E>evil words."
+    assert scene.title == "Red <U+202E>title" and scene.script[0].say == "Say <U+202E>evil words."

@@ -12,8 +12,18 @@ from typer.testing import CliRunner
 from maic_cli.cli.app import app
 from maic_cli.engine.lesson import QuizScene
 from maic_cli.store.lessons import load_lesson
-from tests.lesson_steps import DISCUSSION, ELEMENTS, OUTLINE, QUIZ, REQUIREMENTS, SCRIPT, generate, new, replies, \
-    script_file
+from tests.lesson_steps import (
+    DISCUSSION,
+    ELEMENTS,
+    OUTLINE,
+    QUIZ,
+    REQUIREMENTS,
+    SCRIPT,
+    generate,
+    new,
+    replies,
+    script_file,
+)
 
 
 def test_outline_only_writes_an_outline_to_edit_and_from_outline_builds_it(tmp_path: Path) -> None:
@@ -60,7 +70,7 @@ def test_a_broken_prompts_override_is_found_before_the_first_step(tmp_path: Path
 
 
 def test_the_outline_gives_key_points_the_slide_and_quiz_steps_use() -> None:
-    result, llm = generate(replies())
+    _, llm = generate(replies())
     slide_prompt, quiz_prompt = llm.calls[2].messages[-1]["content"], llm.calls[5].messages[-1]["content"]
     assert "- Light, water and carbon dioxide go in\n- Most mass comes from the air" in slide_prompt
     assert "It checks: The inputs; The outputs" in quiz_prompt
@@ -76,7 +86,7 @@ def test_an_outline_without_key_points_is_asked_again() -> None:
 def test_each_lecture_knows_its_place_and_how_the_last_one_ended() -> None:
     two_slides = {"scenes": [OUTLINE["scenes"][0], {**OUTLINE["scenes"][0], "title": "What a plant makes"},
                              OUTLINE["scenes"][2]]}
-    result, llm = generate(replies((1, json.dumps(two_slides)), (4, [json.dumps(ELEMENTS), json.dumps(SCRIPT)])))
+    _, llm = generate(replies((1, json.dumps(two_slides)), (4, [json.dumps(ELEMENTS), json.dumps(SCRIPT)])))
     scripts = [call.messages[-1]["content"] for call in llm.calls if "lecture of this slide" in
                call.messages[-1]["content"]]
     assert len(scripts) == 2

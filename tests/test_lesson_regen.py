@@ -63,10 +63,11 @@ def test_one_scene_is_replaced_and_every_other_byte_kept(tmp_path: Path, scene: 
 
 
 def test_the_model_sees_the_outline_the_neighbours_and_the_instruction(tmp_path: Path) -> None:
-    from maic_cli.llm.scripted import ScriptedLLM
+    import asyncio
+
     from maic_cli.engine.generation import LessonBrief
     from maic_cli.engine.generation_authoring import regenerate_scene
-    import asyncio
+    from maic_cli.llm.scripted import ScriptedLLM
 
     lesson = load_lesson(SAMPLE)
     llm = ScriptedLLM([json.dumps(ELEMENTS), json.dumps(SCRIPT)])

@@ -52,7 +52,7 @@ def _model_brief(lesson: Lesson, model: str | None, api_base: str | None) -> tup
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from .chat_cmd import resolve_model
-    from .lesson_cmd import class_initiators
+    from .lesson_progress import class_initiators
 
     settings = load_settings({"model": model, "api_base": api_base})
     chosen = resolve_model(settings, None)
@@ -84,8 +84,7 @@ def import_command(
     from ..store.lesson_import import import_lesson
     from ..store.lesson_writer import check_writable, write_lesson
     from ..store.prompts import load_prompt_set
-    from .lesson_cmd import _summary, outline_lines, run_closing
-    from .lesson_progress import StepReporter, usage_line
+    from .lesson_progress import StepReporter, result_summary, run_closing, usage_line
 
     path = _yaml_out(out, file)
     check_writable(path, force)
@@ -107,10 +106,12 @@ def import_command(
                                                                         progress=reporter)))
         lesson = result.lesson
         header.insert(1, f"lectures, quiz and discussion the material lacked written by {chosen}")
-        typer.echo(f"maic: usage: {usage_line(result.usage, result.calls)}; {_summary(result)}", err=True)
+        typer.echo(f"maic: usage: {usage_line(result.usage, result.calls)}; {result_summary(result)}", err=True)
     write_lesson(path, lesson, header, force=force)
-    for line in outline_lines(lesson)[:1]:
-        typer.echo(f"maic: wrote {one_line(str(path))}: {one_line(line)}, {len(lesson.scenes)} scenes", err=True)
+    kinds = [scene.type for scene in lesson.scenes]
+    counts = ", ".join(f"{kinds.count(k)} {k}{'s' if kinds.count(k) != 1 else ''}"
+                       for k in ("slide", "quiz", "discussion") if k in kinds)
+    typer.echo(f"maic: wrote {one_line(str(path))}: {one_line(lesson.title)!r}, {counts}", err=True)
     typer.echo(str(path))
 
 
@@ -157,8 +158,7 @@ def regen_command(
     from ..store.lessons import MAX_LESSON_BYTES, load_lesson
     from ..store.paths import write_atomic
     from ..store.prompts import load_prompt_set
-    from .lesson_cmd import run_closing
-    from .lesson_progress import StepReporter, usage_line
+    from .lesson_progress import StepReporter, run_closing, usage_line
 
     lesson = load_lesson(lesson_file)
     ids = [s.id for s in lesson.scenes]

@@ -27,9 +27,10 @@ from ..errors import InputError, MaicError
 from ..untrusted import clean, one_line
 from .errors import friendly
 from .help_option import help_option
+from .lesson_progress import class_initiators, result_summary, run_closing
 
 if TYPE_CHECKING:
-    from ..engine.generation import GeneratedLesson, Initiator, LessonBrief
+    from ..engine.generation import GeneratedLesson, LessonBrief
     from ..engine.generation_authoring import LessonOutline
     from ..engine.lesson import Lesson
     from ..engine.prompt_set import PromptSet
@@ -61,16 +62,6 @@ def default_out(topic: str, suffix: str = "") -> Path:
     return Path(f"{slug(clean(topic), 'lesson', limit=60)}{suffix}.yaml")
 
 
-def class_initiators(agents_dir: list[Path]) -> tuple[Initiator, ...]:
-    """The default class's students: who may open a generated discussion."""
-    from ..engine.generation import Initiator
-    from ..store.personas import DEFAULT_CLASS, load_registry
-
-    registry = load_registry(agents_dir)
-    return tuple(Initiator(a.id, a.name) for i in DEFAULT_CLASS if (a := registry.agents.get(i)) is not None
-                 and a.role == "student")
-
-
 async def generate(brief: LessonBrief, llm: LLMClient, prompts: PromptSet, reporter: StepReporter) -> GeneratedLesson:
     from ..engine.generation import generate_lesson
     from ..llm.port import close_llm
@@ -82,16 +73,6 @@ async def generate(brief: LessonBrief, llm: LLMClient, prompts: PromptSet, repor
         await close_llm(llm)
 
 
-def _summary(result: GeneratedLesson) -> str:
-    kinds = [scene.type for scene in result.lesson.scenes]
-    counts = ", ".join(f"{kinds.count(k)} {k}{'s' if kinds.count(k) != 1 else ''}"
-                       for k in ("slide", "quiz", "discussion") if k in kinds)
-    notes = [f"{result.retries} step{'s' if result.retries != 1 else ''} retried"] if result.retries else []
-    notes += [f"{result.repaired} repl{'ies' if result.repaired != 1 else 'y'} repaired"] if result.repaired else []
-    notes += [f"fixed: {result.fixes.describe()}"] if result.fixes else []
-    return f"{len(kinds)} scenes ({counts})" + (f"; {'; '.join(notes)}" if notes else "")
-
-
 @app.command("new")
 @friendly
 def new(
@@ -99,7 +80,8 @@ def new(
                                 "--from-outline).", show_default=False),
     level: str = typer.Option("beginner", "--level", help="The learners' level (beginner, high school, …)."),
     language: str = typer.Option("English", "--language", help="The language the lesson is written in."),
-    scenes: int = typer.Option(5, "--scenes", help=f"How many scenes (slides, quizzes, discussions), 1 to {MAX_SCENES}."),
+    scenes: int = typer.Option(5, "--scenes", help=f"How many scenes (slides, quizzes, discussions), 1 to "
+                               f"{MAX_SCENES}."),
     model: str = typer.Option(None, "--model", "-m", help="A litellm model (openai/gpt-4o-mini, …), local, "
                               "scripted:FILE. Default: as for maic chat. [env: MAIC_MODEL]"),
     api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
@@ -170,8 +152,9 @@ def new(
     reporter = StepReporter()
     if outline_only:
         planned = asyncio.run(run_closing(llm, reporter, plan_outline_call(brief, llm, prompt_set, reporter)))
-        write_atomic(path, outline_yaml(planned, [f"An outline written by maic lesson new --outline-only; model: "
-                                                  f"{chosen}", f"edit it, then: maic lesson new --from-outline {path}"]))
+        header = [f"An outline written by maic lesson new --outline-only; model: {chosen}",
+                  f"edit it, then: maic lesson new --from-outline {path}"]
+        write_atomic(path, outline_yaml(planned, header))
         typer.echo(f"maic: wrote the outline {one_line(str(path))}: {len(planned.scenes)} scenes", err=True)
         typer.echo(str(path))
         return
@@ -192,20 +175,9 @@ def new(
                    f"{one_line(str(path))} instead", err=True)
     write_lesson(path, result.lesson, [f"A lesson written by maic lesson new on {stamp}", f"topic: {topic}",
                                        f"model: {chosen}", f"check it: maic lesson check {path}"], force=force)
-    typer.echo(f"maic: wrote {one_line(str(path))}: {_summary(result)}", err=True)
+    typer.echo(f"maic: wrote {one_line(str(path))}: {result_summary(result)}", err=True)
     typer.echo(f"maic: usage: {usage_line(result.usage, result.calls)}", err=True)
     typer.echo(str(path))
-
-
-async def run_closing(llm: LLMClient, reporter: StepReporter, work: Awaitable[T]) -> T:
-    """``work`` with the progress shown, the client closed after."""
-    from ..llm.port import close_llm
-
-    try:
-        with reporter.running():
-            return await work
-    finally:
-        await close_llm(llm)
 
 
 def plan_outline_call(brief: LessonBrief, llm: LLMClient, prompts: PromptSet,

@@ -24,7 +24,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..llm.port import LLMClient
 from . import generation_schemas as schema
-from .generation import GeneratedLesson, GenerationError, LessonBrief, Progress, _Pipeline, _summary, last_sentence, place
+from .generation import (
+    GeneratedLesson,
+    GenerationError,
+    LessonBrief,
+    Progress,
+    _Pipeline,
+    _summary,
+    last_sentence,
+    place,
+)
 from .lesson import DiscussionScene, Lesson, QuizScene, Scene, SlideScene
 from .prompt_set import PromptSet, resolve
 
@@ -177,7 +186,8 @@ async def complete_lesson(lesson: Lesson, brief: LessonBrief, llm: LLMClient, *,
     taught = [_summary(s) for s in scenes if isinstance(s, SlideScene)]
     taken = {scene.id for scene in scenes}
     if wants_discussion and len(scenes) < 60:
-        goal = schema.OutlineScene(kind="discussion", title="Discussion", goal="the class debates what the slides taught")
+        goal = schema.OutlineScene(kind="discussion", title="Discussion",
+                                   goal="the class debates what the slides taught")
         scenes.append(await pipeline.discussion("discussion", _free("discussion", taken), goal, taught))
     if wants_quiz and len(scenes) < 60:
         goal = schema.OutlineScene(kind="quiz", title="Check your understanding", goal="check what the slides taught",

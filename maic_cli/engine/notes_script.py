@@ -10,7 +10,8 @@ element better than the one already lit leaves the spotlight where it is.
 Notes that mark their steps (a line ``[spotlight: ID]`` or ``[laser: ID]`` naming an element
 of the slide, as ``maic lesson export`` writes them) are read line by line instead: a
 marker is a step and every other line one ``say`` step, so an exported lesson comes back
-with the script it had.  Pure: text in, steps out; bounded by the lesson's own limits.
+with the script it had.  A marker naming no element of the slide is never spoken.  Pure: text
+in, steps out; bounded by the lesson's own limits.
 """
 
 from __future__ import annotations
@@ -109,11 +110,12 @@ def notes_script(notes: str, elements: Sequence[SlideElement]) -> list[ScriptSte
                 kind = match.group(1).lower()
                 steps.append(ScriptStep(spotlight=match.group(2)) if kind == "spotlight"
                              else ScriptStep(laser=match.group(2)))
-            elif " ".join(line.split()):
+            elif match is None and " ".join(line.split()):
                 steps.append(_say(" ".join(line.split())))
         return steps[:MAX_STEPS]
     current: str | None = None
-    for sentence in sentences(notes):
+    unmarked = "\n".join(line for line in notes[:MAX_NOTES_CHARS].splitlines() if _MARKER.match(line) is None)
+    for sentence in sentences(unmarked):
         target = best_element(sentence, elements, current)
         if target is not None and target != current:
             steps.append(ScriptStep(spotlight=target))

@@ -95,7 +95,7 @@ class _Reader:
             self.slide.notes = text("\n\n".join(self.notes), 100_000)
         self.slide, self.notes = None, []
 
-    def block(self, tokens: list[Any], index: int) -> int:  # noqa: C901 - one branch per kind of block
+    def block(self, tokens: list[Any], index: int) -> int:
         token = tokens[index]
         end = _closing(tokens, index)
         if token.type == "heading_open" and token.tag in ("h1", "h2"):
@@ -142,7 +142,8 @@ class _Reader:
                 slide.add("table", rows=rows)
         elif token.type in ("fence", "code_block"):
             language = line(token.info.split()[0], 30) if token.info.strip() else None
-            slide.add("code", content=text(token.content.rstrip("\n")), language=language or None)
+            code = token.content[:-1] if token.content.endswith("\n") else token.content  # the line break before ```
+            slide.add("code", content=text(code, keep_ends=True), language=language or None)
         elif token.type == "blockquote_open" or (token.type == "heading_open"):
             said = "\n".join(_inline_text(t) for t in tokens[index:end + 1] if t.type == "inline")
             if said.strip():
@@ -240,7 +241,8 @@ def _next_h2(tokens: list[Any], index: int) -> int:
 
 
 def _list_items(tokens: list[Any]) -> list[str]:
-    items, depth = [], 0
+    items: list[str] = []
+    depth = 0
     for token in tokens:
         if token.type in ("bullet_list_open", "ordered_list_open"):
             depth += 1

@@ -78,7 +78,8 @@ def read_pdf(path: Path) -> Draft:
             if len(reader.pages) > MAX_SCENES:
                 raise InputError(f"{path}: {len(reader.pages)} pages, more than a lesson holds ({MAX_SCENES}); "
                                  "split it into several lessons")
-            metadata_title = line(str((reader.metadata or {}).get("/Title") or ""))
+            metadata = reader.metadata
+            metadata_title = line(str(metadata.get("/Title") or "")) if metadata is not None else ""
             for number, page in enumerate(reader.pages, 1):
                 page_text = text(page.extract_text() or "", MAX_PAGE_CHARS)
                 lines = page_text.splitlines()

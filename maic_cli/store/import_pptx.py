@@ -50,8 +50,9 @@ def check_zip(path: Path, data: bytes) -> None:
     for member in members:
         total += member.file_size
         if member.file_size > RATIO_FROM and member.file_size > MAX_RATIO * max(member.compress_size, 1):
-            raise InputError(f"{path}: {line(member.filename, 80)} unpacks {member.file_size // max(member.compress_size, 1)}"
-                             " times its size (a zip bomb?); not opened")
+            ratio = member.file_size // max(member.compress_size, 1)
+            raise InputError(f"{path}: {line(member.filename, 80)} unpacks {ratio} times its size (a zip bomb?); "
+                             "not opened")
         if total > MAX_UNPACKED:
             raise InputError(f"{path}: unpacks to more than {describe_size(MAX_UNPACKED)} (a zip bomb?); not opened")
     names = {member.filename for member in members}

@@ -126,7 +126,7 @@ def deck_bytes(lesson: Lesson) -> bytes:
     for scene in lesson.scenes:
         if isinstance(scene, SlideScene):
             slide = _slide(deck, scene.title, script_notes(scene.script))
-            top = Inches(1.5)
+            top = int(Inches(1.5))
             for element in scene.elements:
                 top = _add_element(slide, element, top)
         elif isinstance(scene, QuizScene):

@@ -69,7 +69,8 @@ def open_private(path: Path, mode: str = "a") -> IO[str]:
 def write_atomic(path: Path, text: str | bytes, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never half.
 
-    A temp file in the same folder (created 0600), renamed over the target (``bytes`` are written as they are).  ``durable`` also fsyncs the
+    A temp file in the same folder (created 0600), renamed over the target (``bytes`` are written as they
+    are).  ``durable`` also fsyncs the
     data and the rename (a session file).  Without it a crashed process still never leaves
     a half file, but a crashed machine may lose the write (a batch's per-run results).
     """
