@@ -276,3 +276,36 @@ def test_invisible_and_direction_characters_in_a_deck_are_shown_not_obeyed(tmp_p
     scene = lesson.scenes[0]
     assert isinstance(scene, SlideScene)
     assert scene.title == "Red <U+202E>title" and scene.script[0].say == "Say <U+202E>evil words."
+
+
+def test_with_a_model_what_the_material_lacks_is_written_in_its_voice(tmp_path: Path) -> None:
+    import json
+
+    from tests.lesson_steps import DISCUSSION, QUIZ, script_file
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Leaves\n\n## Why green\n\n- chlorophyll\n- light\n\nWell now, friends, look at the list.\n\n"
+                     "## What they make\n\n- sugar\n- oxygen\n", encoding="utf-8")
+    script = {"steps": [{"spotlight": "points"}, {"say": "Leaves make sugar and give off oxygen."}]}
+    model = script_file(tmp_path, [json.dumps(r) for r in (script, DISCUSSION, QUIZ)])
+    out = tmp_path / "leaves.yaml"
+    result = CliRunner().invoke(app, ["lesson", "import", str(notes), "--out", str(out), "--model",
+                                      f"scripted:{model}"])
+    assert result.exit_code == 0, result.stderr
+    lesson = load_lesson(out)
+    green, make, talk, quiz = lesson.scenes
+    assert isinstance(green, SlideScene) and isinstance(make, SlideScene)
+    assert [s.say for s in green.script if s.say] == ["Well now, friends, look at the list."]  # the teacher's own
+    assert [s.say for s in make.script if s.say] == ["Leaves make sugar and give off oxygen."]
+    assert isinstance(talk, DiscussionScene) and isinstance(quiz, QuizScene)
+    assert all(q.explanation for q in quiz.questions)
+    assert "3 model calls" in result.stderr
+
+
+def test_without_a_model_nothing_is_invented(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Leaves\n\n## Why green\n\n- chlorophyll\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["lesson", "import", str(notes), "--out", str(tmp_path / "l.yaml")])
+    assert result.exit_code == 0, result.stderr
+    [scene] = load_lesson(tmp_path / "l.yaml").scenes
+    assert isinstance(scene, SlideScene) and scene.script == [] and "writing what" not in result.stderr

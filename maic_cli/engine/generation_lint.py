@@ -37,7 +37,7 @@ SHORT_WORDS = frozenset(
     "she sky sun ten the too top two use war was way wet who why win yes yet you all any air age arm art "
     "ask bad bag bed big bit box boy bus buy car cat cell co cut dog ear egg eye fat fit fix gas god gun "
     "hat ice ill ink job joy kid lab leg lie map mix mud net nut pan pen pet pig pin pot ray rod row sad "
-    "sit six son sum tax tea tie tin toe ton toy tree via web wit zoo ago add fog".split())
+    "sit six son sum tax tea tie tin toe ton toy tree via web wit zoo ago add fog etc vs km cm mm kg".split())
 
 
 def _texts(lesson: Lesson) -> Iterator[tuple[str, str]]:
@@ -80,7 +80,7 @@ def _cut(text: str) -> bool:
     if match is None or not stripped.endswith((".", "!", "?", "…")):
         return False
     word = match.group(1)
-    return len(word) <= 3 and word.islower() and word not in SHORT_WORDS and len(stripped.split()) > 1
+    return 2 <= len(word) <= 3 and word.islower() and word not in SHORT_WORDS and len(stripped.split()) > 1
 
 
 def lesson_problems(lesson: Lesson, *, english: bool | None = None) -> list[str]:

@@ -53,8 +53,10 @@ def simple_id(name: str) -> str | None:
 
 def slug(value: str, fallback: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
-    word = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:40].strip("-")
-    return word or fallback
+    word = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    if len(word) > 40:  # cut at a word's end
+        word = word[:41].rsplit("-", 1)[0] if "-" in word[:41] else word[:40]
+    return word.strip("-") or fallback
 
 
 @dataclass

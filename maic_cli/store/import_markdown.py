@@ -1,6 +1,7 @@
 """Teacher's notes in Markdown as a lesson (read with markdown-it-py; raw HTML is never used).
 
-* ``# Title`` is the lesson's title; a paragraph before the first slide its description.
+* ``# Title`` is the lesson's title; a paragraph before the first slide its description (more
+  before the first slide makes a slide of its own, under the lesson's title).
 * ``## Heading`` starts a slide.  On it: lists are ``bullets`` (a nested item is indented by
   two spaces), tables ``table``, fenced or indented code ``code``, a paragraph that is only
   an image ``![alt](file)`` an ``image`` described by its alt text, a paragraph between
@@ -116,10 +117,11 @@ class _Reader:
                 return stop
             self.slide = self.draft.slide(heading)
             return end + 1
-        if self.slide is None:  # before the first slide: the description
-            if token.type == "paragraph_open" and self.draft.description is None:
+        if self.slide is None:  # before the first slide: the description, then a slide of its own
+            if token.type == "paragraph_open" and self.draft.description is None and not self.draft.scenes:
                 self.draft.description = line(_inline_text(tokens[index + 1]), 2000) or None
-            return end + 1
+                return end + 1
+            self.slide = self.draft.slide(self.draft.title or "Introduction")
         slide = self.slide
         if token.type == "paragraph_open":
             inline = tokens[index + 1]

@@ -128,15 +128,38 @@ def _shapes(slide: DraftSlide, shapes: Any, title_shape: Any, depth: int = 0) ->
                 _shapes(slide, shape.shapes, None, depth + 1)
         elif getattr(shape, "has_table", False) and shape.has_table:
             _table(slide, shape)
-        elif shape.shape_type == MSO_SHAPE_TYPE.PICTURE or _placeholder_kind(shape) == "PICTURE":
+        elif str(shape._element.tag).endswith("}pic"):  # a picture, or a picture placeholder holding one
             described = line(_alt_text(shape), 1000)
             slide.add("image", preferred=str(shape.name), content=described or "A picture (it has no alt text)")
+        elif _placeholder_kind(shape) in ("PICTURE", "CHART", "TABLE", "MEDIA_CLIP", "ORG_CHART", "OBJECT") \
+                and not (shape.has_text_frame and shape.text_frame.text.strip()):
+            continue  # an empty placeholder: a prompt to the author, not content
         elif getattr(shape, "has_chart", False) and shape.has_chart:
-            chart = shape.chart
-            title = line(chart.chart_title.text_frame.text) if chart.has_title else ""
-            slide.add("chart", preferred=str(shape.name), content=title or "A chart")
+            slide.add("chart", preferred=str(shape.name), content=_chart_text(shape.chart))
         elif shape.has_text_frame:
             _text_frame(slide, shape)
+
+
+def _chart_text(chart: Any) -> str:
+    """A chart as words: its title, kind, series and categories (what the teacher can talk about)."""
+    title = line(chart.chart_title.text_frame.text) if chart.has_title and chart.chart_title.has_text_frame else ""
+    kind = str(chart.chart_type).split(".")[-1].split(" ")[0].lower().replace("_", " ")
+    plot = chart.plots[0] if len(chart.plots) else None
+    series = [line(s.name, 60) for s in list(plot.series)[:10]] if plot is not None else []
+    categories = [line(str(c), 60) for c in list(plot.categories)[:20]] if plot is not None else []
+    described = f"A {kind} chart" + (f" of {', '.join(series)}" if series else "") + (
+        f" by {', '.join(categories)}" if categories else "")
+    return line(f"{title}: {described}" if title else described, 1000)
+
+
+def _untitled(shapes: Any) -> Any:
+    """On a slide with no title placeholder, the top text box that reads like a title (one short line)."""
+    boxes = [s for s in shapes if s.has_text_frame and s.text_frame.text.strip()]
+    if not boxes:
+        return None
+    top = min(boxes, key=lambda s: (s.top if s.top is not None else 0, s.left if s.left is not None else 0))
+    paragraphs = [p for p in top.text_frame.paragraphs if _paragraph_text(p).strip()]
+    return top if len(paragraphs) == 1 and len(_paragraph_text(paragraphs[0]).strip()) <= 80 else None
 
 
 def _notes(slide: Any) -> str:
@@ -161,7 +184,7 @@ def read_pptx(path: Path) -> Draft:
         if properties_title == "PowerPoint Presentation":  # python-pptx's default, not a title
             properties_title = ""
         for number, slide in enumerate(deck.slides, 1):
-            title_shape = slide.shapes.title
+            title_shape = slide.shapes.title or _untitled(slide.shapes)
             title = line(title_shape.text_frame.text) if title_shape is not None and title_shape.has_text_frame else ""
             scene = draft.slide(title or f"Slide {number}")
             _shapes(scene, slide.shapes, title_shape)
