@@ -103,3 +103,21 @@ def test_a_marked_script_reads_back_step_for_step(says: list[str], targets: list
     if not any(s.target for s in steps):
         return  # unmarked notes are read sentence by sentence instead
     assert notes_script(script_notes(steps), _ELEMENTS) == steps
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(min_value=0, max_value=2000), junk=st.binary(max_size=40), where=st.integers(0, 2000))
+def test_a_broken_pdf_is_a_lesson_or_one_input_error(tmp_path: Path, cut: int, junk: bytes, where: int) -> None:
+    pytest.importorskip("pypdf")
+    from tests.test_lesson_import import minimal_pdf
+
+    good = minimal_pdf([["Title", "- a point", "Some text."], ["Second", "More."]])
+    for number, data in enumerate((good[:cut], good[:where] + junk + good[where:])):
+        path = tmp_path / f"f{number}.pdf"
+        path.write_bytes(data)
+        try:
+            lesson = import_lesson(path).lesson
+        except InputError as exc:
+            assert "\n" not in str(exc)
+        else:
+            assert lesson.scenes

@@ -146,14 +146,15 @@ class _Pipeline:
 
     # -- one step ------------------------------------------------------------------------------
     async def ask(self, step: str, template: str, data: dict[str, Any], reply_model: type[R],
-                  response_schema: dict[str, Any], build: Callable[[R], T]) -> T:
-        """Call the model for ``step`` until ``build`` accepts its reply (bounded), and return what it built."""
+                  response_schema: dict[str, Any], build: Callable[[R], T], tokens: float = 1.0) -> T:
+        """Call the model for ``step`` until ``build`` accepts its reply (bounded), and return what it built;
+        ``tokens`` scales the reply's token limit (the outline holds every scene)."""
         self.number += 1
         self.report(Progress("start", step, self.number, self.total))
         messages = [{"role": "system", "content": self.prompts.render("generation/system.j2", self.facts)},
                     {"role": "user", "content": self.prompts.render(template, {**self.facts, **data})}]
         for attempt in range(self.retries + 1):
-            reply = await self._call(step, messages, response_schema, attempt)
+            reply = await self._call(step, messages, response_schema, attempt, tokens)
             try:
                 built = self._use(reply, reply_model, build)
             except fix.StepProblem as problem:
@@ -171,10 +172,10 @@ class _Pipeline:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _call(self, step: str, messages: list[dict[str, str]], response_schema: dict[str, Any],
-                    attempt: int) -> str:
+                    attempt: int, tokens: float = 1.0) -> str:
         limits = self.brief.limits
         temperature = None if limits.temperature is None else limits.temperature + limits.retry_warmer * attempt
-        request = LLMRequest(messages=messages, purpose="generate", max_tokens=limits.max_tokens,
+        request = LLMRequest(messages=messages, purpose="generate", max_tokens=int(limits.max_tokens * tokens),
                              response_schema=response_schema, temperature=temperature)
         self.calls += 1
         try:
@@ -232,7 +233,8 @@ class _Pipeline:
             return [scene.model_copy(update={"points": scene.points[:most]}) for scene in scenes]
 
         return await self.ask("outline", "generation/outline.j2", {"kinds": kinds}, schema.OutlineReply,
-                              schema.outline_schema(kinds, wanted, self.brief.limits), build)
+                              schema.outline_schema(kinds, wanted, self.brief.limits), build,
+                              tokens=max(1.0, wanted / 3))
 
     async def slide(self, label: str, scene_id: str, planned: schema.OutlineScene, place: Place) -> SlideScene:
         elements = await self.ask(
