@@ -35,12 +35,13 @@ def test_a_deck_exported_then_imported_keeps_titles_elements_and_script(tmp_path
     lesson = load_lesson(sample)
     deck = _export(tmp_path, sample, "deck.pptx")
     back = import_lesson(deck).lesson
-    assert back.title == lesson.title
+    assert (back.title, back.description) == (lesson.title, lesson.description)
     kept = {scene.title: scene for scene in _slides(back)}
     for scene in _slides(lesson):
         again = kept[scene.title]
         assert [e.model_dump() for e in again.elements] == [e.model_dump() for e in scene.elements]
         assert again.script == scene.script
+    assert back.scenes == lesson.scenes  # quizzes and discussions too, ids and all
 
 
 def test_the_deck_holds_the_quiz_with_answers_in_the_notes_and_code_in_a_monospace_box(tmp_path: Path) -> None:

@@ -309,3 +309,26 @@ def test_without_a_model_nothing_is_invented(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     [scene] = load_lesson(tmp_path / "l.yaml").scenes
     assert isinstance(scene, SlideScene) and scene.script == [] and "writing what" not in result.stderr
+
+
+def test_question_slides_marked_in_the_notes_become_a_quiz(tmp_path: Path) -> None:
+    deck = pptx.Presentation()
+    for number, (notes, options) in enumerate([("Answer: B\nExplanation: Air.\n[quiz: check q1 single]",
+                                               ["A. Soil", "B. Air"]),
+                                              ("Answer: C\n[quiz: check q2 single]", ["A. One", "B. Two"])], 1):
+        slide = deck.slides.add_slide(deck.slide_layouts[5])
+        slide.shapes.title.text = f"Check: question {number}"
+        slide.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1)).text_frame.text = "Where from?"
+        box = slide.shapes.add_textbox(Inches(1), Inches(3), Inches(6), Inches(2)).text_frame
+        box.text = options[0]
+        box.add_paragraph().text = options[1]
+        slide.notes_slide.notes_text_frame.text = notes
+    deck.save(str(tmp_path / "quiz.pptx"))
+    imported = import_lesson(tmp_path / "quiz.pptx")
+    quiz, broken = imported.lesson.scenes
+    assert isinstance(quiz, QuizScene) and quiz.title == "Check" and quiz.id == "check"
+    [question] = quiz.questions
+    assert (question.options, question.answer, question.explanation) == (["Soil", "Air"], ["B"], "Air.")
+    assert isinstance(broken, SlideScene)  # C is not an option: it stays a slide, and the user is told
+    assert [s.say for s in broken.script] == ["Answer: C"]  # the marker is not spoken
+    assert "stays a slide" in imported.notes[0]

@@ -10,7 +10,8 @@ element better than the one already lit leaves the spotlight where it is.
 Notes that mark their steps (a line ``[spotlight: ID]`` or ``[laser: ID]`` naming an element
 of the slide, as ``maic lesson export`` writes them) are read line by line instead: a
 marker is a step and every other line one ``say`` step, so an exported lesson comes back
-with the script it had.  A marker naming no element of the slide is never spoken.  Pure: text
+with the script it had.  A marker (of a step naming no element of the slide, of a quiz or a
+discussion slide) is never spoken.  Pure: text
 in, steps out; bounded by the lesson's own limits.
 """
 
@@ -27,6 +28,7 @@ MAX_SAY = 4000  # = ScriptStep.say's limit
 MAX_NOTES_CHARS = 100_000  # of one slide's notes; the rest is not read
 
 _MARKER = re.compile(r"^\s*\[\s*(spotlight|laser)\s*:\s*([A-Za-z0-9_.-]{1,64})\s*\]\s*$", re.IGNORECASE)
+_ANY_MARKER = re.compile(r"^\s*\[\s*(?:spotlight|laser|quiz|discussion)\s*:[^\]\n]{0,200}\]\s*$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“‘(\[]*[A-Z0-9À-ÖØ-Þ])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _KIND_WORDS = {
@@ -110,11 +112,11 @@ def notes_script(notes: str, elements: Sequence[SlideElement]) -> list[ScriptSte
                 kind = match.group(1).lower()
                 steps.append(ScriptStep(spotlight=match.group(2)) if kind == "spotlight"
                              else ScriptStep(laser=match.group(2)))
-            elif match is None and " ".join(line.split()):
+            elif _ANY_MARKER.match(line) is None and " ".join(line.split()):
                 steps.append(_say(" ".join(line.split())))
         return steps[:MAX_STEPS]
     current: str | None = None
-    unmarked = "\n".join(line for line in notes[:MAX_NOTES_CHARS].splitlines() if _MARKER.match(line) is None)
+    unmarked = "\n".join(line for line in notes[:MAX_NOTES_CHARS].splitlines() if _ANY_MARKER.match(line) is None)
     for sentence in sentences(unmarked):
         target = best_element(sentence, elements, current)
         if target is not None and target != current:

@@ -62,6 +62,7 @@ def slug(value: str, fallback: str) -> str:
 @dataclass
 class DraftSlide:
     title: str
+    preferred_id: str | None = None  # a simple id the source gave the slide (an exported deck's title shape)
     elements: list[SlideElement] = field(default_factory=list)
     notes: str = ""
     taken: set[str] = field(default_factory=set)
@@ -113,14 +114,21 @@ class Draft:
         dropped = 0
         for number, scene in enumerate(self.scenes, 1):
             if not isinstance(scene, DraftSlide):
-                scenes.append(scene)
-                taken.add(scene.id)
+                scene_id, extra = scene.id, 1
+                while scene_id in taken or any(s is not scene and not isinstance(s, DraftSlide) and s.id == scene_id
+                                               for s in self.scenes[number:]):
+                    extra += 1
+                    scene_id = f"{scene.id[:56]}_{extra}"
+                scenes.append(scene if scene_id == scene.id else scene.model_copy(update={"id": scene_id}))
+                taken.add(scene_id)
                 continue
             dropped += scene.dropped
-            scene_id, extra = slug(scene.title, f"slide-{number}"), 1
-            while scene_id in taken:
+            reserved = {s.id for s in self.scenes if not isinstance(s, DraftSlide)}
+            wanted = simple_id(scene.preferred_id or "") or slug(scene.title, f"slide-{number}")
+            scene_id, extra = wanted, 1
+            while scene_id in taken or scene_id in reserved:
                 extra += 1
-                scene_id = f"{slug(scene.title, f'slide-{number}')[:36]}_{extra}"
+                scene_id = f"{wanted[:36]}_{extra}"
             taken.add(scene_id)
             scenes.append(SlideScene(type="slide", id=scene_id, title=scene.title, elements=scene.elements,
                                      script=notes_script(scene.notes, scene.elements)))

@@ -7,7 +7,9 @@ monospace font ``code``, a table ``table``, a picture ``image`` described by its
 text.  Footers, dates and slide numbers are left out.  A shape whose name is a simple
 lower-case word keeps it as its id, and a hint in its alt text (``text``, ``bullets``,
 ``formula``, ``code (python)``) keeps its kind: ``maic lesson export`` writes both, so a
-deck it made comes back as it was.  The notes become the script (``notes_script``).
+deck it made comes back as it was.  The notes become the script (``notes_script``); slides
+whose notes mark them as quiz questions or a discussion come back as those scenes
+(``import_marked``).
 
 A deck is a zip, and may be hostile: before python-pptx opens it, the zip's members are
 counted and their declared sizes (which bound what unpacking may produce) and
@@ -25,6 +27,7 @@ from typing import Any
 from ..errors import InputError
 from ..files import describe_size, read_bounded
 from .import_common import MAX_CELL, MAX_ITEMS, MAX_ROWS, Draft, DraftSlide, line, text
+from .import_marked import fold_marked
 
 MAX_DECK_BYTES = 50 * 2**20
 MAX_MEMBERS = 5_000
@@ -183,10 +186,12 @@ def read_pptx(path: Path) -> Draft:
         properties_title = line(deck.core_properties.title or "")
         if properties_title == "PowerPoint Presentation":  # python-pptx's default, not a title
             properties_title = ""
+        draft.description = line(deck.core_properties.subject or "", 2000) or None
         for number, slide in enumerate(deck.slides, 1):
             title_shape = slide.shapes.title or _untitled(slide.shapes)
             title = line(title_shape.text_frame.text) if title_shape is not None and title_shape.has_text_frame else ""
             scene = draft.slide(title or f"Slide {number}")
+            scene.preferred_id = str(title_shape.name) if title_shape is not None else None
             _shapes(scene, slide.shapes, title_shape)
             scene.notes = text(_notes(slide), 100_000)
     except InputError:
@@ -196,4 +201,5 @@ def read_pptx(path: Path) -> Draft:
         raise InputError(f"{path}: not a readable PowerPoint deck ({problem})") from None
     draft.title = properties_title or (draft.scenes[0].title if draft.scenes and
                                        isinstance(draft.scenes[0], DraftSlide) else "")
+    fold_marked(draft)
     return draft

@@ -5,8 +5,9 @@ text boxes, bullets with their levels, tables as tables, code in a monospace box
 image as a placeholder picture whose alt text is the description), the lecture script
 as speaker notes — then a slide per quiz question (options lettered, the answer and its
 explanation in the notes) and one per discussion.  Each shape is named by its element's
-id and its alt text says its kind, and the notes mark spotlight and laser steps
-(``[spotlight: ID]``), so ``maic lesson import`` reads the deck back with the same
+id (a slide's title by its scene's id) and its alt text says its kind, the notes mark
+spotlight and laser steps (``[spotlight: ID]``) and quiz and discussion slides (``[quiz: …]``,
+see ``import_marked``), so ``maic lesson import`` reads the deck back with the same scenes,
 titles, elements and script.  The Markdown follows the format ``maic lesson import``
 reads (see ``import_markdown``).  Both are written atomically.
 """
@@ -99,19 +100,32 @@ def _add_element(slide: Any, element: SlideElement, top: int) -> int:
     return top + height + Inches(0.15)
 
 
-def _slide(deck: Any, title: str, notes: str) -> Any:
+def _slide(deck: Any, title: str, notes: str, scene_id: str | None = None) -> Any:
     slide = deck.slides.add_slide(deck.slide_layouts[5])  # "Title Only"
     slide.shapes.title.text = title
+    if scene_id is not None:
+        slide.shapes.title.name = scene_id  # read back as the scene's id
     if notes:
         slide.notes_slide.notes_text_frame.text = notes
     return slide
 
 
-def _question_notes(question: QuizQuestion) -> str:
-    lines = [f"Answer: {', '.join(question.answer)}" if question.answer else f"Rubric: {question.rubric or ''}"]
+def _question_notes(quiz: QuizScene, question: QuizQuestion) -> str:
+    """The answer (or rubric), explanation and points, and the marker ``import_marked`` reads back."""
+    lines = [f"Answer: {', '.join(question.answer)}" if question.answer else
+             f"Rubric: {' '.join((question.rubric or '').split())}"]
     if question.explanation:
-        lines.append(f"Explanation: {question.explanation}")
-    return "\n".join(lines)
+        lines.append(f"Explanation: {' '.join(question.explanation.split())}")
+    if question.points != 1:
+        lines.append(f"Points: {question.points}")
+    return "\n".join([*lines, f"[quiz: {quiz.id} {question.id} {question.type}]"])
+
+
+def _discussion_notes(scene: DiscussionScene) -> str:
+    lines = [" ".join(scene.prompt.split())] if scene.prompt else []
+    if scene.initiator:
+        lines.append(f"Opened by: {scene.initiator}")
+    return "\n".join([*lines, f"[discussion: {scene.id}]"])
 
 
 def deck_bytes(lesson: Lesson) -> bytes:
@@ -125,20 +139,20 @@ def deck_bytes(lesson: Lesson) -> bytes:
         deck.core_properties.subject = lesson.description
     for scene in lesson.scenes:
         if isinstance(scene, SlideScene):
-            slide = _slide(deck, scene.title, script_notes(scene.script))
+            slide = _slide(deck, scene.title, script_notes(scene.script), scene.id)
             top = int(Inches(1.5))
             for element in scene.elements:
                 top = _add_element(slide, element, top)
         elif isinstance(scene, QuizScene):
             for number, question in enumerate(scene.questions, 1):
-                slide = _slide(deck, f"{scene.title}: question {number}", _question_notes(question))
+                slide = _slide(deck, f"{scene.title}: question {number}", _question_notes(scene, question))
                 top = _add_element(slide, SlideElement(id="question", type="text", content=question.question),
                                    Inches(1.5))
                 if question.options:
                     options = [f"{LETTERS[i]}. {option}" for i, option in enumerate(question.options)]
                     _add_element(slide, SlideElement(id="options", type="bullets", items=options), top)
         elif isinstance(scene, DiscussionScene):
-            slide = _slide(deck, f"Discussion: {scene.title or scene.topic}"[:200], scene.prompt or "")
+            slide = _slide(deck, f"Discussion: {scene.title or scene.topic}"[:200], _discussion_notes(scene))
             _add_element(slide, SlideElement(id="topic", type="text", content=scene.topic), Inches(1.5))
     out = io.BytesIO()
     deck.save(out)
