@@ -130,7 +130,7 @@ def last_sentence(script: list[ScriptStep]) -> str:
     return sentences[-1].strip()[:300] if sentences else ""
 
 
-class _Pipeline:
+class Pipeline:
     def __init__(self, brief: LessonBrief, llm: LLMClient, prompts: PromptSet,
                  progress: Callable[[Progress], None], retries: int) -> None:
         self.brief, self.llm, self.prompts = brief, llm, prompts
@@ -299,7 +299,7 @@ class _Pipeline:
         for number, scene in enumerate(planned, 1):
             label = f"scene {number}/{len(planned)} ({scene.kind})"
             scene_id = fix.unique(fix.slug(scene.title, f"scene-{number}"), taken)
-            taught = [_summary(s) for s in scenes if isinstance(s, SlideScene)]
+            taught = [slide_summary(s) for s in scenes if isinstance(s, SlideScene)]
             if scene.kind == "slide":
                 built = await self.slide(label, scene_id, scene, place(slides, number - 1, previous_end))
                 previous_end = last_sentence(built.script)
@@ -330,7 +330,7 @@ def _cleaned(value: Any) -> Any:
     return value
 
 
-def _summary(scene: SlideScene) -> dict[str, Any]:
+def slide_summary(scene: SlideScene) -> dict[str, Any]:
     """What a slide taught, for the quiz and discussion prompts."""
     said = " ".join(step.say for step in scene.script if step.say)
     return {"title": scene.title, "points": [e.plain_text()[:200] for e in scene.elements], "said": said[:600]}
@@ -339,7 +339,7 @@ def _summary(scene: SlideScene) -> dict[str, Any]:
 async def generate_lesson(brief: LessonBrief, llm: LLMClient, *, prompts: PromptSet | None = None,
                           progress: Callable[[Progress], None] | None = None, retries: int = 2) -> GeneratedLesson:
     """Generate a whole lesson for ``brief`` with ``llm``; raises :class:`GenerationError` on a step that fails."""
-    pipeline = _Pipeline(brief, llm, resolve(prompts), progress or (lambda _: None), retries)
+    pipeline = Pipeline(brief, llm, resolve(prompts), progress or (lambda _: None), retries)
     lesson = await pipeline.run()
     return GeneratedLesson(lesson=lesson, usage=pipeline.result_usage, fixes=pipeline.fixes, calls=pipeline.calls,
                            retries=pipeline.retried, repaired=pipeline.repaired)

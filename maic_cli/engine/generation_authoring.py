@@ -28,11 +28,11 @@ from .generation import (
     GeneratedLesson,
     GenerationError,
     LessonBrief,
+    Pipeline,
     Progress,
-    _Pipeline,
-    _summary,
     last_sentence,
     place,
+    slide_summary,
 )
 from .lesson import DiscussionScene, Lesson, QuizScene, Scene, SlideScene
 from .prompt_set import PromptSet, resolve
@@ -63,11 +63,11 @@ class LessonOutline(BaseModel):
 
 
 def _pipeline(brief: LessonBrief, llm: LLMClient, prompts: PromptSet | None,
-              progress: Callable[[Progress], None] | None, retries: int) -> _Pipeline:
-    return _Pipeline(brief, llm, resolve(prompts), progress or (lambda _: None), retries)
+              progress: Callable[[Progress], None] | None, retries: int) -> Pipeline:
+    return Pipeline(brief, llm, resolve(prompts), progress or (lambda _: None), retries)
 
 
-def _result(pipeline: _Pipeline, lesson: Lesson) -> GeneratedLesson:
+def _result(pipeline: Pipeline, lesson: Lesson) -> GeneratedLesson:
     return GeneratedLesson(lesson=lesson, usage=pipeline.result_usage, fixes=pipeline.fixes, calls=pipeline.calls,
                            retries=pipeline.retried, repaired=pipeline.repaired)
 
@@ -117,7 +117,7 @@ def describe(scene: Scene) -> str:
     return f"discussion: {scene.topic[:200]}"
 
 
-def _lesson_facts(pipeline: _Pipeline, lesson: Lesson) -> list[schema.OutlineScene]:
+def _lesson_facts(pipeline: Pipeline, lesson: Lesson) -> list[schema.OutlineScene]:
     planned = [scene_outline(scene) for scene in lesson.scenes]
     objectives = [lesson.description] if lesson.description else []
     requirements = schema.RequirementsReply(title=lesson.title, description=lesson.description or "",
@@ -139,7 +139,7 @@ async def regenerate_scene(lesson: Lesson, index: int, brief: LessonBrief, llm: 
     target = planned[index]
     label = f"scene {index + 1}/{len(lesson.scenes)} ({old.type})"
     pipeline.total = 2 if old.type == "slide" else 1
-    taught = [_summary(s) for s in lesson.scenes if isinstance(s, SlideScene) and s is not old]
+    taught = [slide_summary(s) for s in lesson.scenes if isinstance(s, SlideScene) and s is not old]
     new: Scene
     if isinstance(old, SlideScene):
         slides = [i for i, s in enumerate(lesson.scenes) if isinstance(s, SlideScene)]
@@ -183,7 +183,7 @@ async def complete_lesson(lesson: Lesson, brief: LessonBrief, llm: LLMClient, *,
             scene = scene.model_copy(update={"script": script})
             scenes[index] = scene
         previous_end = last_sentence(scene.script)
-    taught = [_summary(s) for s in scenes if isinstance(s, SlideScene)]
+    taught = [slide_summary(s) for s in scenes if isinstance(s, SlideScene)]
     taken = {scene.id for scene in scenes}
     if wants_discussion and len(scenes) < 60:
         goal = schema.OutlineScene(kind="discussion", title="Discussion",
