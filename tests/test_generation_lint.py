@@ -1,4 +1,5 @@
-"""The cleanliness check a lesson from the small offline model must pass before it is written (issue 19 §5)."""
+"""Generation on the small offline model (issue 19 §5): the cleanliness check that measured it
+(``tests/benchmarks/lesson_offline.py``), and the one-line refusal the measurement led to."""
 
 from __future__ import annotations
 
@@ -49,11 +50,35 @@ def test_a_clean_generated_lesson_passes() -> None:
     assert lesson_problems(_lesson(quiz=[["Light", "Sand"], ["Water", "Stone"]])) == []
 
 
-def test_the_offline_model_refuses_an_unclean_lesson_in_one_line() -> None:
-    from maic_cli.cli.lesson_cmd import GenerationRefused, refuse_if_unclean
+@pytest.mark.parametrize("command", [["new", "photosynthesis"], ["new", "photosynthesis", "--outline-only"],
+                                     ["regen", "LESSON", "--scene", "talk"], ["import", "NOTES"]])
+@pytest.mark.parametrize("model", ["local", "openai/smollm2"])
+def test_the_small_offline_model_is_refused_in_one_line_before_any_call(tmp_path: Path, command: list[str],
+                                                                        model: str) -> None:
+    from typer.testing import CliRunner
 
-    refuse_if_unclean(_lesson())  # clean: nothing raised
-    with pytest.raises(GenerationRefused) as refused:
-        refuse_if_unclean(_lesson(content="Plants get water from fl."))
-    message = str(refused.value)
-    assert "\n" not in message and "--model openai/gpt-4o-mini" in message and "maic lesson import" in message
+    from maic_cli.cli.app import app
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("# T\n\n## A slide\n\n- a point\n", encoding="utf-8")
+    args = [str(ROOT / "lessons" / "photosynthesis.yaml") if a == "LESSON" else str(notes) if a == "NOTES" else a
+            for a in command]
+    out = tmp_path / "out.yaml"
+    result = CliRunner().invoke(app, ["lesson", *args, "--model", model, "--api-base", "http://127.0.0.1:9",
+                                      "--out", str(out)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "too small to write lessons" in result.stderr and "--model openai/gpt-4o-mini" in result.stderr
+    assert "maic lesson import" in result.stderr and not out.exists()
+
+
+def test_without_a_model_or_key_lesson_new_says_so_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from maic_cli.cli.app import app
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis"])
+    # the default is the built-in model (the demo one where the offline extra is not installed): refused at once
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "too small to write lessons" in result.stderr or "demo model" in result.stderr
+    assert "maic lesson import" in result.stderr and not list(tmp_path.glob("*.yaml"))

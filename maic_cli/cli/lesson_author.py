@@ -52,14 +52,12 @@ def _model_brief(lesson: Lesson, model: str | None, api_base: str | None) -> tup
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from .chat_cmd import resolve_model
-    from .lesson_progress import class_initiators
+    from .lesson_progress import class_initiators, refuse_model
 
     settings = load_settings({"model": model, "api_base": api_base})
     chosen = resolve_model(settings, None)
     spec = ModelSpec.parse(chosen)
-    if spec.kind == "demo":
-        raise InputError("the demo model only plays canned class replies and cannot write lesson text; use "
-                         "--model local or a provider's model, e.g. --model openai/gpt-4o-mini")
+    refuse_model(spec)
     brief = LessonBrief(topic=lesson.title, level=lesson.level, language=lesson.language or "English",
                         scenes=len(lesson.scenes), initiators=class_initiators(settings.agents_dir),
                         limits=limits.COMPACT if spec.compact_prompts else limits.FULL)

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
-from ..errors import InputError, MaicError
+from ..errors import InputError
 from ..untrusted import clean, one_line
 from .errors import friendly
 from .help_option import help_option
-from .lesson_progress import class_initiators, result_summary, run_closing
+from .lesson_progress import class_initiators, refuse_model, result_summary, run_closing
 
 if TYPE_CHECKING:
     from ..engine.generation import GeneratedLesson, LessonBrief
@@ -41,12 +41,6 @@ app = typer.Typer(help="Generate, import, export and check lesson files.", no_ar
 T = TypeVar("T")
 MAX_TOPIC = 300
 MAX_SCENES = 20
-
-
-class GenerationRefused(MaicError):
-    """The offline model's lesson failed the cleanliness check: nothing is written (exit 1)."""
-OFFLINE_NOTE = ("the small offline model writes a simple lesson; for a good one: "
-                "--model openai/gpt-4o-mini, MAIC_MODEL or OPENAI_API_KEY")
 
 
 @app.callback()
@@ -135,9 +129,7 @@ def new(
     settings = load_settings({"model": model, "api_base": api_base, "structured": structured})
     chosen = resolve_model(settings, None)
     spec = ModelSpec.parse(chosen)
-    if spec.kind == "demo":
-        raise InputError("the demo model only plays canned class replies and cannot write a lesson; use "
-                         "--model local (the offline model) or a provider's model, e.g. --model openai/gpt-4o-mini")
+    refuse_model(spec)
     brief = LessonBrief(topic=topic, level=level, language=language, scenes=scenes,
                         initiators=class_initiators(settings.agents_dir),
                         limits=limits.COMPACT if spec.compact_prompts else limits.FULL)
@@ -145,8 +137,6 @@ def new(
     what = "an outline" if outline_only else "a lesson"
     typer.echo(f"maic: generating {what} on {one_line(topic)!r} with {one_line(chosen)} into {one_line(str(path))}",
                err=True)
-    if spec.kind == "local":
-        typer.echo(f"maic: note: {OFFLINE_NOTE}", err=True)
     llm = make_llm(chosen, api_base=settings.api_base, temperature=settings.temperature,
                    structured=settings.structured or "auto")
     reporter = StepReporter()
@@ -166,8 +156,6 @@ def new(
             result = asyncio.run(generate(brief, llm, prompt_set, reporter))
     except asyncio.CancelledError:  # a cancelled call: the same as Ctrl-C
         raise KeyboardInterrupt from None
-    if spec.kind == "local":
-        refuse_if_unclean(result.lesson)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     if not force and (path.exists() or path.is_symlink()):  # created while the lesson was being written
         taken, path = path, free_name(path)
@@ -192,17 +180,6 @@ def from_outline_call(outline: LessonOutline, brief: LessonBrief, llm: LLMClient
     from ..engine.generation_authoring import lesson_from_outline
 
     return lesson_from_outline(outline, brief, llm, prompts=prompts, progress=reporter)
-
-
-def refuse_if_unclean(lesson: Lesson) -> None:
-    """The small offline model's lesson is written only if it reads clean (else one line pointing elsewhere)."""
-    from ..engine.generation_lint import lesson_problems
-
-    problems = lesson_problems(lesson)
-    if problems:
-        raise GenerationRefused(f"the offline model's lesson is not good enough to write ({problems[0]}); write "
-                                "lessons with a provider's model (--model openai/gpt-4o-mini, or set "
-                                "OPENAI_API_KEY), or bring your own material: maic lesson import deck.pptx")
 
 
 def outline_lines(lesson: Lesson) -> list[str]:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from ..engine.generation import GeneratedLesson, Initiator, Progress
     from ..llm.port import LLMClient, Usage
+    from ..llm.spec import ModelSpec
 
 T = TypeVar("T")
 
@@ -84,6 +85,25 @@ def usage_line(usage: Usage, calls: int) -> str:
     tokens = f"{usage.prompt_tokens:,} prompt + {usage.completion_tokens:,} completion tokens"
     cost = f", ${usage.cost:.4f}" if usage.cost else ""
     return f"{calls} model call{'s' if calls != 1 else ''}, {tokens}{cost}"
+
+
+SMALL_MODEL_REFUSAL = (
+    "the built-in offline model is too small to write lessons (tried on ten topics, none came out clean: field "
+    "names as bullets, cut words, quiz options about answering); write them with a provider's model "
+    "(--model openai/gpt-4o-mini, or set OPENAI_API_KEY), or bring your own material: "
+    "maic lesson import deck.pptx | notes.md | handout.pdf")
+
+
+def refuse_model(spec: ModelSpec) -> None:
+    """Refuse, before any call, a model that cannot write lesson text: the demo's canned replies, or the
+    small offline model (measured by ``tests/benchmarks/lesson_offline.py``)."""
+    from ..errors import InputError
+
+    if spec.kind == "demo":
+        raise InputError("the demo model only plays canned class replies and cannot write lesson text; use a "
+                         "provider's model, e.g. --model openai/gpt-4o-mini, or: maic lesson import FILE")
+    if spec.compact_prompts:
+        raise InputError(SMALL_MODEL_REFUSAL)
 
 
 def class_initiators(agents_dir: list[Path]) -> tuple[Initiator, ...]:
