@@ -332,3 +332,15 @@ def test_question_slides_marked_in_the_notes_become_a_quiz(tmp_path: Path) -> No
     assert isinstance(broken, SlideScene)  # C is not an option: it stays a slide, and the user is told
     assert [s.say for s in broken.script] == ["Answer: C"]  # the marker is not spoken
     assert "stays a slide" in imported.notes[0]
+
+
+def test_markdown_front_matter_gives_the_title_and_setext_headings_are_slides(tmp_path: Path) -> None:
+    notes = tmp_path / "cells.md"
+    notes.write_text("---\ntitle: \"Cells and tissues\"\ntags: [bio]\n---\n\nIntro.\n\nCells\n-----\n\n"
+                     "* a membrane\n* a nucleus\n\nEach cell has a membrane around it.\n", encoding="utf-8")
+    lesson = import_lesson(notes).lesson
+    assert (lesson.title, lesson.description) == ("Cells and tissues", "Intro.")
+    [cells] = lesson.scenes
+    assert isinstance(cells, SlideScene) and cells.title == "Cells"
+    assert cells.elements[0].items == ["a membrane", "a nucleus"]
+    assert [s.spotlight or s.say for s in cells.script] == ["points", "Each cell has a membrane around it."]

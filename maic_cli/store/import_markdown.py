@@ -1,6 +1,7 @@
 """Teacher's notes in Markdown as a lesson (read with markdown-it-py; raw HTML is never used).
 
-* ``# Title`` is the lesson's title; a paragraph before the first slide its description (more
+* ``# Title`` (or a ``title:`` in YAML front matter) is the lesson's title; a paragraph before
+  the first slide its description (more
   before the first slide makes a slide of its own, under the lesson's title).
 * ``## Heading`` starts a slide.  On it: lists are ``bullets`` (a nested item is indented by
   two spaces), tables ``table``, fenced or indented code ``code``, a paragraph that is only
@@ -45,6 +46,8 @@ _SECTION = re.compile(r"^\s*(quiz|discussion)\s*(?:[:.–—-]\s*(.*))?$", re.IG
 _QUESTION = re.compile(r"^\s{0,3}(\d{1,3})[.)]\s+(.*)$")
 _OPTION = re.compile(r"^\s*[-*+]\s+\[( |x|X)\]\s*(.*)$")
 _FIELD = re.compile(r"^\s*(answer|rubric|explanation|points)\s*:\s*(.*)$", re.IGNORECASE)
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.{0,20000}?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
+_FRONT_TITLE = re.compile(r"^title\s*:\s*[\"']?(.*?)[\"']?\s*$", re.MULTILINE)
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # a Markdown backslash escape: the character itself
 _FORMULA = re.compile(r"^\s*\$\$(.+)\$\$\s*$", re.DOTALL)
 
@@ -274,8 +277,16 @@ def read_markdown(path: Path) -> Draft:
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    title = ""
+    front = _FRONT_MATTER.match(source)
+    if front is not None:  # YAML front matter (Jekyll, Obsidian …): its title, and blank lines in its place
+        found = _FRONT_TITLE.search(front.group(1) or "")
+        title = line(found.group(1)) if found else ""
+        source = "\n" * front.group(0).count("\n") + source[front.end():]
     try:
         tokens = _parser().parse(source)
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read") from None
-    return _Reader(path, source).run(tokens)
+    reader = _Reader(path, source)
+    reader.draft.title = title  # then a first-level heading is a slide of its own
+    return reader.run(tokens)
