@@ -88,8 +88,8 @@ def usage_line(usage: Usage, calls: int) -> str:
 
 
 SMALL_MODEL_REFUSAL = (
-    "the built-in offline model is too small to write lessons (tried on ten topics, none came out clean: field "
-    "names as bullets, cut words, quiz options about answering); write them with a provider's model "
+    "the built-in offline model is too small to write lessons (its lessons read as fragments: field names as "
+    "bullets, cut words, quiz options about answering); write them with a provider's model "
     "(--model openai/gpt-4o-mini, or set OPENAI_API_KEY), or bring your own material: "
     "maic lesson import deck.pptx | notes.md | handout.pdf")
 
