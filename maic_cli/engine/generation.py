@@ -2,9 +2,11 @@
 
 The pipeline (after OpenMAIC's ``lib/generation``, with our own prompts in
 ``prompts/generation/``): requirements (title, description, objectives) → outline (the
-scenes: kind, title, one-line goal) → per slide scene its elements with ids, then its
-lecture script (speech and spotlight/laser steps on those ids) → per quiz scene its
-questions → per discussion scene its topic, prompt and initiator.
+scenes: kind, title, one-line goal and 2–4 key points) → per slide scene its elements with
+ids, written from its key points, then its lecture script (speech and spotlight/laser steps
+on those ids), which knows the outline, its place (the first slide greets, the last sums
+up) and how the lecture before it ended → per quiz scene its questions, each with a
+one-sentence explanation → per discussion scene its topic, prompt and initiator.
 
 Each call carries the step's JSON schema (``generation_schemas``); the reply is read
 like any model reply (the JSON found in it, else repaired by json-repair), checked

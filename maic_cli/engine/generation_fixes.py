@@ -6,7 +6,8 @@ step holding two things is split, answer letters are upper-cased, an answer give
 option's text becomes its letter, ``"A) …"`` prefixes come off options, an initiator
 outside the class becomes its first student (with no class known, the player's default).
 Each is counted in :class:`Fixes` (the CLI reports them).  Anything else that is wrong
-raises :class:`StepProblem`, whose text is told to the model when the step is retried.
+raises :class:`StepProblem`, whose text is told to the model when the step is retried — among
+them a question without its one-sentence ``explanation`` and an "all/none of the above" option.
 """
 
 from __future__ import annotations
