@@ -102,3 +102,20 @@ def test_an_existing_export_is_kept_without_force(tmp_path: Path) -> None:
     assert result.exit_code == 2 and out.read_bytes() == b"mine"
     assert CliRunner().invoke(app, ["lesson", "export", str(SAMPLES[0]), "--out", str(out), "--force"]).exit_code == 0
     assert out.read_bytes()[:2] == b"PK"
+
+
+def test_every_kind_of_element_survives_the_deck(tmp_path: Path) -> None:
+    from maic_cli.store.lesson_export import export_lesson
+
+    kinds = [{"id": "t", "type": "text", "content": "Line one\n\nline three"}, {"id": "e", "type": "text"},
+             {"id": "f", "type": "formula", "content": "E = m c^2"}, {"id": "c", "type": "chart", "content": "Sales"},
+             {"id": "v", "type": "video", "content": "A clip"}, {"id": "s", "type": "shape", "content": "Arrow"},
+             {"id": "b", "type": "bullets", "items": ["one", "  two", "    three"]}, {"id": "nb", "type": "bullets"},
+             {"id": "tb", "type": "table", "rows": [["a", "b"], ["1", "2"]]}, {"id": "et", "type": "table"},
+             {"id": "code", "type": "code", "content": "x = 1\n\nprint(x)\n"},
+             {"id": "img", "type": "image", "content": "A cat"}]
+    lesson = Lesson.model_validate({"title": "Kinds", "scenes": [
+        {"type": "slide", "id": "all", "title": "All kinds", "elements": kinds,
+         "script": [{"laser": "f"}, {"say": "Look. Then look again."}, {"spotlight": "img"}]}]})
+    export_lesson(lesson, tmp_path / "kinds.pptx")
+    assert import_lesson(tmp_path / "kinds.pptx").lesson.scenes == lesson.scenes

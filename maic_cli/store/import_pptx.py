@@ -36,7 +36,8 @@ MAX_RATIO = 100  # uncompressed / compressed, for members over RATIO_FROM bytes
 RATIO_FROM = 2**20
 MAX_DEPTH = 5  # groups inside groups
 MONOSPACE = re.compile(r"mono|courier|consolas|menlo|code|fixed|terminal", re.IGNORECASE)
-_HINT = re.compile(r"^\s*(text|bullets|formula|code)(?:\s*\(([A-Za-z0-9_+#.-]{1,30})\))?\s*$", re.IGNORECASE)
+_HINT = re.compile(r"^\s*(text|bullets|formula|code|chart|video|shape|table)"
+                   r"(?:\s*\(([A-Za-z0-9_+#.-]{1,30})\))?\s*$", re.IGNORECASE)
 _SKIPPED_PLACEHOLDERS = {"SLIDE_NUMBER", "FOOTER", "DATE", "HEADER"}
 
 
@@ -92,18 +93,22 @@ def _placeholder_kind(shape: Any) -> str | None:
 
 def _text_frame(slide: DraftSlide, shape: Any) -> None:
     paragraphs = [p for p in shape.text_frame.paragraphs if _paragraph_text(p).strip()]
-    if not paragraphs:
-        return
     hint = _HINT.match(_alt_text(shape))
     kind = hint.group(1).lower() if hint else None
+    if not paragraphs and kind is None:
+        return  # an empty box (a hinted one is an element a lesson left empty)
     name = str(shape.name)
     if kind == "code" or (kind is None and _monospace(paragraphs)):
         content = "\n".join(_paragraph_text(p).rstrip() for p in shape.text_frame.paragraphs)
         slide.add("code", preferred=name, content=text(content, keep_ends=True),
                   language=(hint.group(2) if hint and hint.group(2) else None))
-    elif kind in ("text", "formula") or (kind is None and len(paragraphs) == 1):
-        content = "\n".join(_paragraph_text(p).strip() for p in paragraphs)
-        slide.add(kind or "text", preferred=name, content=text(content))
+    elif kind == "table":
+        slide.add("table", preferred=name)
+    elif kind in ("text", "formula", "chart", "video", "shape"):
+        content = "\n".join(_paragraph_text(p).strip() for p in shape.text_frame.paragraphs).strip("\n")
+        slide.add(kind, preferred=name, content=text(content))
+    elif kind is None and len(paragraphs) == 1:
+        slide.add("text", preferred=name, content=text(_paragraph_text(paragraphs[0]).strip()))
     else:
         items = [("  " * min(int(p.level or 0), 4)) + line(_paragraph_text(p), 500) for p in paragraphs[:MAX_ITEMS]]
         slide.add("bullets", preferred=name, items=items)
