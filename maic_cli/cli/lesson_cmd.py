@@ -140,15 +140,15 @@ def new(
     llm = make_llm(chosen, api_base=settings.api_base, temperature=settings.temperature,
                    structured=settings.structured or "auto")
     reporter = StepReporter()
-    if outline_only:
-        planned = asyncio.run(run_closing(llm, reporter, plan_outline_call(brief, llm, prompt_set, reporter)))
-        header = [f"An outline written by maic lesson new --outline-only; model: {chosen}",
-                  f"edit it, then: maic lesson new --from-outline {path}"]
-        write_atomic(path, outline_yaml(planned, header))
-        typer.echo(f"maic: wrote the outline {one_line(str(path))}: {len(planned.scenes)} scenes", err=True)
-        typer.echo(str(path))
-        return
     try:
+        if outline_only:
+            planned = asyncio.run(run_closing(llm, reporter, plan_outline_call(brief, llm, prompt_set, reporter)))
+            header = [f"An outline written by maic lesson new --outline-only; model: {chosen}",
+                      f"edit it, then: maic lesson new --from-outline {path}"]
+            write_atomic(path, outline_yaml(planned, header))
+            typer.echo(f"maic: wrote the outline {one_line(str(path))}: {len(planned.scenes)} scenes", err=True)
+            typer.echo(str(path))
+            return
         if outline is not None:
             result = asyncio.run(run_closing(llm, reporter, from_outline_call(outline, brief, llm, prompt_set,
                                                                               reporter)))
