@@ -36,6 +36,7 @@ def _lesson(items: list[str] | None = None, say: list[str] | None = None, quiz: 
     (_lesson(items=["title", "Water"]), "a field name as content: 'title'"),
     (_lesson(items=["description: The idea is light", "Water"]), "a field name as content"),
     (_lesson(content="Plants get water from fl."), "cut off"),
+    (_lesson(content="Bees make a n."), "cut off"),
     (_lesson(say=["Plants need (light and water."]), "cut off"),
     (_lesson(quiz=[["The answer to this question would be: light", "Sand"]]), "talks about answering"),
     (_lesson(quiz=[["Light", "Sand"], ["Water", "Sand"]]), "'sand' is in 2 questions"),
@@ -48,6 +49,7 @@ def test_fragments_are_found(lesson: Lesson, problem: str) -> None:
 
 def test_a_clean_generated_lesson_passes() -> None:
     assert lesson_problems(_lesson(quiz=[["Light", "Sand"], ["Water", "Stone"]])) == []
+    assert lesson_problems(_lesson(content="Each time round, the total grows by n.")) == []
 
 
 @pytest.mark.parametrize("command", [["new", "photosynthesis"], ["new", "photosynthesis", "--outline-only"],

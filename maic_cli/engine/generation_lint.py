@@ -79,8 +79,10 @@ def _cut(text: str) -> bool:
     match = _LAST_WORD.search(stripped)
     if match is None or not stripped.endswith((".", "!", "?", "…")):
         return False
-    word = match.group(1)
-    return 2 <= len(word) <= 3 and word.islower() and word not in SHORT_WORDS and len(stripped.split()) > 1
+    word, words = match.group(1), stripped.lower().split()
+    if len(word) == 1:  # "how bees create a n.": a letter after an article is a word cut off ("by n." is not)
+        return word.islower() and len(words) > 1 and words[-2] in ("a", "an", "the")
+    return len(word) <= 3 and word.islower() and word not in SHORT_WORDS and len(words) > 1
 
 
 def lesson_problems(lesson: Lesson, *, english: bool | None = None) -> list[str]:

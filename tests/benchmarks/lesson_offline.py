@@ -8,6 +8,13 @@ Generates a lesson on each of ten everyday topics with SmolLM2-135M (compact lim
 brackets, options that talk about answering, the same option in two questions, a sentence
 said twice.  It prints, per topic, whether generation finished, the problems found and the
 time, then how many lessons were clean.  ``--show`` prints every lesson's text to read.
+
+Measured 2026-12-01 (3 scenes, on a loaded 2-core machine): 0 of 10 clean; every lesson had
+field names as content ("description", "explanation" as bullets or options), quiz options
+that talk about answering ("The answer to why we have colors like red or WHY; Question") or
+the same option in two questions; 54–505 s per lesson.  Read, not only counted: titles like
+"Why the sky is blue, in teaching order.", "Fractions For Beginners.com/A-Short-Summary".
+So ``maic lesson new`` refuses this model in one line (``cli/lesson_progress.refuse_model``).
 """
 
 from __future__ import annotations
