@@ -17,9 +17,11 @@ from maic_cli.llm.scripted import ScriptedLLM
 
 REQUIREMENTS = {"title": "Photosynthèse → how plants eat", "description": "Where a plant's food comes from.",
                 "objectives": ["Name the inputs", "Name the outputs"]}
-OUTLINE = {"scenes": [{"kind": "slide", "title": "What a plant needs", "goal": "Show the three inputs."},
+OUTLINE = {"scenes": [{"kind": "slide", "title": "What a plant needs", "goal": "Show the three inputs.",
+                       "points": ["Light, water and carbon dioxide go in", "Most mass comes from the air"]},
                       {"kind": "discussion", "title": "Plants in the dark", "goal": "Predict without light."},
-                      {"kind": "quiz", "title": "Check", "goal": "Check the inputs and outputs."}]}
+                      {"kind": "quiz", "title": "Check", "goal": "Check the inputs and outputs.",
+                       "points": ["The inputs", "The outputs"]}]}
 ELEMENTS = {"elements": [{"type": "text", "id": "question", "content": "Where does a tree's mass come from?"},
                          {"type": "bullets", "id": "inputs", "items": ["Light", "Water", "Carbon dioxide"]},
                          {"type": "table", "id": "parts", "rows": [["In", "Out"], ["CO2", "glucose"]]}]}
@@ -28,10 +30,13 @@ SCRIPT = {"steps": [{"spotlight": "question"}, {"say": "A tree weighs tonnes. Wh
 DISCUSSION = {"topic": "What happens to a plant kept in the dark?", "prompt": "Use the inputs.",
               "initiator": "curious_student"}
 QUIZ = {"questions": [{"type": "single", "question": "Where does most of a tree's mass come from?",
-                       "options": ["The soil", "The air", "The water"], "answer": "B"},
+                       "options": ["The soil", "The air", "The water"], "answer": "B",
+                       "explanation": "The carbon in wood comes from carbon dioxide in the air."},
                       {"type": "multiple", "question": "What does photosynthesis make?",
-                       "options": ["Oxygen", "Glucose", "Soil"], "answer": ["A", "B"]},
-                      {"type": "short", "question": "Why do plants need light?", "rubric": "Light gives the energy."}]}
+                       "options": ["Oxygen", "Glucose", "Soil"], "answer": ["A", "B"],
+                       "explanation": "Glucose is the plant's food and oxygen is given off."},
+                      {"type": "short", "question": "Why do plants need light?", "rubric": "Light gives the energy.",
+                       "explanation": "Light is the energy that drives the reaction."}]}
 STEPS = [REQUIREMENTS, OUTLINE, ELEMENTS, SCRIPT, DISCUSSION, QUIZ]
 
 

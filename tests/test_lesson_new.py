@@ -113,8 +113,10 @@ def test_safe_fix_ups_are_made_and_counted() -> None:
                              {"type": "text", "id": "idea", "content": "Two."},
                              {"type": "bullets", "id": "key points", "items": ["a", "b"]}]}
     script = {"steps": [{"spotlight": "idea_2"}, {"say": "Look.", "laser": "key_points"}, {"spotlight": "nowhere"}]}
-    quiz = {"questions": [{"type": "single", "question": "Which?", "options": ["A) one", "B) two"], "answer": "b"},
-                          {"type": "single", "question": "Which one?", "options": ["x", "y"], "answer": "y"}]}
+    quiz = {"questions": [{"type": "single", "question": "Which?", "options": ["A) one", "B) two"], "answer": "b",
+                           "explanation": "Two it is."},
+                          {"type": "single", "question": "Which one?", "options": ["x", "y"], "answer": "y",
+                           "explanation": "Y it is."}]}
     talk = {**DISCUSSION, "initiator": "headmaster"}
     result, _ = generate(replies((2, json.dumps(elements)), (3, json.dumps(script)), (4, json.dumps(talk)),
                                  (5, json.dumps(quiz))), initiators=())
@@ -262,7 +264,8 @@ def test_an_endless_reply_is_stopped_at_its_limit() -> None:
 
 def test_several_answer_letters_in_one_string_are_read_as_letters() -> None:
     quiz = {"questions": [{"type": "multiple", "question": "What does photosynthesis make?",
-                           "options": ["Oxygen", "Glucose", "Soil"], "answer": "A, B"}]}
+                           "options": ["Oxygen", "Glucose", "Soil"], "answer": "A, B",
+                           "explanation": "Both are made."}]}
     result, llm = generate(replies((5, json.dumps(quiz))))
     [question] = next(s for s in result.lesson.scenes if isinstance(s, QuizScene)).questions
     assert question.answer == ["A", "B"] and len(llm.calls) == 6  # no retry
@@ -270,7 +273,8 @@ def test_several_answer_letters_in_one_string_are_read_as_letters() -> None:
 
 def test_an_option_copied_from_the_instructions_is_asked_again() -> None:
     copied = {"questions": [{"type": "single", "question": "What do plants need?",
-                             "options": ["Light", "the right answer", "Sand"], "answer": "A"}]}
+                             "options": ["Light", "the right answer", "Sand"], "answer": "A",
+                             "explanation": "Light powers it."}]}
     result, llm = generate(replies((5, [json.dumps(copied), json.dumps(QUIZ)])))
     assert "a word from the instructions" in "\n".join(m["content"] for m in llm.calls[6].messages)
     assert next(s for s in result.lesson.scenes if isinstance(s, QuizScene)).questions[0].options[1] == "The air"

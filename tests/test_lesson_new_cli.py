@@ -49,7 +49,8 @@ def test_ctrl_c_mid_step_exits_130_and_leaves_no_file(tmp_path: Path, monkeypatc
     client = InterruptedLLM(replies()[:3], interrupt)
     monkeypatch.setattr(maic_cli.llm.factory, "make_llm", lambda *args, **kwargs: client)
     out = tmp_path / "lesson.yaml"
-    result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis", "--scenes", "3", "--out", str(out)])
+    result = CliRunner().invoke(app, ["lesson", "new", "photosynthesis", "--scenes", "3", "--out", str(out),
+                                      "--model", "openai/gpt-4o-mini", "--api-base", "http://127.0.0.1:9"])
     assert result.exit_code == 130, result.stderr
     assert client.inner.remaining == 0  # it really was in the fourth step
     assert list(tmp_path.iterdir()) == [tmp_path / "maic_home"]  # no file, no temp file
@@ -144,7 +145,7 @@ def test_check_reports_a_bad_file_as_path_line_field(tmp_path: Path) -> None:
 def test_the_demo_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
     out = tmp_path / "lesson.yaml"
     result = CliRunner().invoke(app, ["lesson", "new", "x", "--model", "demo", "--out", str(out)])
-    assert result.exit_code == 2 and "cannot write a lesson" in result.stderr and not out.exists()
+    assert result.exit_code == 2 and "cannot write lesson text" in result.stderr and not out.exists()
 
 
 # -- progress ------------------------------------------------------------------------------------------

@@ -21,11 +21,11 @@ def test_compact_shapes_fix_the_lecture_and_put_the_right_answer_in_varying_plac
     assert [next(iter(step["properties"])) for step in steps] == ["spotlight", "say", "spotlight", "say"]
     assert [step["properties"]["spotlight"]["const"] for step in steps[::2]] == ["idea", "points"]
     question = quiz_schema(COMPACT)["properties"]["questions"]["items"][0]
-    assert list(question["properties"]) == ["type", "question", "right", "wrong"]
+    assert list(question["properties"]) == ["type", "question", "right", "wrong", "explanation"]
     quiz = {"questions": [{"type": "single", "question": "Which gas do plants take in?", "right": "Carbon dioxide",
-                           "wrong": ["Helium", "Neon"]},
+                           "wrong": ["Helium", "Neon"], "explanation": "Leaves take it in."},
                           {"type": "single", "question": "What gives the energy?", "right": "Light",
-                           "wrong": ["Soil", "Wind"]}]}
+                           "wrong": ["Soil", "Wind"], "explanation": "Light powers it."}]}
     result, _ = generate(replies((5, json.dumps(quiz))))
     first, second = result.lesson.scenes[2].questions  # type: ignore[union-attr]
     assert first.options[next(iter(first.key()))] == "Carbon dioxide"
@@ -73,17 +73,17 @@ def test_the_class_schemas_grammar_is_unchanged_by_the_unsorted_conversion() -> 
 
 
 def test_a_small_models_whole_lesson_follows_the_fixed_shapes() -> None:
-    outline = {"scenes": [{"kind": "slide", "title": "Light", "goal": "Why light."},
-                          {"kind": "slide", "title": "Air", "goal": "Why air."},
-                          {"kind": "quiz", "title": "Check", "goal": "Check."}]}
+    outline = {"scenes": [{"kind": "slide", "title": "Light", "goal": "Why light.", "points": ["Light", "Sun"]},
+                          {"kind": "slide", "title": "Air", "goal": "Why air.", "points": ["Air", "Gas"]},
+                          {"kind": "quiz", "title": "Check", "goal": "Check.", "points": ["Light", "Air"]}]}
     elements = {"elements": [{"type": "text", "id": "idea", "content": "Plants need %s."},
                              {"type": "bullets", "id": "points", "items": ["One", "Two"]},
                              {"type": "image", "id": "picture", "content": "A leaf."}]}
     script = {"steps": [{"spotlight": "idea"}, {"say": "Look here."}, {"spotlight": "points"}, {"say": "And here."}]}
     quiz = {"questions": [{"type": "single", "question": "What do plants need?", "right": "Light",
-                           "wrong": ["Sand", "Noise"]},
+                           "wrong": ["Sand", "Noise"], "explanation": "Light powers it."},
                           {"type": "single", "question": "What gas?", "right": "Carbon dioxide",
-                           "wrong": ["Helium", "Neon"]}]}
+                           "wrong": ["Helium", "Neon"], "explanation": "Leaves take it in."}]}
     items = [json.dumps(REQUIREMENTS), json.dumps(outline),
              json.dumps(elements).replace("%s", "light"), json.dumps(script),
              json.dumps(elements).replace("%s", "air"), json.dumps(script), json.dumps(quiz)]

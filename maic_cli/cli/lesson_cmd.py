@@ -16,9 +16,10 @@ inside the commands, so ``maic lesson --help`` stays light.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -26,18 +27,20 @@ from ..errors import InputError
 from ..untrusted import clean, one_line
 from .errors import friendly
 from .help_option import LITELLM_MODELS, LOCAL_MODEL, MODEL_DEFAULT, help_option
+from .lesson_progress import class_initiators, refuse_model, result_summary, run_closing
 
 if TYPE_CHECKING:
-    from ..engine.generation import GeneratedLesson, Initiator, LessonBrief
+    from ..engine.generation import GeneratedLesson, LessonBrief
+    from ..engine.generation_authoring import LessonOutline
     from ..engine.lesson import Lesson
     from ..engine.prompt_set import PromptSet
     from ..llm.port import LLMClient
     from .lesson_progress import StepReporter
 
-app = typer.Typer(help="Generate and check lesson files.", no_args_is_help=True)
+app = typer.Typer(help="Generate, import, export and check lesson files.", no_args_is_help=True)
+T = TypeVar("T")
 MAX_TOPIC = 300
-OFFLINE_NOTE = ("the small offline model writes a simple lesson; for a good one: "
-                "--model openai/gpt-4o-mini, MAIC_MODEL or OPENAI_API_KEY")
+MAX_SCENES = 20
 
 
 @app.callback()
@@ -45,22 +48,12 @@ def _lesson(show_help: bool = help_option()) -> None:
     """Generate and check lesson files."""
 
 
-def default_out(topic: str) -> Path:
-    """``<topic slug>.yaml`` in the current folder."""
+def default_out(topic: str, suffix: str = "") -> Path:
+    """``<topic slug><suffix>.yaml`` in the current folder."""
     from ..engine.generation_fixes import slug
     from ..untrusted import clean
 
-    return Path(f"{slug(clean(topic), 'lesson', limit=60)}.yaml")
-
-
-def class_initiators(agents_dir: list[Path]) -> tuple[Initiator, ...]:
-    """The default class's students: who may open a generated discussion."""
-    from ..engine.generation import Initiator
-    from ..store.personas import DEFAULT_CLASS, load_registry
-
-    registry = load_registry(agents_dir)
-    return tuple(Initiator(a.id, a.name) for i in DEFAULT_CLASS if (a := registry.agents.get(i)) is not None
-                 and a.role == "student")
+    return Path(f"{slug(clean(topic), 'lesson', limit=60)}{suffix}.yaml")
 
 
 async def generate(brief: LessonBrief, llm: LLMClient, prompts: PromptSet, reporter: StepReporter) -> GeneratedLesson:
@@ -74,23 +67,15 @@ async def generate(brief: LessonBrief, llm: LLMClient, prompts: PromptSet, repor
         await close_llm(llm)
 
 
-def _summary(result: GeneratedLesson) -> str:
-    kinds = [scene.type for scene in result.lesson.scenes]
-    counts = ", ".join(f"{kinds.count(k)} {k}{'s' if kinds.count(k) != 1 else ''}"
-                       for k in ("slide", "quiz", "discussion") if k in kinds)
-    notes = [f"{result.retries} step{'s' if result.retries != 1 else ''} retried"] if result.retries else []
-    notes += [f"{result.repaired} repl{'ies' if result.repaired != 1 else 'y'} repaired"] if result.repaired else []
-    notes += [f"fixed: {result.fixes.describe()}"] if result.fixes else []
-    return f"{len(kinds)} scenes ({counts})" + (f"; {'; '.join(notes)}" if notes else "")
-
-
 @app.command("new")
 @friendly
 def new(
-    topic: str = typer.Argument(..., help="What the lesson teaches, e.g. \"photosynthesis\"."),
+    topic: str = typer.Argument(None, help="What the lesson teaches, e.g. \"photosynthesis\" (not with "
+                                "--from-outline).", show_default=False),
     level: str = typer.Option("beginner", "--level", help="The learners' level (beginner, high school, …)."),
     language: str = typer.Option("English", "--language", help="The language the lesson is written in."),
-    scenes: int = typer.Option(5, "--scenes", min=1, max=20, help="How many scenes (slides, quizzes, discussions)."),
+    scenes: int = typer.Option(5, "--scenes", help=f"How many scenes (slides, quizzes, discussions), 1 to "
+                               f"{MAX_SCENES}."),
     model: str = typer.Option(None, "--model", "-m", help=f"The model that writes the lesson: {LOCAL_MODEL}, "
                               f"{LITELLM_MODELS} or scripted:FILE (demo cannot write one). Default: {MODEL_DEFAULT}. "
                               "Also read from MAIC_MODEL."),
@@ -101,46 +86,77 @@ def new(
                                    "reports support), off, json_schema (OpenAI form) or json_object (llama.cpp)."),
     prompts: Path = typer.Option(None, "--prompts", help="A folder of prompt templates overriding the built-in "
                                  "ones (generation/*.j2)."),
+    outline_only: bool = typer.Option(False, "--outline-only", help="Write only the outline (scenes, their goals "
+                                      "and key points) to edit, then build it with --from-outline."),
+    from_outline: Path = typer.Option(None, "--from-outline", help="Build the lesson from this outline file "
+                                      "(one --outline-only wrote, edited or not)."),
 ) -> None:
-    """Generate a lesson file from a topic: outline, slides, lecture scripts, quizzes, discussions."""
+    """Generate a lesson file from a topic (or an outline): outline, slides, lecture scripts, quizzes, discussions."""
     import asyncio
 
     from ..engine import generation_schemas as limits
     from ..engine.generation import LessonBrief
+    from ..engine.generation_authoring import LessonOutline, check_prompts
     from ..llm.factory import make_llm
     from ..llm.keys import check_key
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
-    from ..store.lesson_writer import check_writable, free_name, write_lesson
+    from ..store.lesson_writer import check_writable, free_name, outline_yaml, write_lesson
+    from ..store.paths import write_atomic
     from ..store.prompts import load_prompt_set
+    from ..yamlfile import load_model
     from .chat_cmd import resolve_model
     from .lesson_progress import StepReporter, usage_line
 
+    if outline_only and from_outline is not None:
+        raise InputError("--outline-only and --from-outline: give one of them (the outline is written, or read)")
+    outline: LessonOutline | None = None
+    if from_outline is not None:
+        if topic is not None:
+            raise InputError("TOPIC: not with --from-outline (the outline has the lesson's title)")
+        outline = load_model(from_outline, LessonOutline)
+        topic, level, language, scenes = outline.title, outline.level, outline.language, len(outline.scenes)
+    if topic is None:
+        raise InputError("TOPIC: say what the lesson teaches, e.g. maic lesson new \"photosynthesis\" "
+                         "(or build one with --from-outline FILE)")
+    if not 1 <= scenes <= MAX_SCENES:
+        raise InputError(f"--scenes: give 1 to {MAX_SCENES} scenes (not {scenes})")
     topic, level, language = (" ".join(text.split()) for text in (topic, level, language))
     for name, value, most in (("TOPIC", topic, MAX_TOPIC), ("--level", level, 80), ("--language", language, 40)):
         if not value or len(value) > most:
             raise InputError(f"{name}: give it in 1 to {most} characters")
-    path = out if out is not None else default_out(topic)
+    path = out if out is not None else default_out(topic, "-outline" if outline_only else "")
     check_writable(path, force)  # before any model call
     prompt_set = load_prompt_set(prompts)
     settings = load_settings({"model": model, "api_base": api_base, "structured": structured})
     chosen = resolve_model(settings, None)
     spec = ModelSpec.parse(chosen)
+    refuse_model(spec)
     check_key(chosen, api_base=settings.api_base)  # a hosted model without its key: one line, before any call
-    if spec.kind == "demo":
-        raise InputError("the demo model only plays canned class replies and cannot write a lesson; use "
-                         "--model local (the offline model) or a provider's model, e.g. --model openai/gpt-4o-mini")
     brief = LessonBrief(topic=topic, level=level, language=language, scenes=scenes,
                         initiators=class_initiators(settings.agents_dir),
                         limits=limits.COMPACT if spec.compact_prompts else limits.FULL)
-    typer.echo(f"maic: generating a lesson on {one_line(topic)!r} with {one_line(chosen)} into {one_line(str(path))}",
+    check_prompts(prompt_set, brief)  # a broken override fails now, before the first (paid) step
+    what = "an outline" if outline_only else "a lesson"
+    typer.echo(f"maic: generating {what} on {one_line(topic)!r} with {one_line(chosen)} into {one_line(str(path))}",
                err=True)
-    if spec.kind == "local":
-        typer.echo(f"maic: note: {OFFLINE_NOTE}", err=True)
     llm = make_llm(chosen, api_base=settings.api_base, temperature=settings.temperature,
                    structured=settings.structured or "auto")
+    reporter = StepReporter()
     try:
-        result = asyncio.run(generate(brief, llm, prompt_set, StepReporter()))
+        if outline_only:
+            planned = asyncio.run(run_closing(llm, reporter, plan_outline_call(brief, llm, prompt_set, reporter)))
+            header = [f"An outline written by maic lesson new --outline-only; model: {chosen}",
+                      f"edit it, then: maic lesson new --from-outline {path}"]
+            write_atomic(path, outline_yaml(planned, header))
+            typer.echo(f"maic: wrote the outline {one_line(str(path))}: {len(planned.scenes)} scenes", err=True)
+            typer.echo(str(path))
+            return
+        if outline is not None:
+            result = asyncio.run(run_closing(llm, reporter, from_outline_call(outline, brief, llm, prompt_set,
+                                                                              reporter)))
+        else:
+            result = asyncio.run(generate(brief, llm, prompt_set, reporter))
     except asyncio.CancelledError:  # a cancelled call: the same as Ctrl-C
         raise KeyboardInterrupt from None
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -150,9 +166,23 @@ def new(
                    f"{one_line(str(path))} instead", err=True)
     write_lesson(path, result.lesson, [f"A lesson written by maic lesson new on {stamp}", f"topic: {topic}",
                                        f"model: {chosen}", f"check it: maic lesson check {path}"], force=force)
-    typer.echo(f"maic: wrote {one_line(str(path))}: {_summary(result)}", err=True)
+    typer.echo(f"maic: wrote {one_line(str(path))}: {result_summary(result)}", err=True)
     typer.echo(f"maic: usage: {usage_line(result.usage, result.calls)}", err=True)
     typer.echo(str(path))
+
+
+def plan_outline_call(brief: LessonBrief, llm: LLMClient, prompts: PromptSet,
+                      reporter: StepReporter) -> Awaitable[LessonOutline]:
+    from ..engine.generation_authoring import plan_outline
+
+    return plan_outline(brief, llm, prompts=prompts, progress=reporter)
+
+
+def from_outline_call(outline: LessonOutline, brief: LessonBrief, llm: LLMClient, prompts: PromptSet,
+                      reporter: StepReporter) -> Awaitable[GeneratedLesson]:
+    from ..engine.generation_authoring import lesson_from_outline
+
+    return lesson_from_outline(outline, brief, llm, prompts=prompts, progress=reporter)
 
 
 def outline_lines(lesson: Lesson) -> list[str]:
@@ -192,3 +222,8 @@ def check(file: Path = typer.Argument(..., help="The lesson file (YAML).")) -> N
         raise InputError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
     for line in outline_lines(lesson):
         typer.echo(clean(line).replace("\n", " "))
+
+
+from .lesson_author import register as _register_authoring  # noqa: E402 - after this module's own commands
+
+_register_authoring(app)

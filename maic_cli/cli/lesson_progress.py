@@ -1,17 +1,20 @@
-"""The progress of ``maic lesson new`` on stderr: a Rich status line on a terminal, plain lines in a pipe.
+"""The progress of ``maic lesson new`` (and import, regen) on stderr: a Rich status line on a terminal,
+plain lines in a pipe.
 
 Each step prints one line when it finishes (``✓ step 3/9 scene 1/3 (slide): elements``) and
 one when it is retried, with the problem; on a terminal a spinner shows the step running.
 A retry's problem can quote the model's reply, so every line is cleaned and printed as
-plain text (never Rich markup).
+plain text (never Rich markup).  Also what those commands share: the class's students (who may
+open a generated discussion), a run that closes its client, and the one-line summary of a result.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Awaitable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from ..untrusted import one_line
 
@@ -19,8 +22,11 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.status import Status
 
-    from ..engine.generation import Progress
-    from ..llm.port import Usage
+    from ..engine.generation import GeneratedLesson, Initiator, Progress
+    from ..llm.port import LLMClient, Usage
+    from ..llm.spec import ModelSpec
+
+T = TypeVar("T")
 
 
 def _position(event: Progress) -> str:
@@ -79,3 +85,53 @@ def usage_line(usage: Usage, calls: int) -> str:
     tokens = f"{usage.prompt_tokens:,} prompt + {usage.completion_tokens:,} completion tokens"
     cost = f", ${usage.cost:.4f}" if usage.cost else ""
     return f"{calls} model call{'s' if calls != 1 else ''}, {tokens}{cost}"
+
+
+SMALL_MODEL_REFUSAL = (
+    "the built-in offline model is too small to write lessons (its lessons read as fragments: field names as "
+    "bullets, cut words, quiz options about answering); write them with a provider's model "
+    "(--model openai/gpt-4o-mini, or set OPENAI_API_KEY), or bring your own material: "
+    "maic lesson import deck.pptx | notes.md | handout.pdf")
+
+
+def refuse_model(spec: ModelSpec) -> None:
+    """Refuse, before any call, a model that cannot write lesson text: the demo's canned replies, or the
+    small offline model (measured by ``tests/benchmarks/lesson_offline.py``)."""
+    from ..errors import InputError
+
+    if spec.kind == "demo":
+        raise InputError("the demo model only plays canned class replies and cannot write lesson text; use a "
+                         "provider's model, e.g. --model openai/gpt-4o-mini, or: maic lesson import FILE")
+    if spec.compact_prompts:
+        raise InputError(SMALL_MODEL_REFUSAL)
+
+
+def class_initiators(agents_dir: list[Path]) -> tuple[Initiator, ...]:
+    """The default class's students: who may open a generated discussion."""
+    from ..engine.generation import Initiator
+    from ..store.personas import DEFAULT_CLASS, load_registry
+
+    registry = load_registry(agents_dir)
+    return tuple(Initiator(a.id, a.name) for i in DEFAULT_CLASS if (a := registry.agents.get(i)) is not None
+                 and a.role == "student")
+
+
+async def run_closing(llm: LLMClient, reporter: StepReporter, work: Awaitable[T]) -> T:
+    """``work`` with the progress shown, the client closed after."""
+    from ..llm.port import close_llm
+
+    try:
+        with reporter.running():
+            return await work
+    finally:
+        await close_llm(llm)
+
+
+def result_summary(result: GeneratedLesson) -> str:
+    kinds = [scene.type for scene in result.lesson.scenes]
+    counts = ", ".join(f"{kinds.count(k)} {k}{'s' if kinds.count(k) != 1 else ''}"
+                       for k in ("slide", "quiz", "discussion") if k in kinds)
+    notes = [f"{result.retries} step{'s' if result.retries != 1 else ''} retried"] if result.retries else []
+    notes += [f"{result.repaired} repl{'ies' if result.repaired != 1 else 'y'} repaired"] if result.repaired else []
+    notes += [f"fixed: {result.fixes.describe()}"] if result.fixes else []
+    return f"{len(kinds)} scenes ({counts})" + (f"; {'; '.join(notes)}" if notes else "")

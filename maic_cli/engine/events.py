@@ -129,6 +129,7 @@ class QuizAnswerEvent(BaseModel):
     correct: bool = False
     comment: str | None = None
     graded_by: Literal["key", "model", "rubric", "none"] = "key"  # rubric: the rubric's words decided; none: not graded
+    explanation: str | None = None  # the lesson's one sentence on why the answer is right
 
 
 class QuizScoreEvent(BaseModel):

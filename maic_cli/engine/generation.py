@@ -2,9 +2,11 @@
 
 The pipeline (after OpenMAIC's ``lib/generation``, with our own prompts in
 ``prompts/generation/``): requirements (title, description, objectives) → outline (the
-scenes: kind, title, one-line goal) → per slide scene its elements with ids, then its
-lecture script (speech and spotlight/laser steps on those ids) → per quiz scene its
-questions → per discussion scene its topic, prompt and initiator.
+scenes: kind, title, one-line goal and 2–4 key points) → per slide scene its elements with
+ids, written from its key points, then its lecture script (speech and spotlight/laser steps
+on those ids), which knows the outline, its place (the first slide greets, the last sums
+up) and how the lecture before it ended → per quiz scene its questions, each with a
+one-sentence explanation → per discussion scene its topic, prompt and initiator.
 
 Each call carries the step's JSON schema (``generation_schemas``); the reply is read
 like any model reply (the JSON found in it, else repaired by json-repair), checked
@@ -29,7 +31,8 @@ from ..untrusted import clean
 from . import generation_fixes as fix
 from . import generation_schemas as schema
 from .json_reply import first_json_object
-from .lesson import DiscussionScene, Lesson, QuizScene, Scene, SlideScene
+from .lesson import DiscussionScene, Lesson, QuizScene, Scene, ScriptStep, SlideScene
+from .models import SlideElement
 from .prompt_set import PromptSet, resolve
 from .sanitize import replace_surrogates
 
@@ -102,7 +105,34 @@ def read_json_object(text: str, keys: frozenset[str] = frozenset()) -> tuple[dic
                              max_depth=MAX_DEPTH, max_repair=MAX_REPAIR_CHARS)
 
 
-class _Pipeline:
+@dataclass(frozen=True)
+class Place:
+    """Where a slide stands among the lesson's slides, and how the lecture before it ended."""
+
+    position: Literal["first", "middle", "last", "only"] = "middle"
+    previous_end: str = ""  # the last sentence the teacher said on the slide before
+
+
+def place(slides: list[int], index: int, previous_end: str) -> Place:
+    """The :class:`Place` of the scene at ``index`` given the indexes of every slide scene."""
+    if slides == [index]:
+        return Place("only", "")
+    if slides and index == slides[0]:
+        return Place("first", "")
+    return Place("last" if slides and index == slides[-1] else "middle", previous_end)
+
+
+def last_sentence(script: list[ScriptStep]) -> str:
+    """The end of a lecture: its last spoken sentence (for the next slide's lecture to carry on from)."""
+    said = [step.say for step in script if step.say]
+    if not said:
+        return ""
+    sentences = [part for part in said[-1].replace("! ", "!\n").replace("? ", "?\n").replace(". ", ".\n").split("\n")
+                 if part.strip()]
+    return sentences[-1].strip()[:300] if sentences else ""
+
+
+class Pipeline:
     def __init__(self, brief: LessonBrief, llm: LLMClient, prompts: PromptSet,
                  progress: Callable[[Progress], None], retries: int) -> None:
         self.brief, self.llm, self.prompts = brief, llm, prompts
@@ -112,18 +142,21 @@ class _Pipeline:
         self.total: int | None = None  # steps in all, once the outline is known
         self.calls = self.retried = self.repaired = 0
         self.facts: dict[str, Any] = {"topic": brief.topic, "level": brief.level, "language": brief.language,
-                                      "scenes": brief.scenes, "compact": brief.limits.fixed_shapes}
+                                      "scenes": brief.scenes, "compact": brief.limits.fixed_shapes,
+                                      "title": brief.topic, "objectives": [], "outline": [], "instruction": "",
+                                      "neighbours": [], "voice": ""}
 
     # -- one step ------------------------------------------------------------------------------
     async def ask(self, step: str, template: str, data: dict[str, Any], reply_model: type[R],
-                  response_schema: dict[str, Any], build: Callable[[R], T]) -> T:
-        """Call the model for ``step`` until ``build`` accepts its reply (bounded), and return what it built."""
+                  response_schema: dict[str, Any], build: Callable[[R], T], tokens: float = 1.0) -> T:
+        """Call the model for ``step`` until ``build`` accepts its reply (bounded), and return what it built;
+        ``tokens`` scales the reply's token limit (the outline holds every scene)."""
         self.number += 1
         self.report(Progress("start", step, self.number, self.total))
         messages = [{"role": "system", "content": self.prompts.render("generation/system.j2", self.facts)},
                     {"role": "user", "content": self.prompts.render(template, {**self.facts, **data})}]
         for attempt in range(self.retries + 1):
-            reply = await self._call(step, messages, response_schema, attempt)
+            reply = await self._call(step, messages, response_schema, attempt, tokens)
             try:
                 built = self._use(reply, reply_model, build)
             except fix.StepProblem as problem:
@@ -141,10 +174,10 @@ class _Pipeline:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _call(self, step: str, messages: list[dict[str, str]], response_schema: dict[str, Any],
-                    attempt: int) -> str:
+                    attempt: int, tokens: float = 1.0) -> str:
         limits = self.brief.limits
         temperature = None if limits.temperature is None else limits.temperature + limits.retry_warmer * attempt
-        request = LLMRequest(messages=messages, purpose="generate", max_tokens=limits.max_tokens,
+        request = LLMRequest(messages=messages, purpose="generate", max_tokens=int(limits.max_tokens * tokens),
                              response_schema=response_schema, temperature=temperature)
         self.calls += 1
         try:
@@ -194,24 +227,36 @@ class _Pipeline:
                 raise fix.StepProblem(f"scenes: the outline has {len(scenes)} scenes; it needs exactly {wanted}")
             if not any(scene.kind == "slide" for scene in scenes):
                 raise fix.StepProblem("scenes: the outline needs at least one slide scene")
-            return scenes
+            least, most = self.brief.limits.key_points
+            for number, scene in enumerate(scenes):
+                if scene.kind != "discussion" and len(scene.points) < least:
+                    raise fix.StepProblem(f"scenes.{number}.points: give each scene {least} to {most} key points, "
+                                          "short facts its slide teaches or its quiz checks")
+            return [scene.model_copy(update={"points": scene.points[:most]}) for scene in scenes]
 
         return await self.ask("outline", "generation/outline.j2", {"kinds": kinds}, schema.OutlineReply,
-                              schema.outline_schema(kinds, wanted, self.brief.limits), build)
+                              schema.outline_schema(kinds, wanted, self.brief.limits), build,
+                              tokens=max(1.0, wanted / 3))
 
-    async def slide(self, label: str, scene_id: str, planned: schema.OutlineScene) -> SlideScene:
-        data = {"scene": planned.model_dump()}
+    async def slide(self, label: str, scene_id: str, planned: schema.OutlineScene, place: Place) -> SlideScene:
         elements = await self.ask(
-            f"{label}: elements", "generation/slide.j2", data, schema.ElementsReply,
+            f"{label}: elements", "generation/slide.j2", {"scene": planned.model_dump()}, schema.ElementsReply,
             schema.elements_schema(self.brief.limits),
             lambda reply: fix.slide_elements(reply.elements, self.brief.limits.elements[1], self.fixes))
+        script = await self.script(label, planned, elements, place)
+        return fix.slide_scene(scene_id, planned.title, elements, script)
+
+    async def script(self, label: str, planned: schema.OutlineScene, elements: list[SlideElement],
+                     place: Place) -> list[ScriptStep]:
+        """The lecture of a slide holding ``elements``, knowing where it stands and how the last one ended."""
         ids = [element.id for element in elements]
         shown = [{"id": e.id, "type": e.type, "text": e.plain_text()[:300]} for e in elements]
-        script = await self.ask(
-            f"{label}: lecture", "generation/script.j2", {**data, "elements": shown}, schema.ScriptReply,
+        data = {"scene": planned.model_dump(), "elements": shown, "position": place.position,
+                "previous_end": place.previous_end}
+        return await self.ask(
+            f"{label}: lecture", "generation/script.j2", data, schema.ScriptReply,
             schema.script_schema(ids, self.brief.limits),
             lambda reply: fix.slide_script(reply.steps, elements, self.fixes))
-        return fix.slide_scene(scene_id, planned.title, elements, script)
 
     async def quiz(self, label: str, scene_id: str, planned: schema.OutlineScene,
                    taught: list[dict[str, Any]]) -> QuizScene:
@@ -235,20 +280,32 @@ class _Pipeline:
             lambda reply: fix.discussion_scene(scene_id, planned.title, reply, ids, self.fixes))
 
     # -- the whole lesson ----------------------------------------------------------------------
-    async def run(self) -> Lesson:
+    async def plan(self) -> tuple[schema.RequirementsReply, list[schema.OutlineScene]]:
+        """The first two steps: what the lesson is about, and its scenes with their key points."""
         requirements = await self.requirements()
         self.facts.update(title=requirements.title, objectives=list(requirements.objectives))
-        planned = await self.outline()
-        self.facts["outline"] = [scene.model_dump() for scene in planned]
-        self.total = 2 + sum(2 if scene.kind == "slide" else 1 for scene in planned)
+        return requirements, await self.outline()
+
+    def use_plan(self, requirements: schema.RequirementsReply, planned: list[schema.OutlineScene]) -> None:
+        self.facts.update(title=requirements.title, objectives=list(requirements.objectives),
+                          outline=[scene.model_dump() for scene in planned])
+
+    async def build(self, requirements: schema.RequirementsReply, planned: list[schema.OutlineScene]) -> Lesson:
+        """Every scene of the outline, in order: slides with their lectures, quizzes, discussions."""
+        self.use_plan(requirements, planned)
+        self.total = self.number + sum(2 if scene.kind == "slide" else 1 for scene in planned)
+        slides = [number for number, scene in enumerate(planned) if scene.kind == "slide"]
         taken: set[str] = set()
         scenes: list[Scene] = []
+        previous_end = ""
         for number, scene in enumerate(planned, 1):
             label = f"scene {number}/{len(planned)} ({scene.kind})"
             scene_id = fix.unique(fix.slug(scene.title, f"scene-{number}"), taken)
-            taught = [_summary(s) for s in scenes if isinstance(s, SlideScene)]
+            taught = [slide_summary(s) for s in scenes if isinstance(s, SlideScene)]
             if scene.kind == "slide":
-                scenes.append(await self.slide(label, scene_id, scene))
+                built = await self.slide(label, scene_id, scene, place(slides, number - 1, previous_end))
+                previous_end = last_sentence(built.script)
+                scenes.append(built)
             elif scene.kind == "quiz":
                 scenes.append(await self.quiz(label, scene_id, scene, taught))
             else:
@@ -258,6 +315,10 @@ class _Pipeline:
                           description=requirements.description or None, scenes=scenes)
         except ValidationError as exc:
             raise GenerationError(f"lesson generation produced an invalid lesson: {fix.first_problem(exc)}") from None
+
+    async def run(self) -> Lesson:
+        requirements, planned = await self.plan()
+        return await self.build(requirements, planned)
 
 
 def _cleaned(value: Any) -> Any:
@@ -271,7 +332,7 @@ def _cleaned(value: Any) -> Any:
     return value
 
 
-def _summary(scene: SlideScene) -> dict[str, Any]:
+def slide_summary(scene: SlideScene) -> dict[str, Any]:
     """What a slide taught, for the quiz and discussion prompts."""
     said = " ".join(step.say for step in scene.script if step.say)
     return {"title": scene.title, "points": [e.plain_text()[:200] for e in scene.elements], "said": said[:600]}
@@ -280,7 +341,7 @@ def _summary(scene: SlideScene) -> dict[str, Any]:
 async def generate_lesson(brief: LessonBrief, llm: LLMClient, *, prompts: PromptSet | None = None,
                           progress: Callable[[Progress], None] | None = None, retries: int = 2) -> GeneratedLesson:
     """Generate a whole lesson for ``brief`` with ``llm``; raises :class:`GenerationError` on a step that fails."""
-    pipeline = _Pipeline(brief, llm, resolve(prompts), progress or (lambda _: None), retries)
+    pipeline = Pipeline(brief, llm, resolve(prompts), progress or (lambda _: None), retries)
     lesson = await pipeline.run()
     return GeneratedLesson(lesson=lesson, usage=pipeline.result_usage, fixes=pipeline.fixes, calls=pipeline.calls,
                            retries=pipeline.retried, repaired=pipeline.repaired)

@@ -6,7 +6,8 @@ step holding two things is split, answer letters are upper-cased, an answer give
 option's text becomes its letter, ``"A) …"`` prefixes come off options, an initiator
 outside the class becomes its first student (with no class known, the player's default).
 Each is counted in :class:`Fixes` (the CLI reports them).  Anything else that is wrong
-raises :class:`StepProblem`, whose text is told to the model when the step is retried.
+raises :class:`StepProblem`, whose text is told to the model when the step is retried — among
+them a question without its one-sentence ``explanation`` and an "all/none of the above" option.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .models import SlideElement
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9_.-]+")
 _OPTION_PREFIX = re.compile(r"^\s*\(?([A-Ja-j])[).:]\s+")
+_ALL_OR_NONE = re.compile(r"\b(all|none|both|neither)\s+of\s+(the\s+)?(above|these|them)\b", re.IGNORECASE)
 MAX_ID = 40
 MAX_STEPS = 200  # = SlideScene.script's limit
 POINTS = {"single": 1, "multiple": 2, "short": 2}
@@ -104,6 +106,7 @@ MAX_CONTENT = 2_000  # characters of an element's text (a code block included)
 MAX_SAY = 1_000  # of one lecture step
 MAX_ITEM = 300  # of a bullet or a table cell
 MAX_ITEMS = 20  # bullets, or table rows and columns
+MAX_EXPLANATION = 1_000  # = QuizQuestion.explanation's limit
 
 
 def _bounded(element: SlideElement, fixes: Fixes) -> SlideElement:
@@ -192,6 +195,10 @@ def _options(raw: list[str], fixes: Fixes) -> list[str]:
         raise StepProblem(f"options: {copied[0]!r} is a word from the instructions; write a real answer instead")
     if len({option.lower() for option in cleaned}) != len(cleaned):
         raise StepProblem("options: two options are the same")
+    lazy = [option for option in cleaned if _ALL_OR_NONE.search(option)]
+    if lazy:  # it tests reading the options, not the lesson
+        raise StepProblem(f"options: {lazy[0]!r}: no 'all of the above' or 'none of the above'; every option is "
+                          "an answer of its own, the wrong ones mistakes a learner could make")
     return cleaned
 
 
@@ -219,8 +226,11 @@ def _answer_letters(answer: list[str] | str, options: list[str], fixes: Fixes) -
 
 
 def quiz_question(raw: QuestionDraft, number: int, fixes: Fixes) -> QuizQuestion:
+    explanation = " ".join((raw.explanation or "").split())
+    if not explanation:
+        raise StepProblem(f"questions.{number - 1}.explanation: say in one sentence why the answer is right")
     data: dict[str, Any] = {"id": f"q{number}", "type": raw.type, "question": raw.question,
-                            "points": POINTS[raw.type]}
+                            "points": POINTS[raw.type], "explanation": explanation[:MAX_EXPLANATION]}
     if raw.type == "short":
         if raw.options:
             fixes["options dropped from short questions"] += 1

@@ -42,6 +42,7 @@ class Limits:
     steps: tuple[int, int] = (3, 10)
     questions: tuple[int, int] = (2, 4)
     options: tuple[int, int] = (3, 5)
+    key_points: tuple[int, int] = (2, 4)  # per scene of the outline: what its slide or quiz works from
     # Small models: the outline's kinds, a slide's elements (ids ``idea``, ``points``, ``picture``), the shape
     # of its lecture and of a quiz question (the right option, then the wrong ones) are decided in advance.
     fixed_shapes: bool = False
@@ -60,7 +61,8 @@ class Limits:
 
 FULL = Limits()
 COMPACT = Limits(objectives=3, elements=(2, 3), element_types=("text", "bullets", "formula", "image"),
-                 bullet_items=(2, 3), steps=(3, 5), questions=(2, 2), options=(3, 3), fixed_shapes=True,
+                 bullet_items=(2, 3), steps=(3, 5), questions=(2, 2), options=(3, 3), key_points=(2, 2),
+                 fixed_shapes=True,
                  marked=True, max_tokens=400, id_chars=16, title_chars=48,
                  short_chars=60, long_chars=160, speech_chars=260, temperature=0.3,
                  retry_warmer=0.3)
@@ -117,7 +119,8 @@ def requirements_schema(limits: Limits) -> dict[str, Any]:
 def outline_schema(kinds: list[str] | None, scenes: int, limits: Limits) -> dict[str, Any]:
     """``scenes`` scenes; with ``kinds`` (small models) each position's kind is fixed."""
     def scene(kind: dict[str, Any]) -> dict[str, Any]:
-        return _object(kind=kind, title=_line(limits, limits.title_chars), goal=_prose(limits, limits.long_chars))
+        return _object(kind=kind, title=_line(limits, limits.title_chars), goal=_prose(limits, limits.long_chars),
+                       points=_array(_line(limits, limits.short_chars), limits.key_points))
 
     if kinds is not None:
         return _object(scenes={"type": "array", "items": [scene(_const(k)) for k in kinds]})
@@ -168,14 +171,18 @@ def quiz_schema(limits: Limits) -> dict[str, Any]:
     if limits.fixed_shapes:  # the right option first, then the wrong ones; the options are shuffled after
         wrong = _array(_line(limits, limits.short_chars), (limits.options[0] - 1, limits.options[1] - 1))
         question = _object(type=_const("single"), question=_prose(limits, limits.long_chars),
-                           right=_line(limits, limits.short_chars), wrong=wrong)
+                           right=_line(limits, limits.short_chars), wrong=wrong,
+                           explanation=_prose(limits, limits.long_chars))
         return _object(questions={"type": "array", "items": [question] * limits.questions[1]})
     letters = list(LETTERS[:limits.options[1]])
     question, options = _prose(limits, limits.long_chars), _array(_line(limits, limits.short_chars), limits.options)
-    single = _object(type=_const("single"), question=question, options=options, answer=_enum(letters))
+    why = _prose(limits, limits.long_chars)
+    single = _object(type=_const("single"), question=question, options=options, answer=_enum(letters),
+                     explanation=why)
     multiple = _object(type=_const("multiple"), question=question, options=options,
-                       answer=_array(_enum(letters), (2, limits.options[1])))
-    short = _object(type=_const("short"), question=question, rubric=_prose(limits, limits.long_chars))
+                       answer=_array(_enum(letters), (2, limits.options[1])), explanation=why)
+    short = _object(type=_const("short"), question=question, rubric=_prose(limits, limits.long_chars),
+                    explanation=why)
     return _object(questions=_array({"anyOf": [single, multiple, short]}, limits.questions))
 
 
@@ -211,6 +218,14 @@ class OutlineScene(_Reply):
     kind: SceneKindName
     title: str = Field(min_length=1, max_length=200)
     goal: str = Field(default="", max_length=500)
+    points: list[str] = Field(default_factory=list, max_length=10)  # the key points its slide or quiz works from
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _point_texts(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [tidy(str(item)) for item in value if isinstance(item, str | int | float) and str(item).strip()]
+        return value
 
     @field_validator("kind", mode="before")
     @classmethod
@@ -243,6 +258,7 @@ class QuestionDraft(_Reply):
     rubric: str | None = None
     right: str | None = None  # small models: the right option, then the wrong ones (shuffled after)
     wrong: list[str] = Field(default_factory=list)
+    explanation: str | None = Field(default=None, max_length=1000)
 
     @field_validator("type", mode="before")
     @classmethod

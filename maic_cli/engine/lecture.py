@@ -117,7 +117,8 @@ def quiz_lines(play: LessonPlay) -> list[str]:
             continue
         key = f"; the key: {', '.join(question.answer)}" if question.answer else ""
         lines.append(f"{question.question} They answered \"{answer.answer}\": {answer.points:g} of "
-                     f"{answer.max_points} points{key}" + (f" ({answer.comment})" if answer.comment else ""))
+                     f"{answer.max_points} points{key}" + (f" ({answer.comment})" if answer.comment else "")
+                     + (f" Why: {question.explanation}" if question.explanation else ""))
     return lines
 
 
@@ -392,4 +393,5 @@ def answer_event(scene: QuizScene, question: QuizQuestion, graded: QuizAnswer) -
     return QuizAnswerEvent(scene_id=scene.id, question_id=question.id, question=question.question,
                            options=list(question.options), answer=graded.answer, chosen=graded.chosen,
                            key=list(question.answer), points=graded.points, max_points=graded.max_points,
-                           correct=graded.correct, comment=graded.comment, graded_by=graded.graded_by)
+                           correct=graded.correct, comment=graded.comment, graded_by=graded.graded_by,
+                           explanation=question.explanation)

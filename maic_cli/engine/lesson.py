@@ -8,7 +8,8 @@ title, the learner's level, a language and its scenes:
   the laser to one of the slide's elements.  A slide without a script is lectured
   by the teacher live.
 * ``quiz`` — questions: ``single`` or ``multiple`` choice with the answer key (letters)
-  and points, or ``short`` answer with a rubric the model grades against.
+  and points, or ``short`` answer with a rubric the model grades against; each may say
+  in one sentence why its answer is right (``explanation``, shown after grading).
 * ``discussion`` — a topic, a prompt and the agent who opens it.
 
 Everything here is data, validated on load: element ids are unique in their slide, a
@@ -100,6 +101,7 @@ class QuizQuestion(_Strict):
     answer: list[str] = Field(default_factory=list)  # letters of the right options (choice questions)
     rubric: str | None = Field(default=None, min_length=1, max_length=2000)  # short answer
     points: int = Field(default=1, ge=1, le=100)
+    explanation: str | None = Field(default=None, max_length=1000)  # why the answer is right: after grading
 
     @field_validator("answer", mode="before")
     @classmethod

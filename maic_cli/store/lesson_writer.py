@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from ..engine.generation_authoring import LessonOutline
 from ..engine.lesson import Lesson
 from ..errors import InputError
 from ..untrusted import one_line
@@ -47,6 +48,13 @@ def lesson_yaml(lesson: Lesson, header: Sequence[str] = ()) -> str:
                      width=100)
     comments = "".join(f"# {one_line(line)}\n" for line in header)
     return comments + body
+
+
+def outline_yaml(outline: LessonOutline, header: Sequence[str] = ()) -> str:
+    """An outline (``maic lesson new --outline-only``) as YAML to edit, after ``header`` as comment lines."""
+    body = yaml.dump(_prune(outline.model_dump(mode="json")), Dumper=_BlockDumper, sort_keys=False,
+                     allow_unicode=True, default_flow_style=False, width=100)
+    return "".join(f"# {one_line(line)}\n" for line in header) + body
 
 
 def check_writable(path: Path, force: bool) -> None:

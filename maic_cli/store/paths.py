@@ -113,11 +113,11 @@ def check_replaceable(path: Path) -> None:
         raise OSError(errno.EINVAL, _NOT_REGULAR, str(path))
 
 
-def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+def write_atomic(path: Path, text: str | bytes, *, durable: bool = True) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file or the new one, never half.
 
     A temp file in the same folder (created 0600), renamed over the target, which must be missing or
-    a regular file (:func:`check_replaceable`).  ``durable`` also fsyncs the
+    a regular file (:func:`check_replaceable`); ``bytes`` are written as they are.  ``durable`` also fsyncs the
     data and the rename (a session file).  Without it a crashed process still never leaves
     a half file, but a crashed machine may lose the write (a batch's per-run results).
     """
@@ -125,8 +125,8 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     check_replaceable(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as handle:
+            handle.write(text)  # type: ignore[arg-type]
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

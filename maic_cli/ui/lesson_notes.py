@@ -75,6 +75,8 @@ def verdict_lines(event: QuizAnswerEvent) -> list[str]:
         lines.append(f"(typed: {shown(typed, 200)})")
     if event.comment:
         lines.append(f"Comment: {shown(event.comment)}")
+    if event.explanation:
+        lines.append(f"Why: {shown(event.explanation)}")
     return lines
 
 

@@ -127,7 +127,7 @@ def main() -> int:
     args = parser.parse_args()
     llm = None
     if args.model:
-        from maic_cli.llm import make_llm
+        from maic_cli.llm.factory import make_llm
 
         llm = make_llm(args.model)
     started = time.perf_counter()

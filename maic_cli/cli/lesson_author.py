@@ -1,0 +1,198 @@
+"""``maic lesson import | export | regen``: a teacher's own material in, decks and notes out, one scene again.
+
+* ``import FILE`` reads a deck (.pptx), notes (.md) or a PDF into a lesson file, offline and
+  with no model call; with ``--model`` the model writes what the material lacks (lectures
+  for slides without notes, a discussion, a quiz).
+* ``export LESSON --out deck.pptx | notes.md`` writes the lesson as a deck or as notes.
+* ``regen LESSON --scene ID`` writes one scene again with a model; the rest of the file stays
+  byte for byte, and the result goes to a new file unless ``--force``.
+
+stdout gets the path written; notes and progress go to stderr.  Heavy imports happen
+inside the commands (``maic --help`` stays light).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from ..errors import InputError
+from ..untrusted import one_line
+from .errors import friendly
+
+if TYPE_CHECKING:
+    from ..engine.generation import LessonBrief
+    from ..engine.lesson import Lesson
+
+_MODEL_HELP = ("A litellm model (openai/gpt-4o-mini, …), local (the built-in offline model) or scripted:FILE. "
+               "Default: as for maic chat. [env: MAIC_MODEL]")
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _yaml_out(out: Path | None, source: Path) -> Path:
+    from ..store.import_common import slug
+
+    path = out if out is not None else Path(f"{slug(source.stem, 'lesson')}.yaml")
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        raise InputError(f"{path}: a lesson file is YAML; give --out a name ending in .yaml")
+    return path
+
+
+def _model_brief(lesson: Lesson, model: str | None, api_base: str | None) -> tuple[str, LessonBrief, object]:
+    """The chosen model, a brief for the lesson, and the client (as ``maic lesson new`` chooses them)."""
+    from ..engine import generation_schemas as limits
+    from ..engine.generation import LessonBrief
+    from ..llm.factory import make_llm
+    from ..llm.spec import ModelSpec
+    from ..store.config import load_settings
+    from .chat_cmd import resolve_model
+    from .lesson_progress import class_initiators, refuse_model
+
+    settings = load_settings({"model": model, "api_base": api_base})
+    chosen = resolve_model(settings, None)
+    spec = ModelSpec.parse(chosen)
+    refuse_model(spec)
+    brief = LessonBrief(topic=lesson.title, level=lesson.level, language=lesson.language or "English",
+                        scenes=len(lesson.scenes), initiators=class_initiators(settings.agents_dir),
+                        limits=limits.COMPACT if spec.compact_prompts else limits.FULL)
+    llm = make_llm(chosen, api_base=settings.api_base, temperature=settings.temperature,
+                   structured=settings.structured or "auto")
+    return chosen, brief, llm
+
+
+def import_command(
+    file: Path = typer.Argument(..., help="A PowerPoint deck (.pptx), Markdown notes (.md) or a PDF (.pdf)."),
+    out: Path = typer.Option(None, "--out", "-o", help="The lesson file to write (default: <file name>.yaml here)."),
+    model: str = typer.Option(None, "--model", "-m", help="Write what the material lacks (lectures for slides "
+                              "without notes, a discussion, a quiz) with this model. " + _MODEL_HELP),
+    api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
+    prompts: Path = typer.Option(None, "--prompts", help="A folder of prompt templates overriding the built-in ones."),
+) -> None:
+    """Turn a teacher's deck, notes or PDF into a lesson file (offline; no model unless --model)."""
+    import asyncio
+
+    from ..llm.port import LLMClient
+    from ..store.lesson_import import import_lesson
+    from ..store.lesson_writer import check_writable, write_lesson
+    from ..store.prompts import load_prompt_set
+    from .lesson_progress import StepReporter, result_summary, run_closing, usage_line
+
+    path = _yaml_out(out, file)
+    check_writable(path, force)
+    imported = import_lesson(file)
+    lesson = imported.lesson
+    for note in imported.notes:
+        typer.echo(f"maic: note: {one_line(note)}", err=True)
+    header = [f"Imported from {file.name} by maic lesson import on {_stamp()}", f"check it: maic lesson check {path}"]
+    if model is not None:
+        from ..engine.generation_authoring import check_prompts, complete_lesson
+
+        prompt_set = load_prompt_set(prompts)
+        chosen, brief, llm = _model_brief(lesson, model, api_base)
+        assert isinstance(llm, LLMClient)
+        check_prompts(prompt_set, brief)
+        typer.echo(f"maic: writing what {one_line(file.name)} lacks with {one_line(chosen)}", err=True)
+        reporter = StepReporter()
+        result = asyncio.run(run_closing(llm, reporter, complete_lesson(lesson, brief, llm, prompts=prompt_set,
+                                                                        progress=reporter)))
+        lesson = result.lesson
+        header.insert(1, f"lectures, quiz and discussion the material lacked written by {chosen}")
+        typer.echo(f"maic: usage: {usage_line(result.usage, result.calls)}; {result_summary(result)}", err=True)
+    write_lesson(path, lesson, header, force=force)
+    kinds = [scene.type for scene in lesson.scenes]
+    counts = ", ".join(f"{kinds.count(k)} {k}{'s' if kinds.count(k) != 1 else ''}"
+                       for k in ("slide", "quiz", "discussion") if k in kinds)
+    typer.echo(f"maic: wrote {one_line(str(path))}: {one_line(lesson.title)!r}, {counts}", err=True)
+    typer.echo(str(path))
+
+
+def export_command(
+    lesson_file: Path = typer.Argument(..., metavar="LESSON", help="The lesson file (YAML)."),
+    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck) or notes.md (Markdown notes)."),
+    force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
+) -> None:
+    """Write a lesson as a PowerPoint deck (script as speaker notes) or as Markdown notes."""
+    from ..store.lesson_export import FORMATS, export_lesson
+    from ..store.lesson_writer import check_writable
+    from ..store.lessons import load_lesson
+
+    if out.suffix.lower() not in (*FORMATS, ".markdown"):
+        raise InputError(f"{out}: export to a deck (.pptx) or to Markdown notes (.md)")
+    lesson = load_lesson(lesson_file)
+    check_writable(out, force)
+    export_lesson(lesson, out)
+    typer.echo(f"maic: wrote {one_line(str(out))}: {len(lesson.scenes)} scenes", err=True)
+    typer.echo(str(out))
+
+
+def regen_command(
+    lesson_file: Path = typer.Argument(..., metavar="LESSON", help="The lesson file (YAML)."),
+    scene: str = typer.Option(..., "--scene", "-s", help="The id of the scene to write again (maic lesson check "
+                              "lists them), or its number from 1."),
+    instruction: str = typer.Option(None, "--instruction", "-i", help="What to change, e.g. \"use a cooking "
+                                    "example\"."),
+    model: str = typer.Option(None, "--model", "-m", help=_MODEL_HELP),
+    api_base: str = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    out: Path = typer.Option(None, "--out", "-o", help="Where to write the result (default: LESSON-2.yaml beside "
+                             "it; the old file is kept)."),
+    force: bool = typer.Option(False, "--force", "-f", help="Replace the scene in LESSON itself (or overwrite --out)."),
+    prompts: Path = typer.Option(None, "--prompts", help="A folder of prompt templates overriding the built-in ones."),
+) -> None:
+    """Write one scene of a lesson again with a model; every other scene stays byte for byte."""
+    import asyncio
+
+    from ..engine.generation_authoring import check_prompts, regenerate_scene
+    from ..files import read_bounded
+    from ..llm.port import LLMClient
+    from ..store.lesson_splice import check_splice, splice_scene
+    from ..store.lesson_writer import check_writable, free_name
+    from ..store.lessons import MAX_LESSON_BYTES, load_lesson
+    from ..store.paths import write_atomic
+    from ..store.prompts import load_prompt_set
+    from .lesson_progress import StepReporter, run_closing, usage_line
+
+    lesson = load_lesson(lesson_file)
+    ids = [s.id for s in lesson.scenes]
+    if scene in ids:
+        index = ids.index(scene)
+    elif scene.isdigit() and 1 <= int(scene) <= len(ids):
+        index = int(scene) - 1
+    else:
+        raise InputError(f"--scene: {one_line(scene)[:64]!r} is not a scene of {lesson_file} (its scenes: "
+                         f"{', '.join(ids)})")
+    if instruction is not None and not 1 <= len(instruction.strip()) <= 1000:
+        raise InputError("--instruction: give it in 1 to 1000 characters")
+    text = read_bounded(lesson_file, MAX_LESSON_BYTES, "lesson file").decode("utf-8")
+    target = out if out is not None else (lesson_file if force else free_name(lesson_file))
+    if target != lesson_file or out is not None:
+        check_writable(target, force)
+    prompt_set = load_prompt_set(prompts)
+    chosen, brief, llm = _model_brief(lesson, model, api_base)
+    assert isinstance(llm, LLMClient)
+    check_prompts(prompt_set, brief)
+    typer.echo(f"maic: writing scene {ids[index]} of {one_line(str(lesson_file))} again with {one_line(chosen)}",
+               err=True)
+    reporter = StepReporter()
+    result = asyncio.run(run_closing(llm, reporter, regenerate_scene(
+        lesson, index, brief, llm, instruction=" ".join((instruction or "").split()), prompts=prompt_set,
+        progress=reporter)))
+    new_text = splice_scene(text, index, result.lesson.scenes[index], lesson_file)
+    check_splice(new_text, lesson, index, lesson_file)
+    write_atomic(target, new_text)
+    typer.echo(f"maic: wrote {one_line(str(target))}: scene {ids[index]} replaced, the others as they were; "
+               f"usage: {usage_line(result.usage, result.calls)}", err=True)
+    typer.echo(str(target))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``import``, ``export`` and ``regen`` to ``maic lesson``."""
+    app.command("import")(friendly(import_command))
+    app.command("export")(friendly(export_command))
+    app.command("regen")(friendly(regen_command))

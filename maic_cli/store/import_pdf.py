@@ -1,0 +1,101 @@
+"""A PDF (slides or a handout) as a lesson: one slide per page, from its text, with no script.
+
+pypdf extracts each page's text; the first line is the slide's title, runs of lines that
+start with a bullet mark (``•``, ``-``, ``*``, ``1.`` …) are ``bullets``, and the other
+lines, joined until a blank line or a bullet, ``text`` elements.  A page with no text (a
+scan) becomes a slide titled by its number that says so.  Nothing is invented: the
+lecture is left to the teacher agent (or to ``--model``).  The file is untrusted:
+bounded in size and pages, encrypted files refused, pypdf's own complaints kept quiet
+(a broken file is one line ``path: problem``).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import warnings
+from pathlib import Path
+
+from ..engine.lesson import MAX_SCENES
+from ..errors import InputError
+from ..files import read_bounded
+from .import_common import MAX_ITEMS, Draft, DraftSlide, line, text
+
+MAX_PDF_BYTES = 50 * 2**20
+MAX_PAGE_CHARS = 20_000
+_BULLET = re.compile(r"^\s*(?:[•◦▪▫■□●○‣⁃∙·*–—-]|\d{1,2}[.)])\s+(.*)$")
+
+
+def page_slide(slide: DraftSlide, lines: list[str]) -> None:
+    """The elements of one page from its text lines (the title already taken)."""
+    bullets: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if bullets:
+            slide.add("bullets", items=bullets[:MAX_ITEMS])
+            bullets.clear()
+        if paragraph:
+            slide.add("text", content=text(" ".join(paragraph)))
+            paragraph.clear()
+
+    for raw in lines:
+        bullet = _BULLET.match(raw)
+        if bullet is not None:
+            if paragraph:
+                flush()
+            if bullet.group(1).strip():
+                bullets.append(line(bullet.group(1), 500))
+        elif not raw.strip():
+            flush()
+        elif bullets and raw[:1].isspace():  # a bullet that goes on to the next line
+            bullets[-1] = line(bullets[-1] + " " + raw, 500)
+        else:
+            if bullets:
+                flush()
+            paragraph.append(raw.strip())
+    flush()
+
+
+def read_pdf(path: Path) -> Draft:
+    """The PDF at ``path`` as a lesson draft (raises :class:`InputError` naming the file)."""
+    data = read_bounded(path, MAX_PDF_BYTES, "PDF")
+    if not data.lstrip()[:5].startswith(b"%PDF"):
+        raise InputError(f"{path}: not a PDF (it does not start with %PDF)")
+    from pypdf import PdfReader
+
+    draft = Draft(path)
+    quiet = logging.getLogger("pypdf")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted:
+                raise InputError(f"{path}: the PDF is encrypted; save an unprotected copy to import it")
+            if len(reader.pages) > MAX_SCENES:
+                raise InputError(f"{path}: {len(reader.pages)} pages, more than a lesson holds ({MAX_SCENES}); "
+                                 "split it into several lessons")
+            metadata = reader.metadata
+            metadata_title = line(str(metadata.get("/Title") or "")) if metadata is not None else ""
+            for number, page in enumerate(reader.pages, 1):
+                page_text = text(page.extract_text() or "", MAX_PAGE_CHARS)
+                lines = page_text.splitlines()
+                while lines and not lines[0].strip():
+                    lines.pop(0)
+                if not lines:
+                    slide = draft.slide(f"Page {number}")
+                    slide.add("text", content="This page has no text (a picture or a scan).")
+                    continue
+                page_slide(draft.slide(lines[0]), lines[1:])
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever a broken PDF makes pypdf raise is the file's fault
+        raise InputError(f"{path}: not a readable PDF ({line(str(exc), 160) or type(exc).__name__})") from None
+    finally:
+        quiet.setLevel(level)
+    first = draft.scenes[0] if draft.scenes else None
+    draft.title = metadata_title or (first.title if isinstance(first, DraftSlide) else "")
+    return draft

@@ -1,0 +1,44 @@
+"""``maic lesson import``: a teacher's deck (.pptx), notes (.md) or handout (.pdf) read as a lesson.
+
+The kind is told by the file's suffix; each reader (``import_pptx``, ``import_markdown``,
+``import_pdf``) returns a draft that :mod:`.import_common` turns into a validated
+:class:`~maic_cli.engine.lesson.Lesson`.  No model is called here: nothing is invented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..engine.lesson import Lesson
+from ..errors import InputError
+
+SUFFIXES = (".pptx", ".md", ".markdown", ".pdf")
+
+
+@dataclass
+class Imported:
+    lesson: Lesson
+    notes: list[str] = field(default_factory=list)  # what was left out
+
+
+def import_lesson(path: Path) -> Imported:
+    """The lesson in ``path`` (raises :class:`InputError`, ``path: problem``, for anything unusable)."""
+    suffix = path.suffix.lower()
+    if suffix == ".pptx":
+        from .import_pptx import read_pptx
+
+        draft = read_pptx(path)
+    elif suffix in (".md", ".markdown"):
+        from .import_markdown import read_markdown
+
+        draft = read_markdown(path)
+    elif suffix == ".pdf":
+        from .import_pdf import read_pdf
+
+        draft = read_pdf(path)
+    else:
+        raise InputError(f"{path}: cannot import a {suffix or 'suffix-less'} file; give a PowerPoint deck (.pptx), "
+                         "Markdown notes (.md) or a PDF (.pdf) (an old .ppt: save it as .pptx first)")
+    lesson = draft.lesson()
+    return Imported(lesson, draft.notes)
