@@ -51,16 +51,17 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
            agents_dirs: list[Path], *, client: str = "litellm", router: bool = False,
-           prompts: list[Path] | None = None, directors: list[str] | None = None) -> list[RunSpec]:
+           prompts: list[Path] | None = None, directors: list[str] | None = None,
+           learner_model: str | None = None, turns: int | None = None) -> list[RunSpec]:
     """scenario × model × prompt set × director policy × repeat; the run id names the prompt set (or
     the policy) only when several are compared (so a batch with one keeps its ids, and ``--resume``
-    works across versions)."""
+    works across versions).  A ``.jsonl`` file holds tutoring tasks, one scenario each
+    (cli/batch_learner.py)."""
     from ..engine.policies import policy_from_flag
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
     from ..store.scenarios import (
-        load_scenario,
         prompts_folder,
         resolve_class,
         scenario_files,
@@ -68,6 +69,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         turn_config,
     )
     from .batch import RunSpec
+    from .batch_learner import learner_setup, load_sources
     from .chat_cmd import resolve_model
     from .prompt_sets import DefaultPromptSets, compared_prompt_sets
 
@@ -78,19 +80,21 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     policies: list[DirectorPolicy | None] = [policy_from_flag(d) for d in dict.fromkeys(directors or [])]
     policies = policies or [None]  # --director: only a typed flag names a policy (a hook is imported here)
     specs: list[RunSpec] = []
-    for path in scenario_files(paths):
-        scenario = load_scenario(path)
+    for path, (scenario, task) in ((p, source) for p in scenario_files(paths) for source in load_sources(p)):
         agents = resolve_class(scenario, registry, path)
         config = turn_config(scenario, agents, max_turns)
         lesson = scenario_lesson(scenario, path)
         sets = compared or [defaults.for_scenario(prompts_folder(scenario, path))]
         for model in models or [scenario.model or resolve_model(settings, None)]:
             model_spec = ModelSpec.parse(model, client=client, router=router)
+            learner = learner_setup(scenario, path, task, model_spec, learner_model, turns, client=client,
+                                    router=router)
             for label, prompt_set in sets:
                 for k in range(1, repeat + 1):
                     specs.extend(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
                                          prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1,
-                                         director=policy, director_in_id=len(policies) > 1, lesson=lesson)
+                                         director=policy, director_in_id=len(policies) > 1, lesson=lesson,
+                                         learner=learner)
                                  for policy in policies)
     duplicates = {run_id for run_id, n in Counter(s.run_id for s in specs).items() if n > 1}
     if duplicates:
@@ -308,6 +312,12 @@ def run(
                               "are priced apart."),
     judge_api_base: str = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server "
                                        "for the judge."),
+    learner_model: str = typer.Option(None, "--learner-model", help="The model of simulated learners (a "
+                                      "scenario's learner.model wins; default: the class's model); its calls "
+                                      "are priced apart."),
+    turns: int = typer.Option(None, "--turns", min=1, max=50, help="Tutoring tasks (TASKS.jsonl): report "
+                              "success@k and telling@k for k = 1…K (default 7; the student speaks K + 1 times); "
+                              "scenarios: the most a simulated learner speaks."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -344,7 +354,8 @@ def run(
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
                               client=client, router=router is not None, prompts=list(prompts or []),
-                              directors=list(director or [])), shard)
+                              directors=list(director or []), learner_model=learner_model, turns=turns),
+                       shard)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from .prompt_sets import check_same_prompt_sets
 
@@ -376,6 +387,7 @@ def run(
 
         say_error_runs_not_judged(list(kept.values()))
     meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
+            **({"turns": turns} if turns else {}), **({"learner model": learner_model} if learner_model else {}),
             "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
             **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)

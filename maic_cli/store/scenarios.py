@@ -3,7 +3,8 @@
 A scenario names the class (registry ids and/or inline personas), the mode
 (``qa`` or ``discussion`` with topic, prompt and initiator), the learner, an
 optional language, slides, model and turn limit, the learner's messages in
-order (one round each) and what every round is expected to do.  A bad file is
+order (one round each) — or a simulated learner in the seat (``learner: {simulated:
+FILE}``, store/learners.py) — and what every round is expected to do.  A bad file is
 reported as ``path:line: field: problem``.
 
 A scenario may name a prompt set (``prompts: FOLDER``, relative to the scenario
@@ -29,12 +30,12 @@ from ..engine.models import (
     Slide,
     StoreState,
     TurnConfig,
-    UserProfile,
     default_initiator,
 )
 from ..engine.quiz import AnswerNotUnderstood, parse_choice
 from ..errors import InputError
 from ..yamlfile import load_model, yaml_files
+from .learners import LearnerSeat
 from .lessons import load_lesson
 from .personas import Registry
 
@@ -112,7 +113,7 @@ class Scenario(BaseModel):
     class_: ClassSpec = Field(alias="class")
     mode: Literal["qa", "discussion"] = "qa"
     discussion: Discussion | None = None
-    learner: UserProfile = Field(default_factory=UserProfile)
+    learner: LearnerSeat = Field(default_factory=LearnerSeat)  # simulated: a model plays the learner
     language: str | None = None
     slides: list[Slide] = Field(default_factory=list)
     model: str | None = None
@@ -147,9 +148,11 @@ class Scenario(BaseModel):
         if self.lesson is not None and (self.messages or self.mode == "discussion"):
             raise ValueError("a scenario that plays a lesson asks its questions in lesson.questions (not "
                              "messages:) and has its discussions in the lesson (not mode: discussion)")
-        if self.mode == "qa" and not self.messages and self.lesson is None:
-            raise ValueError("a Q&A scenario needs at least one learner message (messages: [...]) "
-                             "or a lesson (lesson: {file: ...})")
+        if self.learner.simulated is not None and self.messages:
+            raise ValueError("a simulated learner (learner.simulated) speaks for itself: leave out messages:")
+        if self.mode == "qa" and not self.messages and self.lesson is None and self.learner.simulated is None:
+            raise ValueError("a Q&A scenario needs at least one learner message (messages: [...]), "
+                             "a simulated learner (learner: {simulated: FILE}) or a lesson (lesson: {file: ...})")
         return self
 
 
