@@ -26,6 +26,7 @@ from ..untrusted import clean, one_line
 from .errors import friendly
 
 if TYPE_CHECKING:
+    from ..engine.learner import LearnerProfile
     from ..engine.lesson import LessonPlay
     from ..engine.policies import DirectorPolicy
     from ..store.config import Settings
@@ -186,6 +187,21 @@ def keep_or_replace_lesson(session: Session, play: LessonPlay) -> None:
     session.lesson = play
 
 
+def watched_learner(watch: str | None, learner_model: str | None,
+                    lesson: bool) -> tuple[LearnerProfile, str | None] | None:
+    """``--watch``: the simulated learner (a file, or a built-in learner's name) and its model."""
+    if watch is None:
+        if learner_model is not None:
+            raise InputError("--learner-model is the model of a simulated learner: use it with --watch")
+        return None
+    if lesson:
+        raise InputError("--watch with --lesson: a simulated learner does not attend lessons in chat yet; "
+                         "seat it in a lesson scenario of maic run, or watch it in a class")
+    from ..store.learners import find_learner
+
+    return find_learner(watch), learner_model
+
+
 @friendly
 def chat(
     model: str = typer.Option(None, "--model", "-m", help="A litellm model (openai/gpt-4o-mini, "
@@ -217,6 +233,12 @@ def chat(
                                 "discussions, a quiz. Enter goes on; type to ask; /outline, /next, /prev, /slide N."),
     pace: float = typer.Option(None, "--pace", min=0, max=5, help="Seconds per word of a scripted lecture on a "
                                "terminal (default 0.12; 0: at once). Pipes and --plain: at once unless given."),
+    watch: str = typer.Option(None, "--watch", help="Watch a simulated learner (a learner file, or a built-in "
+                              "one: fraction_mixup, dozen_student, quiet_learner) take your seat, live."),
+    learner_model: str = typer.Option(None, "--learner-model", help="With --watch: the learner's model "
+                                      "(default: the class's)."),
+    style: str = typer.Option(None, "--style", help="A built-in teaching style (direct, socratic, "
+                              "worked_example): a prompt set by name, instead of --prompts."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -231,11 +253,19 @@ def chat(
     if lesson is not None and topic:
         raise InputError("--lesson and --topic: a lesson brings its own discussions; use one or the other")
     play = load_lesson_play(lesson) if lesson is not None else None  # a bad file stops here: one line, exit 2
+    watched = watched_learner(watch, learner_model, lesson is not None)
+    if style is not None:
+        from ..store.styles import style_folder
+
+        if prompts is not None:
+            raise InputError("--style names a built-in prompt set and --prompts a folder: use one")
+        prompts = style_folder(style)
     prompt_set = load_prompt_set(prompts)  # a broken template stops here, before anything runs
     settings = load_settings({
         "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
         "agents": [a.strip() for a in agents.split(",") if a.strip()] if agents else None,
-        "name": name, "bio": bio, "language": language, "max_turns": max_turns, "temperature": temperature,
+        "name": name or (watched[0].name if watched else None),
+        "bio": bio or (watched[0].user_profile().bio if watched else None), "language": language, "max_turns": max_turns, "temperature": temperature,
         "structured": structured,
     })
     if play is not None:  # the lesson's class and language, unless the user chose them
@@ -264,6 +294,6 @@ def chat(
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
                                     notice=model_notice(session.model), resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
-                                    prompts=prompt_set, director=policy, pace=pace))
+                                    prompts=prompt_set, director=policy, pace=pace, watch=watched))
     if code:
         raise typer.Exit(code)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -31,6 +31,10 @@ from .chat_lesson import watch_keys
 from .chat_loop import ChatApp, GuardedRecorder
 from .line_input import LineReader
 from .notices import model_notice
+
+if TYPE_CHECKING:
+    from ..engine.learner import LearnerProfile
+    from .chat_watch import Watcher
 
 EXIT_ROUND_FAILED = 1  # plain mode: the last round ended in a provider error
 DEFAULT_PACE = 0.12  # seconds per word of a scripted lecture on a terminal (a brisk reading pace)
@@ -57,9 +61,12 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
                    prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
                    transcript: Path | None = None, prompts: PromptSet | None = None,
-                   director: DirectorPolicy | None = None, pace: float | None = None) -> int:
+                   director: DirectorPolicy | None = None, pace: float | None = None,
+                   watch: tuple[LearnerProfile, str | None] | None = None) -> int:
     """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``pace``: seconds per
-    word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output)."""
+    word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output).
+    ``watch``: a simulated learner (and its model; ``None``: the class's) takes the learner's seat
+    (cli/chat_watch.py)."""
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
     llm = make_client(session.model)  # a bad model fails here, before any file is written
@@ -70,9 +77,18 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
             save_session(session, path)  # the file exists (and is valid) from the first moment
         except OSError as exc:
             raise SessionError(f"{path}: cannot save the session: {exc.strerror or exc}") from None
+        watcher = None
+        if watch is not None:
+            from ..engine.learner import SimulatedLearner
+            from .chat_watch import Watcher
+
+            learner_model = watch[1] or session.model
+            watcher = Watcher(SimulatedLearner(watch[0], recorder.wrap(make_client(learner_model)),
+                                               temperature=temperature), learner_model)
+            watcher.mark(recorder)
         app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
-                         prompts=prompts, director=director, pace=pace)
+                         prompts=prompts, director=director, pace=pace, watcher=watcher)
     finally:
         recorder.close()
     if app.save_error is not None:
@@ -118,7 +134,8 @@ def open_transcript(session: Session, path: Path, *, typed: bool) -> GuardedReco
 async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
                prompt_output: Any, prompts: PromptSet | None = None,
-               director: DirectorPolicy | None = None, pace: float | None = None) -> ChatApp:
+               director: DirectorPolicy | None = None, pace: float | None = None,
+               watcher: Watcher | None = None) -> ChatApp:
     if interactive:
         from ..ui.input import make_prompt_session
         from ..ui.live import LiveView
@@ -170,6 +187,8 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
 
         read_line = LineReader(sys.stdin).next_line
 
+    if watcher is not None:  # a simulated learner speaks instead of the keyboard
+        read_line = watcher.reader(app)
     await app.run(read_line)
     if app.save_error is None:
         message = f"Session saved: {path}"

@@ -315,6 +315,8 @@ def run(
     learner_model: str = typer.Option(None, "--learner-model", help="The model of simulated learners (a "
                                       "scenario's learner.model wins; default: the class's model); its calls "
                                       "are priced apart."),
+    style: list[str] = typer.Option(None, "--style", help="A built-in teaching style (direct, socratic, "
+                                    "worked_example): a prompt set by name; repeat to compare, like --prompts."),
     turns: int = typer.Option(None, "--turns", min=1, max=50, help="Tutoring tasks (TASKS.jsonl): report "
                               "success@k and telling@k for k = 1…K (default 7; the student speaks K + 1 times); "
                               "scenarios: the most a simulated learner speaks."),
@@ -349,6 +351,10 @@ def run(
         raise InputError("name at least one scenario file or folder (or use --merge)")
     check_choice("--client", client, ("litellm", "direct"))
     check_choice("--structured", structured, STRUCTURED_MODES)
+    if style:
+        from ..store.styles import style_folder
+
+        prompts = [*(prompts or []), *(style_folder(name) for name in dict.fromkeys(style))]
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)

@@ -1,0 +1,94 @@
+"""report.html's tutoring section: success@k and telling@k curves (inline SVG) and their table.
+
+It reads report.json's ``tutoring`` section (store/report_tutoring.py): for each
+group (all runs; by model, prompt set or director policy where a batch compares
+several), a success@k line and a dashed telling@k line over k = 1…K, each with
+its 95% interval as a band.  matplotlib is imported when a chart is drawn
+(ui/report_charts.py's ``render``); every label is escaped there and here.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .report_charts import color_for, render
+
+GROUPINGS = (("by_model", "model"), ("by_prompts", "prompt set"), ("by_director", "director policy"))
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _values(entries: Sequence[Mapping[str, Any]], key: str) -> list[float]:
+    return [float(e.get(key) if e.get(key) is not None else e.get("value") or 0.0) for e in entries]
+
+
+def curves_chart(name: str, title: str, ks: Sequence[int], groups: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """success@k (solid) and telling@k (dashed) per group, with 95% bands; ``None`` with nothing to draw."""
+    groups = {g: c for g, c in groups.items() if c.get("success") and c.get("telling")}
+    if not groups or not ks:
+        return None
+
+    def draw(figure: Any) -> None:
+        ax = figure.subplots()
+        for i, (group, curve) in enumerate(groups.items()):
+            color = color_for(i)
+            for metric, style in (("success", "-"), ("telling", "--")):
+                entries = curve[metric]
+                ax.plot(ks, [100 * v for v in _values(entries, "value")], style, marker="o", color=color,
+                        markersize=4, label=f"{group}: {metric}@k")
+                ax.fill_between(ks, [100 * v for v in _values(entries, "low")],
+                                [100 * v for v in _values(entries, "high")], color=color, alpha=0.12, linewidth=0)
+        ax.set_xticks(list(ks))
+        ax.set_ylim(-3, 103)
+        ax.set_xlabel("k (the student's utterances after its opening)")
+        ax.set_ylabel("% of tasks")
+        ax.set_title(title)
+        ax.grid(True, axis="y")
+        figure.legend(loc="outside lower center", ncols=min(2 * len(groups), 4), fontsize=8)
+
+    return render(name, draw, 2.8 + 0.25 * len(groups))
+
+
+def _cell(entry: Mapping[str, Any]) -> str:
+    value = entry.get("value")
+    if value is None:
+        return "–"
+    if entry.get("low") is None:
+        return f"{value:.0%}"
+    return f"{value:.0%} <small>[{entry['low']:.0%}, {entry['high']:.0%}]</small>"
+
+
+def tutoring_html(report: Mapping[str, Any]) -> str:
+    """The section (empty when the batch has no tutoring run)."""
+    tutoring = report.get("tutoring")
+    if not isinstance(tutoring, Mapping):
+        return ""
+    ks = [k for k in tutoring.get("k") or [] if isinstance(k, int)]
+    panels: list[tuple[str, str, Mapping[str, Any]]] = [("all", "All runs", {"all runs": tutoring.get("overall")
+                                                                                 or {}})]
+    for key, name in GROUPINGS:
+        groups = tutoring.get(key) or {}
+        if isinstance(groups, Mapping) and len(groups) > 1:
+            panels.append((key, f"By {name}", groups))
+    parts = ["<h2>Tutoring: success@k and telling@k</h2>",
+             f'<p class="note">{_e(tutoring.get("definition", ""))}. Shares of tasks with 95% intervals '
+             f'({_e(tutoring.get("interval", ""))}).</p>']
+    for key, title, groups in panels:
+        try:
+            svg = curves_chart(f"tutoring_{key}", f"success@k and telling@k — {title.lower()}", ks, groups)
+        except ImportError:
+            svg = None
+        if svg is not None:
+            parts.append(f'<figure class="chart" data-chart="tutoring_{_e(key)}">{svg}<figcaption>Solid: '
+                         "success@k; dashed: telling@k; band: 95% interval.</figcaption></figure>")
+        head = "".join(f"<th>{_e(g)} success</th><th>{_e(g)} telling</th>" for g in groups)
+        rows = "".join(f"<tr><td>{k}</td>" + "".join(
+            f"<td>{_cell(groups[g]['success'][i])}</td><td>{_cell(groups[g]['telling'][i])}</td>" for g in groups)
+            + "</tr>" for i, k in enumerate(ks))
+        parts.append(f'<h3>{_e(title)}</h3><div class="scroll"><table class="tutoring"><thead><tr><th>k</th>{head}'
+                     f"</tr></thead><tbody>{rows}</tbody></table></div>")
+    return "".join(parts)
