@@ -144,3 +144,23 @@ def test_a_learner_file_outside_the_scenario_folder_is_refused(tmp_path: Path) -
     path.write_text("class: {agents: [teacher]}\nlearner: {simulated: link.yaml}\n", encoding="utf-8")
     with pytest.raises(InputError, match="leads outside"):
         seat_learner(load_scenario(path).learner, path)
+
+
+GOLDEN = Path(__file__).parent / "golden" / "learner"
+
+
+def test_the_learners_prompt_matches_its_golden_file() -> None:
+    """The exact messages a simulated learner's call sends (review the diff, then MAIC_UPDATE_GOLDEN=1)."""
+    import os
+
+    learner = SimulatedLearner(find_learner("dozen_student"), ScriptedLLM([]))
+    messages = [Message.from_learner("Here is my solution: 24 + 18 = 42"), agent("What is half a dozen?"),
+                agent("Think of eggs.", "Kai", "assistant")]
+    request = learner.request(messages)
+    text = "\n\n".join(f"=== {m['role']} ===\n{m['content']}" for m in request.messages) + "\n"
+    path = GOLDEN / "dozen_student.txt"
+    if os.environ.get("MAIC_UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+    assert request.purpose == "learner" and request.max_tokens == 300

@@ -30,6 +30,7 @@ from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner, RunnerHooks
 from ..llm.pool import ClientPool
+from ..llm.port import LLMError
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
 from ..store.reports import CallStat, RunResult, save_run
@@ -102,7 +103,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     client = context.clients.get(spec.model)  # a bad model file fails the run before its transcript is opened
     started = time.time()
     clock = time.monotonic()
-    progress = Progress(spec.run_id, rounds=spec.learner.turns or 0 if spec.learner else len(spec.rounds()))
+    progress = Progress(spec.run_id, rounds=(spec.learner.turns or 0) if spec.learner else len(spec.rounds()))
     context.progress[spec.run_id] = progress
     result = RunResult(run_id=spec.run_id, scenario=spec.scenario.id or spec.path.stem,
                        scenario_path=str(spec.path), model=spec.model.raw, director=spec.policy.name,
@@ -202,7 +203,19 @@ async def _play_simulated(spec: RunSpec, setup: LearnerSetup, context: RunContex
     def on_status(index: int, status: str) -> None:
         hooks.progress.round, hooks.progress.status = index + 1, status
 
-    await play_learner(runner, hooks, learner, setup, spec.scenario, result, opening, on_status)
+    if spec.lesson is None:
+        await play_learner(runner, hooks, learner, setup, spec.scenario, result, opening, on_status)
+        return
+    assert spec.scenario.lesson is not None  # the lesson is the one the scenario names
+    lesson = LessonRunner(runner, spec.lesson, spec.scenario.lesson, result, lambda log: setattr(hooks, "log", log),
+                          spec.scenario.expect, simulated=learner)
+    try:
+        await lesson.play()
+    except LLMError as exc:  # the learner's model (a grading error never raises)
+        result.status, result.error = "error", f"simulated learner: {exc}"
+    except asyncio.CancelledError:
+        result.status, result.error = "cancelled", "stopped by Ctrl-C"
+
 
 
 def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:

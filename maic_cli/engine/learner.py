@@ -65,8 +65,11 @@ class LearnerProfile(BaseModel):
     opening: str | None = Field(default=None, max_length=2_000)  # what they say first (else: the model's)
     behaviour: Behaviour = Field(default_factory=Behaviour)
 
-    _clean = field_validator("name", "level", "persona", "knows", "misconceptions", "incorrect_solution",
-                             "opening", mode="before")(lambda cls, v: _cleaned(v))
+    @field_validator("name", "level", "persona", "knows", "misconceptions", "incorrect_solution", "opening",
+                     mode="before")
+    @classmethod
+    def _clean(cls, value: object) -> object:
+        return _cleaned(value)
 
     @field_validator("knows", "misconceptions")
     @classmethod

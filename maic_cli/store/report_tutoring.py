@@ -13,7 +13,9 @@ tutoring; the section says how many were left out).
 ``tutoring.csv`` a row per tutoring run (its indexes and success/telling at each
 k) and ``tutoring_curves.csv`` a row per group and k.  The simulated learner's
 calls (``learner_calls``) are summed in ``simulated_learner``, apart from the
-class's and the judge's.
+class's and the judge's.  Lesson runs with ``lesson.pre_post`` add ``learning``: each
+run's pre, post and gain (the shares of quiz points before and after the lesson) and
+their means per group with bootstrap intervals over runs (``learning.csv`` too).
 """
 
 from __future__ import annotations
@@ -135,8 +137,34 @@ def section(results: list[RunResult]) -> dict[str, Any] | None:
     return out
 
 
+def learning_section(results: list[RunResult]) -> dict[str, Any] | None:
+    """report.json's ``learning``: mean pre, post and gain with intervals, overall and per group."""
+    runs = [r for r in results if r.learning is not None and r.status == "complete"]
+    if not runs:
+        return None
+
+    def means(group: list[RunResult]) -> dict[str, Any]:
+        return {"runs": len(group), **{name: report_stats.mean_entry([getattr(r.learning, name) for r in group])
+                                       for name in ("pre", "post", "gain")}}
+
+    out: dict[str, Any] = {"overall": means(runs)}
+    for key, attr in GROUPINGS:
+        groups: dict[str, list[RunResult]] = defaultdict(list)
+        for run in runs:
+            groups[str(getattr(run, attr))].append(run)
+        out[key] = {name: means(group) for name, group in sorted(groups.items())}
+    return out
+
+
 def add_to_report(report: dict[str, Any], results: list[RunResult]) -> None:
-    """Add the ``tutoring`` and ``simulated_learner`` sections, and each tutoring run's outcome."""
+    """Add the ``tutoring``, ``learning`` and ``simulated_learner`` sections, and each run's outcome."""
+    learning = learning_section(results)
+    if learning is not None:
+        report["learning"] = learning
+        gains = {r.run_id: r.learning for r in results if r.learning is not None}
+        for run in report.get("runs", []):
+            if (found := gains.get(run["run_id"])) is not None:
+                run["learning"] = found.model_dump()
     tutoring = section(results)
     if tutoring is not None:
         report["tutoring"] = tutoring
@@ -164,6 +192,18 @@ def markdown(report: dict[str, Any]) -> list[str]:
         lines += ["## Simulated learner", "", f"{u['runs']} runs with a simulated learner: {u['calls']} calls, "
                   f"{u['prompt_tokens']} prompt and {u['completion_tokens']} completion tokens, "
                   f"cost {u['cost']:.4f} (apart from the class's), {u['errors']} failed calls.", ""]
+    learning = report.get("learning")
+    if learning:
+        lines += ["## Learning gain (quiz before and after the lesson)", "",
+                  "Shares of quiz points; means over runs with 95% bootstrap intervals.", "",
+                  "| group | runs | pre | post | gain |", "|---|---|---|---|---|"]
+        rows = [("all runs", learning["overall"])] + [(f"{key[3:]}: {name}", entry) for key, _ in GROUPINGS
+                                                       if len(learning.get(key, {})) > 1
+                                                       for name, entry in learning[key].items()]
+        lines += [f"| {_cell(name)} | {e['runs']} | {report_stats.with_interval(e['pre'])} | "
+                  f"{report_stats.with_interval(e['post'])} | {report_stats.with_interval(e['gain'])} |"
+                  for name, e in rows]
+        lines.append("")
     tutoring = report.get("tutoring")
     if not tutoring:
         return lines
@@ -202,7 +242,14 @@ RUN_COLUMNS = ["run_id", "scenario", "model", "prompts", "director", "repeat", "
 
 
 def write_csvs(out: Path, results: list[RunResult], report: dict[str, Any]) -> None:
-    """``tutoring.csv`` and ``tutoring_curves.csv`` (nothing without tutoring runs)."""
+    """``tutoring.csv``, ``tutoring_curves.csv`` and ``learning.csv`` (each only when it has rows)."""
+    learned = [r for r in results if r.learning is not None]
+    if learned:
+        _write(out / "learning.csv", [*RUN_COLUMNS[:8], "status", "pre", "post", "gain"],
+               [{"run_id": r.run_id, "scenario": r.scenario, "model": r.model, "prompts": r.prompts,
+                 "director": r.director, "repeat": r.repeat, "learner": r.learner, "learner_model": r.learner_model,
+                 "status": r.status, **(r.learning.model_dump() if r.learning else {})}
+                for r in sorted(learned, key=lambda r: r.run_id)])
     tutoring = report.get("tutoring")
     runs = [r for r in results if r.tutoring is not None]
     if not tutoring or not runs:

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.judge import RoundVerdict
+from ..engine.learner_quiz import LearningGain
 from ..engine.metrics import RoundSummary
 from ..engine.tutoring import TutoringOutcome
 from ..errors import InputError
@@ -82,6 +83,7 @@ class RunResult(BaseModel):
     learner_model: str | None = None  # its model
     learner_calls: list[CallStat] = Field(default_factory=list)  # its calls, priced apart from the class's
     tutoring: TutoringOutcome | None = None  # a tutoring task's run (engine/tutoring.py)
+    learning: LearningGain | None = None  # a lesson's quiz before and after it (lesson.pre_post)
 
     @property
     def passed(self) -> bool:

@@ -84,6 +84,7 @@ class LessonRun(BaseModel):
     questions: list[LessonQuestion] = Field(default_factory=list)
     answers: dict[str, str] = Field(default_factory=dict)  # question id (or quiz/question) → what is typed
     expect: LessonExpectations = Field(default_factory=LessonExpectations)
+    pre_post: bool = False  # a simulated learner takes the lesson's quizzes before and after it (learning gain)
 
     def answer(self, scene_id: str, question_id: str) -> str | None:
         """What the learner types for this question (``None``: the scenario skips its quiz)."""
@@ -150,6 +151,13 @@ class Scenario(BaseModel):
                              "messages:) and has its discussions in the lesson (not mode: discussion)")
         if self.learner.simulated is not None and self.messages:
             raise ValueError("a simulated learner (learner.simulated) speaks for itself: leave out messages:")
+        if self.lesson is not None and self.learner.simulated is not None and (self.lesson.questions
+                                                                               or self.lesson.answers):
+            raise ValueError("a simulated learner asks its own questions and answers the quizzes itself: leave "
+                             "out lesson.questions and lesson.answers")
+        if self.lesson is not None and self.lesson.pre_post and self.learner.simulated is None:
+            raise ValueError("lesson.pre_post: the quizzes before and after the lesson are taken by a simulated "
+                             "learner (learner: {simulated: FILE})")
         if self.mode == "qa" and not self.messages and self.lesson is None and self.learner.simulated is None:
             raise ValueError("a Q&A scenario needs at least one learner message (messages: [...]), "
                              "a simulated learner (learner: {simulated: FILE}) or a lesson (lesson: {file: ...})")
