@@ -171,12 +171,12 @@ def test_tutoring_through_the_loopback_server_and_the_cli(tmp_path: Path) -> Non
     # report.md, the CSVs and the chart
     markdown = (out / "report.md").read_text(encoding="utf-8")
     assert "## Tutoring: success@k and telling@k" in markdown and "openai/socratic success" in markdown
-    rows = list(csv.DictReader((out / "tutoring.csv").open(encoding="utf-8")))
+    rows = list(csv.DictReader((out / "tutoring.csv").read_text(encoding="utf-8").splitlines()))
     assert len(rows) == 4
     teller = next(r for r in rows if r["run_id"] == "tasks-marbles__openai-teller__r1")
     assert (teller["student_index"], teller["teacher_index"], teller["success@3"], teller["telling@1"]) == \
         ("", "0", "0", "1")
-    curves = list(csv.DictReader((out / "tutoring_curves.csv").open(encoding="utf-8")))
+    curves = list(csv.DictReader((out / "tutoring_curves.csv").read_text(encoding="utf-8").splitlines()))
     assert {(r["grouping"], r["group"], r["k"], r["success"]) for r in curves} >= {
         ("by_model", "openai/socratic", "1", "1.0"), ("by_model", "openai/teller", "3", "0.0")}
     page = (out / "report.html").read_text(encoding="utf-8")
