@@ -97,8 +97,9 @@ def test_chat_watch_seats_a_simulated_learner_and_marks_its_lines(tmp_path: Path
     teacher = script(tmp_path / "teacher.json", reply("Find a common denominator."), reply("Sixths."),
                      reply("Glad to help."))
     transcript = tmp_path / "watch.jsonl"
-    result = CliRunner().invoke(app, ["chat", "--watch", "fraction_mixup", "--learner-model", learner, "-m", teacher, "--agents", "teacher",
-                                      "--plain", "--transcript", str(transcript), "-s", str(tmp_path / "s.json")],
+    result = CliRunner().invoke(app, ["chat", "--watch", "fraction_mixup", "--learner-model", learner, "-m", teacher,
+                                      "--agents", "teacher", "--plain", "--transcript", str(transcript),
+                                      "-s", str(tmp_path / "s.json")],
                                 input="")
     assert result.exit_code == 0, result.output
     assert "Maya (simulated" in result.output

@@ -52,7 +52,8 @@ def test_a_roles_index_counts_its_own_utterances_before_the_first_that_states_it
 def test_mathdials_own_examples() -> None:
     """The two conversations of MathDial's metric tests, with its expected values at k = 1, 2, 3."""
     solved = talk("T: Can you walk me through?", "S: This is my solution: 2+3=5",
-                  "T: I don't think it is correct, why did you include 2?", "S: Oh I see, sorry for my incorrect answer.",
+                  "T: I don't think it is correct, why did you include 2?",
+                  "S: Oh I see, sorry for my incorrect answer.",
                   "T: What is the answer?", "S: My corrected answer is 2+4=6",
                   "T: Good job, you are right, the answer is 6.", "S: Thanks")
     told = talk("T: Can you walk me through?", "S: This is my solution: 2+3=5",

@@ -18,6 +18,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..engine.expectations import check_round
 from ..engine.learner import LearnerProfile, SimulatedLearner
@@ -84,8 +85,9 @@ def utterances(messages: Sequence[Message], agents: dict[str, AgentConfig]) -> l
     return found
 
 
-class _Hooks:
-    """What play_learner needs of the run's hooks (cli/batch.py's ``_RunHooks``)."""
+class _Hooks(Protocol):
+    """What play_learner needs of the run's hooks (cli/batch.py's ``_RunHooks``): where the round's
+    metrics go."""
 
     log: RoundLog
 

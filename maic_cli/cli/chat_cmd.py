@@ -265,7 +265,8 @@ def chat(
         "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
         "agents": [a.strip() for a in agents.split(",") if a.strip()] if agents else None,
         "name": name or (watched[0].name if watched else None),
-        "bio": bio or (watched[0].user_profile().bio if watched else None), "language": language, "max_turns": max_turns, "temperature": temperature,
+        "bio": bio or (watched[0].user_profile().bio if watched else None),
+        "language": language, "max_turns": max_turns, "temperature": temperature,
         "structured": structured,
     })
     if play is not None:  # the lesson's class and language, unless the user chose them

@@ -187,9 +187,8 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
 
         read_line = LineReader(sys.stdin).next_line
 
-    if watcher is not None:  # a simulated learner speaks instead of the keyboard
-        read_line = watcher.reader(app)
-    await app.run(read_line)
+    # A simulated learner (--watch) speaks instead of the keyboard.
+    await app.run(watcher.reader(app) if watcher is not None else read_line)
     if app.save_error is None:
         message = f"Session saved: {path}"
         if interactive and console is not None:

@@ -39,7 +39,7 @@ class Watcher:
     def mark(self, recorder: GuardedRecorder) -> None:
         """The transcript's learner lines say who wrote them (the learner, on which model)."""
         if isinstance(recorder.inner, TranscriptWriter):
-            recorder.learner = recorder._guard(  # noqa: SLF001 - the same guard as every other write
+            recorder.learner = recorder._guard(
                 functools.partial(recorder.inner.learner, simulated=self.name, model=self.model))
 
     def reader(self, app: ChatApp) -> Callable[[], Awaitable[str | None]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePath
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from ..engine.learner import LearnerProfile
 from ..engine.models import UserProfile

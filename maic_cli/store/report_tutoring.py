@@ -163,8 +163,8 @@ def add_to_report(report: dict[str, Any], results: list[RunResult]) -> None:
         report["learning"] = learning
         gains = {r.run_id: r.learning for r in results if r.learning is not None}
         for run in report.get("runs", []):
-            if (found := gains.get(run["run_id"])) is not None:
-                run["learning"] = found.model_dump()
+            if (gain := gains.get(run["run_id"])) is not None:
+                run["learning"] = gain.model_dump()
     tutoring = section(results)
     if tutoring is not None:
         report["tutoring"] = tutoring

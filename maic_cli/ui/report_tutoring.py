@@ -23,7 +23,14 @@ def _e(text: object) -> str:
 
 
 def _values(entries: Sequence[Mapping[str, Any]], key: str) -> list[float]:
-    return [float(e.get(key) if e.get(key) is not None else e.get("value") or 0.0) for e in entries]
+    """``key`` of each entry (an interval bound; the value itself where there is none; 0 for none at all)."""
+    found = []
+    for entry in entries:
+        value = entry.get(key)
+        if value is None:
+            value = entry.get("value")
+        found.append(float(value) if isinstance(value, int | float) else 0.0)
+    return found
 
 
 def curves_chart(name: str, title: str, ks: Sequence[int], groups: Mapping[str, Mapping[str, Any]]) -> str | None:
