@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,6 +20,8 @@ from maic_cli.engine.tutoring import (
     success_at,
     telling_at,
 )
+from maic_cli.errors import InputError
+from maic_cli.store.tutoring_tasks import read_tasks, task_scenario
 
 
 def talk(*lines: str) -> list[Utterance]:
@@ -99,3 +104,42 @@ def test_success_and_telling_follow_the_indexes_on_any_conversation(lines: list[
     teacher = math.inf if result.teacher is None else result.teacher
     assert result.success(k) == (student <= k)
     assert result.telling(k) == (teacher <= min(student, k))
+
+
+# -- the tasks file: untrusted input -----------------------------------------------------------------------
+
+_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30),
+                       lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                    max_size=3), max_leaves=8)
+_FIELDS = st.fixed_dictionaries({}, optional={name: _VALUES | st.text(max_size=40) for name in (
+    "qid", "question", "ground_truth", "student_incorrect_solution", "student_profile")})
+
+
+@given(st.lists(_FIELDS | _VALUES, min_size=1, max_size=4))
+def test_any_tasks_file_reads_or_is_refused_with_its_line(tmp_path_factory: pytest.TempPathFactory,
+                                                          lines: list[object]) -> None:
+    path = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    try:
+        tasks = read_tasks(path)
+    except InputError as exc:
+        assert re.match(rf"{re.escape(str(path))}(:\d+)?: ", str(exc)), str(exc)
+        assert "\n" not in str(exc) and "\x1b" not in str(exc)
+        return
+    for task in tasks:
+        assert task.answer and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", task.qid)
+        assert "\x1b" not in task.question + task.student_incorrect_solution
+
+
+def test_a_task_becomes_a_scenario_with_the_problem_on_a_slide(tmp_path: Path) -> None:
+    question = "A long question " * 20 + "with a long number " + "1234567890" * 12
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"qid": 7, "question": question, "ground_truth": "a\\n 5",
+                                "student_incorrect_solution": "4", "student_profile": "Ada is 12."}) + "\n",
+                    encoding="utf-8")
+    task = read_tasks(path)[0]
+    scenario = task_scenario(task, "my tasks")
+    assert scenario.id == "my-tasks-7" and scenario.class_.agents == ["teacher"]
+    pieces = [e.content for e in scenario.slides[0].elements]
+    assert all(len(p) <= 100 for p in pieces) and " ".join(pieces).replace(" ", "") == question.replace(" ", "")
+    assert task.learner().name == "Ada" and task.learner().incorrect_solution == "4"
