@@ -63,6 +63,7 @@ def test_the_learner_asks_after_a_slide_answers_the_quiz_and_gains(tmp_path: Pat
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["learning"]["overall"]["gain"]["value"] == 1.0
     assert "## Learning gain" in (out / "report.md").read_text(encoding="utf-8")
+    assert '<table class="learning">' in (out / "report.html").read_text(encoding="utf-8")
     assert (out / "learning.csv").read_text(encoding="utf-8").splitlines()[1].endswith(",0.0,1.0,1.0")
     transcript = read_transcript(out / "transcripts" / "sky_learner__scripted-teacher__r1.jsonl")
     marked = [e for e in transcript.entries if isinstance(e, LearnerLine)]

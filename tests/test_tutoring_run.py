@@ -155,6 +155,7 @@ def test_tutoring_through_the_loopback_server_and_the_cli(tmp_path: Path) -> Non
                                           "--api-base", server.base_url, "-j", "1", "-o", str(out), "--plain"])
         bodies = list(server.requests)
     assert result.exit_code == 0, result.output
+    assert "tutoring: success@k / telling@k" in result.output and "100%/0%" in result.output
     assert {b["model"] for b in bodies} == {"socratic", "teller", "student"}
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     tutoring = report["tutoring"]

@@ -227,6 +227,10 @@ def print_summary(report: dict[str, Any], console: Console) -> None:
         console.print(summary_table(report, "by_prompts", "prompt set"))
     if report.get("judge"):
         console.print(judge_table(report))
+    if report.get("tutoring"):
+        from ..ui.report_tutoring import tutoring_table
+
+        console.print(tutoring_table(report))
     failing = [r for r in report["runs"] if not r["passed"]]
     for run in failing[:20]:
         problems = run["failures"] or [run["error"] or run["status"]]

@@ -69,11 +69,30 @@ def _cell(entry: Mapping[str, Any]) -> str:
     return f"{value:.0%} <small>[{entry['low']:.0%}, {entry['high']:.0%}]</small>"
 
 
+def learning_html(report: Mapping[str, Any]) -> str:
+    """Learning gain (a lesson's quizzes before and after it): a table of means with intervals."""
+    learning = report.get("learning")
+    if not isinstance(learning, Mapping):
+        return ""
+    rows = [("all runs", learning.get("overall") or {})]
+    for key, name in GROUPINGS:
+        groups = learning.get(key) or {}
+        if isinstance(groups, Mapping) and len(groups) > 1:
+            rows += [(f"{name}: {group}", entry) for group, entry in groups.items()]
+    body = "".join(f"<tr><td>{_e(name)}</td><td>{_e(entry.get('runs', ''))}</td>"
+                   + "".join(f"<td>{_cell(entry.get(k) or {})}</td>" for k in ("pre", "post", "gain")) + "</tr>"
+                   for name, entry in rows if isinstance(entry, Mapping))
+    return ("<h2>Learning gain</h2><p class=\"note\">The lesson's quizzes taken by the simulated learner before "
+            "and after the lesson: shares of points, means over runs with 95% intervals.</p>"
+            '<div class="scroll"><table class="learning"><thead><tr><th>group</th><th>runs</th><th>pre</th>'
+            f"<th>post</th><th>gain</th></tr></thead><tbody>{body}</tbody></table></div>")
+
+
 def tutoring_html(report: Mapping[str, Any]) -> str:
-    """The section (empty when the batch has no tutoring run)."""
+    """The section (empty when the batch has no tutoring run), after the learning gain if any."""
     tutoring = report.get("tutoring")
     if not isinstance(tutoring, Mapping):
-        return ""
+        return learning_html(report)
     ks = [k for k in tutoring.get("k") or [] if isinstance(k, int)]
     panels: list[tuple[str, str, Mapping[str, Any]]] = [("all", "All runs", {"all runs": tutoring.get("overall")
                                                                                  or {}})]
@@ -98,4 +117,29 @@ def tutoring_html(report: Mapping[str, Any]) -> str:
             + "</tr>" for i, k in enumerate(ks))
         parts.append(f'<h3>{_e(title)}</h3><div class="scroll"><table class="tutoring"><thead><tr><th>k</th>{head}'
                      f"</tr></thead><tbody>{rows}</tbody></table></div>")
-    return "".join(parts)
+    return learning_html(report) + "".join(parts)
+
+
+def tutoring_table(report: Mapping[str, Any]) -> Any:
+    """The terminal's view of the curves: success@k and telling@k per model (a Rich table)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    tutoring = report.get("tutoring") or {}
+    ks = list(tutoring.get("k") or [])
+    groups = dict(tutoring.get("by_model") or {}) or {"all runs": tutoring.get("overall") or {}}
+    table = Table(title="tutoring: success@k / telling@k (share of tasks)", box=None, pad_edge=False)
+    table.add_column("model")
+    table.add_column("tasks", justify="right")
+    for k in ks:
+        table.add_column(f"k={k}", justify="right")
+    for name, curve in groups.items():
+        cells = [f"{_share(s)}/{_share(t)}" for s, t in zip(curve.get("success") or [], curve.get("telling") or [],
+                                                           strict=False)]
+        table.add_row(Text(str(name)), str(curve.get("tasks", 0)), *cells)
+    return table
+
+
+def _share(entry: Mapping[str, Any]) -> str:
+    value = entry.get("value")
+    return "–" if value is None else f"{value:.0%}"
