@@ -67,6 +67,7 @@ def test_the_prompt_holds_the_profile_and_the_class_is_the_other_side() -> None:
 
 def test_a_reply_is_one_clean_bounded_utterance_and_done_ends_it() -> None:
     assert read_move("Steven: Oh, so it is 30? <done>", "Steven").text == "Oh, so it is 30?"
+    assert read_move("Student: 30?", "Steven").text == "30?"
     assert read_move("Oh, so it is 30? <DONE>").done
     assert not read_move("Is it 30?").done
     assert read_move("   ").done  # silence: the learner has nothing more to say

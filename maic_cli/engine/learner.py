@@ -147,13 +147,16 @@ def history(messages: Sequence[Message]) -> list[dict[str, str]]:
 
 
 def read_move(reply: str, name: str = "") -> LearnerMove:
-    """A learner reply as an utterance: cleaned, one bounded text, without a ``Name:`` echo; ``<done>``
+    """A learner reply as an utterance: cleaned, one bounded text, without a ``Name:`` (or ``Student:``)
+    echo; ``<done>``
     (anywhere) ends the learner's part after this line."""
     text = clean(reply)
     done = bool(DONE.search(text))
     text = DONE.sub("", text).strip()
-    if name and text.lower().startswith(name.lower() + ":"):
-        text = text[len(name) + 1:].strip()
+    for label in (name, "student", "learner"):  # a model that names the speaker first
+        if label and text.lower().startswith(label.lower() + ":"):
+            text = text[len(label) + 1:].strip()
+            break
     text = text[:MAX_UTTERANCE_CHARS].strip()
     return LearnerMove(text, done or not text)
 
