@@ -24,19 +24,21 @@ from ..engine.events import Event
 from ..engine.expectations import Expectations, check_round
 from ..engine.lesson import Lesson
 from ..engine.metrics import RoundLog
-from ..engine.models import AgentConfig, RoundOverrides, TurnConfig
+from ..engine.models import AgentConfig, RoundOverrides, TurnConfig, UserProfile
 from ..engine.policies import DirectorPolicy, ask_llm, builtin_policy, default_policy_name
 from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner, RunnerHooks
 from ..errors import MaicError
 from ..llm.pool import ClientPool
+from ..llm.port import LLMError
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
 from ..store.reports import CallStat, RunResult, save_run
 from ..store.run_results import RunJudgement
 from ..store.scenarios import Scenario, initial_store
 from ..store.transcript import TranscriptHeader, TranscriptWriter
+from .batch_learner import LearnerSetup, play_learner
 from .batch_lesson import LessonRunner
 from .signals import on_sigint
 
@@ -58,6 +60,7 @@ class RunSpec:
     director: DirectorPolicy | None = None  # --director; None: the model's default
     director_in_id: bool = False  # several --director values compared: the run id names the policy
     lesson: Lesson | None = None  # the lesson the scenario plays (cli/batch_lesson.py)
+    learner: LearnerSetup | None = None  # a simulated learner in the seat (cli/batch_learner.py)
 
     @property
     def run_id(self) -> str:
@@ -102,7 +105,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     client = context.clients.get(spec.model)  # a bad model file fails the run before its transcript is opened
     started = time.time()
     clock = time.monotonic()
-    progress = Progress(spec.run_id, rounds=len(spec.rounds()))
+    progress = Progress(spec.run_id, rounds=(spec.learner.turns or 0) if spec.learner else len(spec.rounds()))
     context.progress[spec.run_id] = progress
     result = RunResult(run_id=spec.run_id, scenario=spec.scenario.id or spec.path.stem,
                        scenario_path=str(spec.path), model=spec.model.raw, director=spec.policy.name,
@@ -110,7 +113,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     transcript_path = context.out / "transcripts" / f"{spec.run_id}.jsonl"
     header = TranscriptHeader(model=spec.model.raw, produced_by=spec.model.produced_by, agents=spec.agents,
                               config=spec.config.model_copy(update={"director": spec.policy.name}),
-                              profile=spec.scenario.learner,
+                              profile=_profile(spec),
                               store=initial_store(spec.scenario), scenario=result.scenario)
     writer = await asyncio.to_thread(_open_transcript, transcript_path, header)
     result.transcript = str(transcript_path)
@@ -121,11 +124,14 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
 
     hooks = _RunHooks(writer, {a.id: a for a in spec.agents}, progress)
     runner = ClassRunner(Classroom(store=initial_store(spec.scenario)), spec.config, RecordingLLM(client, on_call),
-                         agents=hooks.agents, profile=spec.scenario.learner, spec=spec.model, prompts=spec.prompts,
+                         agents=hooks.agents, profile=_profile(spec), spec=spec.model, prompts=spec.prompts,
                          hooks=[hooks], director=spec.policy)
     try:
         try:
-            await _play_rounds(spec, runner, hooks, progress, result)
+            if spec.learner is not None:
+                await _play_simulated(spec, spec.learner, context, runner, hooks, result)
+            else:
+                await _play_rounds(spec, runner, hooks, progress, result)
         finally:
             writer.close()
             result.duration = time.monotonic() - clock
@@ -185,6 +191,48 @@ def _reason(exc: BaseException) -> str:
     return str(exc.strerror or exc) if isinstance(exc, OSError) else str(exc)
 
 
+def _profile(spec: RunSpec) -> UserProfile:
+    """How the class sees its learner: a simulated learner's name and persona, else the scenario's."""
+    if spec.learner is not None:
+        return spec.learner.profile.user_profile()
+    return UserProfile(nickname=spec.scenario.learner.nickname, bio=spec.scenario.learner.bio)
+
+
+async def _play_simulated(spec: RunSpec, setup: LearnerSetup, context: RunContext, runner: ClassRunner,
+                          hooks: _RunHooks, result: RunResult) -> None:
+    """The class with a simulated learner in the seat, on its own model; its calls are recorded in the
+    transcript and counted apart from the class's."""
+    from ..engine.learner import SimulatedLearner
+
+    result.learner, result.learner_model = setup.profile.name, setup.model.raw
+
+    def on_call(record: CallRecord) -> None:
+        hooks.writer.call(record)
+        result.learner_calls.append(CallStat.from_record(record))
+
+    learner = SimulatedLearner(setup.profile, RecordingLLM(context.clients.get(setup.model), on_call),
+                               turns=setup.turns)
+    hooks.simulated = (setup.profile.name, setup.model.raw)
+    opening = spec.config.initiator_id if spec.config.discussion_topic and spec.config.initiator_id else None
+
+    def on_status(index: int, status: str) -> None:
+        hooks.progress.round, hooks.progress.status = index + 1, status
+
+    if spec.lesson is None:
+        await play_learner(runner, hooks, learner, setup, spec.scenario, result, opening, on_status)
+        return
+    assert spec.scenario.lesson is not None  # the lesson is the one the scenario names
+    lesson = LessonRunner(runner, spec.lesson, spec.scenario.lesson, result, lambda log: setattr(hooks, "log", log),
+                          spec.scenario.expect, simulated=learner)
+    try:
+        await lesson.play()
+    except LLMError as exc:  # the learner's model (a grading error never raises)
+        result.status, result.error = "error", f"simulated learner: {exc}"
+    except asyncio.CancelledError:
+        result.status, result.error = "cancelled", "stopped by Ctrl-C"
+
+
+
 def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:
     """A fresh transcript for this run (a re-run starts afresh); opened off the event loop."""
     path.unlink(missing_ok=True)
@@ -200,9 +248,11 @@ class _RunHooks(RunnerHooks):
         self.progress = progress
         self.log = RoundLog(0, None)
         self._last = time.monotonic()
+        self.simulated: tuple[str, str] | None = None  # a simulated learner's name and model
 
     def learner(self, text: str) -> None:
-        self.writer.learner(text)
+        name, model = self.simulated or (None, None)
+        self.writer.learner(text, simulated=name, model=model)
 
     def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
         self.writer.round_started(trigger, overrides)

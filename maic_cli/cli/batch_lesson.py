@@ -8,6 +8,12 @@ slide lectured live — is a round of the run's report with its expectations; a 
 lecture is not (no director chose anyone).  At the end the lesson's own expectations
 (the scene it reached, the quiz score, who spoke in a discussion) are checked off the
 event stream.
+
+With a simulated learner in the seat (cli/batch_learner.py) the learner plays its own part:
+after each slide it may ask a question (a round), it joins each discussion, and it answers
+the quizzes itself (engine/learner_quiz.py).  With ``lesson.pre_post`` it also takes every
+quiz of the lesson before the lesson and again after it (neither attempt sees the other's
+grading): the run's ``learning`` holds the two scores and the gain.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from collections.abc import Awaitable, Callable
 
 from ..engine.events import Event
 from ..engine.expectations import Expectations, check_round
+from ..engine.learner import SimulatedLearner
+from ..engine.learner_quiz import LearningGain, answer_question, question_after, take_quiz
 from ..engine.lecture import LessonPlayer
 from ..engine.lesson import Lesson, LessonPlay, QuizScene, SlideScene
 from ..engine.lesson_expect import LessonLog, check_lesson
@@ -53,8 +61,11 @@ class LessonRunner:
     """Plays ``lesson`` with the scenario's learner part; rounds and failures go into ``result``."""
 
     def __init__(self, runner: ClassRunner, lesson: Lesson, learner: LessonRun, result: RunResult,
-                 round_log: Callable[[RoundLog], None], expect: Expectations) -> None:
+                 round_log: Callable[[RoundLog], None], expect: Expectations,
+                 simulated: SimulatedLearner | None = None) -> None:
         self.player = LessonPlayer(runner, LessonPlay(lesson=lesson))
+        self.runner = runner
+        self.simulated = simulated  # a simulated learner plays the learner's part (questions, quizzes)
         self.learner = learner
         self.result = result
         self.set_log = round_log  # where the run's hooks record the next round
@@ -65,6 +76,7 @@ class LessonRunner:
     async def play(self) -> bool:
         """The whole lesson; ``False`` if a round failed with an error (the run stops there)."""
         player = self.player
+        pre = await self._quiz_attempt(before=True)
         player.start()
         while True:
             if not await self._scene():
@@ -73,7 +85,21 @@ class LessonRunner:
                 break
         failures = check_lesson(self.learner.expect, self.watch.log, player.lesson)
         self.result.failures.extend(f"lesson: {failure}" for failure in failures)
+        post = await self._quiz_attempt(before=False)
+        if pre is not None and post is not None:
+            self.result.learning = LearningGain.of(pre, post)
         return True
+
+    async def _quiz_attempt(self, *, before: bool) -> float | None:
+        """``lesson.pre_post``: the simulated learner takes every quiz of the lesson (before it: without
+        its context); the share of points it earns (``None``: no attempt, or no quiz)."""
+        if self.simulated is None or not self.learner.pre_post:
+            return None
+        messages = [] if before else self.runner.classroom.messages
+        attempt = await take_quiz(self.simulated, self.player.lesson, messages, self.runner.llm,
+                                  language=self.player.lesson.language or self.runner.config.language,
+                                  prompts=self.runner.prompts)
+        return attempt.score
 
     async def _scene(self) -> bool:
         scene = self.player.scene
@@ -85,11 +111,13 @@ class LessonRunner:
                         return False
                 if not await self._question(question):
                     return False
-            return await self._lecture()
+            return await self._lecture() and await self._simulated_question(f"The slide {scene.title!r}")
         if isinstance(scene, QuizScene):
             if not await self._quiz(scene):
                 return False
         elif not await self._round(None, Expectations(), self.player.discuss):
+            return False
+        elif not await self._simulated_question("The discussion's opening"):
             return False
         for question in questions:  # a quiz's or a discussion's questions come after it
             if not await self._question(question):
@@ -117,7 +145,19 @@ class LessonRunner:
         return await self._round(question.text, self.expect.merged(question.expect),
                                  lambda: self.player.ask(question.text))
 
+    async def _simulated_question(self, what: str) -> bool:
+        """The simulated learner's question after a slide or in a discussion (none: nothing to do)."""
+        if self.simulated is None:
+            return True
+        move = await question_after(self.simulated, self.runner.classroom.messages, what)
+        if not move.text:
+            return True
+        text = move.text
+        return await self._round(text, self.expect, lambda: self.player.ask(text))
+
     async def _quiz(self, scene: QuizScene) -> bool:
+        if self.simulated is not None:
+            return await self._simulated_quiz(scene, self.simulated)
         if all(self.learner.answer(scene.id, q.id) is None for q in scene.questions):
             return True  # the scenario skips this quiz
         while (question := self.player.current_question()) is not None:
@@ -127,6 +167,17 @@ class LessonRunner:
             except AnswerNotUnderstood as exc:
                 self.result.failures.append(f"lesson: quiz {scene.id}: the answer {text!r} to {question.id} "
                                             f"was not understood ({exc}); the quiz was left there")
+                return True
+        return True
+
+    async def _simulated_quiz(self, scene: QuizScene, learner: SimulatedLearner) -> bool:
+        while (question := self.player.current_question()) is not None:
+            text = await answer_question(learner, question, self.runner.classroom.messages)
+            try:
+                await self.player.answer(question, text)
+            except AnswerNotUnderstood as exc:
+                self.result.failures.append(f"lesson: quiz {scene.id}: the simulated learner's answer {text!r} to "
+                                            f"{question.id} was not understood ({exc}); the quiz was left there")
                 return True
         return True
 

@@ -27,6 +27,7 @@ from .errors import friendly
 from .help_option import MAX_TURNS_HELP, MODEL_HELP, TEMPERATURE_HELP
 
 if TYPE_CHECKING:
+    from ..engine.learner import LearnerProfile
     from ..engine.lesson import LessonPlay
     from ..engine.policies import DirectorPolicy
     from ..store.config import Settings
@@ -196,6 +197,21 @@ def open_memory(session: Session, named: str | None) -> ChatMemory | None:
     return ChatMemory(session, name) if name else None
 
 
+def watched_learner(watch: str | None, learner_model: str | None,
+                    lesson: bool) -> tuple[LearnerProfile, str | None] | None:
+    """``--watch``: the simulated learner (a file, or a built-in learner's name) and its model."""
+    if watch is None:
+        if learner_model is not None:
+            raise InputError("--learner-model is the model of a simulated learner: use it with --watch")
+        return None
+    if lesson:
+        raise InputError("--watch with --lesson: a simulated learner does not attend lessons in chat yet; "
+                         "seat it in a lesson scenario of maic run, or watch it in a class")
+    from ..store.learners import find_learner
+
+    return find_learner(watch), learner_model
+
+
 @friendly
 def chat(
     model: str = typer.Option(None, "--model", "-m", help=MODEL_HELP),
@@ -231,6 +247,12 @@ def chat(
     lrs: str = typer.Option(None, "--lrs", help="When the class ends, send its learning records (xAPI) to this "
                             "learning record store; credentials from MAIC_LRS_TOKEN, or MAIC_LRS_USER and "
                             "MAIC_LRS_PASSWORD."),
+    watch: str = typer.Option(None, "--watch", help="Watch a simulated learner (a learner file, or a built-in "
+                              "one: fraction_mixup, dozen_student, quiet_learner) take your seat, live."),
+    learner_model: str = typer.Option(None, "--learner-model", help="With --watch: the learner's model "
+                                      "(default: the class's)."),
+    style: str = typer.Option(None, "--style", help="A built-in teaching style (direct, socratic, "
+                              "worked_example): a prompt set by name, instead of --prompts."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -248,11 +270,21 @@ def chat(
     from .xapi_cmd import check_lrs, send_transcript
 
     check_lrs(lrs)
+
+    watched = watched_learner(watch, learner_model, lesson is not None)
+    if style is not None:
+        from ..store.styles import style_folder
+
+        if prompts is not None:
+            raise InputError("--style names a built-in prompt set and --prompts a folder: use one")
+        prompts = style_folder(style)
     prompt_set = load_prompt_set(prompts)  # a broken template stops here, before anything runs
     settings = load_settings({
         "model": model, "api_base": api_base, "agents_dir": agents_dir or None,
         "agents": [a.strip() for a in agents.split(",") if a.strip()] if agents else None,
-        "name": name, "bio": bio, "language": language, "max_turns": max_turns, "temperature": temperature,
+        "name": name or (watched[0].name if watched else None),
+        "bio": bio or (watched[0].user_profile().bio if watched else None),
+        "language": language, "max_turns": max_turns, "temperature": temperature,
         "structured": structured,
     })
     if play is not None:  # the lesson's class and language, unless the user chose them
@@ -291,7 +323,7 @@ def chat(
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
                                     notice=model_notice(session.model), resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
-                                    prompts=prompt_set, director=policy, pace=pace, memory=memory))
+                                    prompts=prompt_set, director=policy, pace=pace, memory=memory, watch=watched))
     if lrs is not None and session.transcript:
         send_transcript(Path(session.transcript), lrs)  # the session is saved: a refusal is one line, exit 1
     if code:

@@ -11,7 +11,7 @@ import functools
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -34,6 +34,10 @@ from .chat_loop import COMMANDS, ChatApp, GuardedRecorder
 from .learner_memory import ChatMemory
 from .line_input import LineReader
 from .notices import model_notice
+
+if TYPE_CHECKING:
+    from ..engine.learner import LearnerProfile
+    from .chat_watch import Watcher
 
 EXIT_ROUND_FAILED = 1  # plain mode: the last round ended in a provider error
 DEFAULT_PACE = 0.12  # seconds per word of a scripted lecture on a terminal (a brisk reading pace)
@@ -61,10 +65,12 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                    prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
                    transcript: Path | None = None, prompts: PromptSet | None = None,
                    director: DirectorPolicy | None = None, pace: float | None = None,
-                   memory: ChatMemory | None = None) -> int:
+                   memory: ChatMemory | None = None,
+                   watch: tuple[LearnerProfile, str | None] | None = None) -> int:
     """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``pace``: seconds per
     word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output).
-    ``memory``: the named learner's memory, updated when the class ends."""
+    ``memory``: the named learner's memory, updated when the class ends.  ``watch``: a simulated learner
+    (and its model; ``None``: the class's) takes the learner's seat (cli/chat_watch.py)."""
     make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
                                     structured=structured)
     llm = make_client(session.model)  # a bad model fails here, before any file is written
@@ -75,9 +81,18 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
             save_session(session, path)  # the file exists (and is valid) from the first moment
         except OSError as exc:
             raise SessionError(f"{path}: cannot save the session: {exc.strerror or exc}") from None
+        watcher = None
+        if watch is not None:
+            from ..engine.learner import SimulatedLearner
+            from .chat_watch import Watcher
+
+            learner_model = watch[1] or session.model
+            watcher = Watcher(SimulatedLearner(watch[0], recorder.wrap(make_client(learner_model)),
+                                               temperature=temperature), learner_model)
+            watcher.mark(recorder)
         app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
-                         prompts=prompts, director=director, pace=pace)
+                         prompts=prompts, director=director, pace=pace, watcher=watcher)
     finally:
         recorder.close()
     if memory is not None:
@@ -126,7 +141,8 @@ def open_transcript(session: Session, path: Path, *, typed: bool, memory: ChatMe
 async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
                prompt_output: Any, prompts: PromptSet | None = None,
-               director: DirectorPolicy | None = None, pace: float | None = None) -> ChatApp:
+               director: DirectorPolicy | None = None, pace: float | None = None,
+               watcher: Watcher | None = None) -> ChatApp:
     if interactive:
         from ..ui.input import make_prompt_session
         from ..ui.live import LiveView
@@ -178,7 +194,8 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
 
         read_line = LineReader(sys.stdin).next_line
 
-    await app.run(read_line)
+    # A simulated learner (--watch) speaks instead of the keyboard.
+    await app.run(watcher.reader(app) if watcher is not None else read_line)
     if app.save_error is None:
         message = f"Session saved: {path}"
         if not recorder.stopped and session.transcript:  # where the class was recorded, and how to see it again

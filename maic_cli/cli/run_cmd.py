@@ -54,16 +54,16 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
 def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | None,
            agents_dirs: list[Path], *, client: str = "auto", router: bool = False,
            prompts: list[Path] | None = None, directors: list[str] | None = None,
-           api_base: str | None = None) -> list[RunSpec]:
+           api_base: str | None = None, learner_model: str | None = None, turns: int | None = None) -> list[RunSpec]:
     """scenario × model × prompt set × director policy × repeat; the run id names the prompt set (or
     the policy) only when several are compared (so a batch with one keeps its ids, and ``--resume``
-    works across versions)."""
+    works across versions).  A ``.jsonl`` file holds tutoring tasks, one scenario each
+    (cli/batch_learner.py)."""
     from ..engine.policies import policy_from_flag
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
     from ..store.scenarios import (
-        load_scenario,
         prompts_folder,
         resolve_class,
         scenario_files,
@@ -71,6 +71,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         turn_config,
     )
     from .batch import RunSpec
+    from .batch_learner import learner_setup, load_sources
     from .chat_cmd import resolve_model
     from .prompt_sets import DefaultPromptSets, compared_prompt_sets
     from .scenario_notice import say_scenario_model
@@ -82,8 +83,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     policies: list[DirectorPolicy | None] = [policy_from_flag(d) for d in dict.fromkeys(directors or [])]
     policies = policies or [None]  # --director: only a typed flag names a policy (a hook is imported here)
     specs: list[RunSpec] = []
-    for path in scenario_files(paths):
-        scenario = load_scenario(path)
+    for path, (scenario, task) in ((p, source) for p in scenario_files(paths) for source in load_sources(p)):
         agents = resolve_class(scenario, registry, path)
         config = turn_config(scenario, agents, max_turns)
         lesson = scenario_lesson(scenario, path)
@@ -92,11 +92,14 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
             say_scenario_model(path, scenario.model, api_base or settings.api_base)
         for model in models or [scenario.model or resolve_model(settings, None)]:
             model_spec = ModelSpec.parse(model, client=client, router=router, api_base=api_base)
+            learner = learner_setup(scenario, path, task, model_spec, learner_model, turns, client=client,
+                                    router=router, api_base=api_base)
             for label, prompt_set in sets:
                 for k in range(1, repeat + 1):
                     specs.extend(RunSpec(scenario, path, agents, config.model_copy(deep=True), model_spec, k,
                                          prompts=prompt_set, prompts_label=label, label_in_id=len(compared) > 1,
-                                         director=policy, director_in_id=len(policies) > 1, lesson=lesson)
+                                         director=policy, director_in_id=len(policies) > 1, lesson=lesson,
+                                         learner=learner)
                                  for policy in policies)
     from ..store.run_results import plain_run_id
 
@@ -255,6 +258,10 @@ def print_summary(report: dict[str, Any], console: Console) -> None:
         console.print(summary_table(report, "by_prompts", "prompt set"))
     if report.get("judge"):
         console.print(judge_table(report))
+    if report.get("tutoring"):
+        from ..ui.report_tutoring import tutoring_table
+
+        console.print(tutoring_table(report))
     failing = [r for r in report["runs"] if not r["passed"]]
     for run in failing[:20]:
         problems = run["failures"] or [run["error"] or run["status"]]
@@ -345,6 +352,14 @@ def run(
     xapi: bool = typer.Option(False, "--xapi", help="Also write each run's learning records (xAPI statements) "
                               "to OUT/xapi/RUN.xapi.jsonl."),
     lrs: str = typer.Option(None, "--lrs", help=LRS_HELP),
+    learner_model: str = typer.Option(None, "--learner-model", help="The model of simulated learners (a "
+                                      "scenario's learner.model wins; default: the class's model); its calls "
+                                      "are priced apart."),
+    style: list[str] = typer.Option(None, "--style", help="A built-in teaching style (direct, socratic, "
+                                    "worked_example): a prompt set by name; repeat to compare, like --prompts."),
+    turns: int = typer.Option(None, "--turns", min=1, max=50, help="Tutoring tasks (TASKS.jsonl): report "
+                              "success@k and telling@k for k = 1…K (default 7; the student speaks K + 1 times); "
+                              "scenarios: the most a simulated learner speaks."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -381,12 +396,17 @@ def run(
     from ..store.config import load_settings
 
     base_url: str | None = api_base or load_settings().api_base  # as maic chat: --api-base, MAIC_API_BASE, config
+    if style:
+        from ..store.styles import style_folder
+
+        prompts = [*(prompts or []), *(style_folder(name) for name in dict.fromkeys(style))]
     folder = resume or out or Path("runs") / time.strftime("%Y%m%d-%H%M%S")
     if resume:
         check_resumable(resume)
     specs = take_shard(expand(paths, list(model or []), repeat, max_turns, list(agents_dir or []),
                               client=client, router=router is not None, prompts=list(prompts or []),
-                              directors=list(director or []), api_base=base_url), shard)
+                              directors=list(director or []), api_base=base_url, learner_model=learner_model,
+                              turns=turns), shard)
     from ..llm.keys import check_key
 
     for raw in dict.fromkeys(spec.model.raw for spec in specs if router is None):  # before the folder is claimed
@@ -422,6 +442,7 @@ def run(
 
         say_error_runs_not_judged(list(kept.values()))
     meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
+            **({"turns": turns} if turns else {}), **({"learner model": learner_model} if learner_model else {}),
             "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
             **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)

@@ -81,8 +81,9 @@ class LLMRequest:
 
     messages: list[dict[str, str]]
     # director and agent calls play the class; grade (a quiz answer against its rubric), generate (a step
-    # of ``maic lesson new``) and judge (a batch's turns against a rubric) are priced apart from it.
-    purpose: Literal["director", "agent", "grade", "generate", "judge"] = "agent"
+    # of ``maic lesson new``), judge (a batch's turns against a rubric) and learner (a simulated learner) are
+    # priced apart from it.
+    purpose: Literal["director", "agent", "grade", "generate", "judge", "learner"] = "agent"
     agent_id: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None

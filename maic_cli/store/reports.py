@@ -5,7 +5,8 @@
 machines (the models and their files are in store/run_results.py).  ``report.json`` is
 machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
 (store/report_tables.py) are for analysis.  Judged runs add the judge's scores
-(store/report_judge.py) to each of them.
+(store/report_judge.py) to each of them; tutoring runs add success@k and telling@k
+(store/report_tutoring.py).
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
 API keys; in report.md every such string is also made inert Markdown (HTML escaped, no link,
@@ -22,7 +23,7 @@ from typing import Any
 
 from ..engine.metrics import percentile
 from ..untrusted import clean, markdown_text, one_line, redactor
-from . import report_judge, report_stats
+from . import report_judge, report_stats, report_tutoring
 from .paths import write_atomic
 from .report_tables import write_tables
 from .run_results import CallStat as CallStat
@@ -103,7 +104,7 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
                 pair["metrics"] += scores["metrics"]
         return pairs
 
-    return {
+    report: dict[str, Any] = {
         "meta": meta,
         "statistics": report_stats.METHODS,
         "judge": report_judge.overview(results),
@@ -124,6 +125,8 @@ def build_report(results: list[RunResult], meta: dict[str, Any]) -> dict[str, An
                   **({"judge": report_judge.run_entry(r)} if judged else {})}
                  for r in sorted(results, key=lambda r: (r.scenario, r.model, r.prompts, r.repeat))],
     }
+    report_tutoring.add_to_report(report, results)  # tutoring tasks and simulated learners, if any
+    return report
 
 
 def _markdown_safe(data: Any) -> Any:
@@ -149,6 +152,7 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines += ["## By director policy", "", _table(report["by_director"]), ""]
     lines += ["## Tokens by agent and model", "", _token_table(report["by_model"]), ""]
     lines += report_judge.markdown(report, GROUPINGS)
+    lines += report_tutoring.markdown(report)
     lines += _uncertainty_markdown(report)
     lines += ["## Runs", "", "| run | status | speakers per round | end reasons | duration s |",
               "|---|---|---|---|---|"]
@@ -258,4 +262,5 @@ def write_reports(out: Path, results: list[RunResult], meta: dict[str, Any]) -> 
     write_atomic(out / "report.json", json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False))
     write_atomic(out / "report.md", report_markdown(report))
     write_tables(out, results)
+    report_tutoring.write_csvs(out, results, report)
     return report

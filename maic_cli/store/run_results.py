@@ -4,7 +4,8 @@ Written (atomically) when a run ends, so ``--resume`` can skip it and
 ``--merge`` can combine folders from several machines; store/reports.py,
 store/report_stats.py and store/report_tables.py read them.  A judged run
 (``maic run --judge``, ``maic report --judge``) carries its verdicts and the judge's
-own calls in ``judge``, apart from the class's ``calls``.
+own calls in ``judge``, apart from the class's ``calls``; a simulated learner's calls are in
+``learner_calls``, and a tutoring task's run has its ``tutoring`` outcome.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from typing import Annotated
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from ..engine.judge import RoundVerdict
+from ..engine.learner_quiz import LearningGain
 from ..engine.metrics import RoundSummary
 from ..engine.sanitize import clean_tree
+from ..engine.tutoring import TutoringOutcome
 from ..errors import InputError
 from ..files import read_bounded
 from ..llm.recording import CallRecord
@@ -85,6 +88,11 @@ class RunResult(BaseModel):
     started_at: Annotated[float, Field(allow_inf_nan=False)] = Field(default_factory=time.time)
     duration: Seconds = 0.0
     judge: RunJudgement | None = None
+    learner: str | None = None  # a simulated learner's name (None: the learner's lines were scripted)
+    learner_model: str | None = None  # its model
+    learner_calls: list[CallStat] = Field(default_factory=list)  # its calls, priced apart from the class's
+    tutoring: TutoringOutcome | None = None  # a tutoring task's run (engine/tutoring.py)
+    learning: LearningGain | None = None  # a lesson's quiz before and after it (lesson.pre_post)
 
     @model_validator(mode="after")
     def _finite_latencies(self) -> RunResult:

@@ -3,7 +3,8 @@
 A scenario names the class (registry ids and/or inline personas), the mode
 (``qa`` or ``discussion`` with topic, prompt and initiator), the learner, an
 optional language, slides, model and turn limit, the learner's messages in
-order (one round each) and what every round is expected to do.  A bad file is
+order (one round each) — or a simulated learner in the seat (``learner: {simulated:
+FILE}``, store/learners.py) — and what every round is expected to do.  A bad file is
 reported as ``path:line: field: problem``.
 
 A scenario may name a prompt set (``prompts: FOLDER``, relative to the scenario
@@ -36,12 +37,12 @@ from ..engine.models import (
     Slide,
     StoreState,
     TurnConfig,
-    UserProfile,
     default_initiator,
 )
 from ..engine.quiz import AnswerNotUnderstood, parse_choice
 from ..errors import InputError
 from ..yamlfile import load_model, yaml_files
+from .learners import LearnerSeat
 from .lessons import load_lesson
 from .personas import Registry
 
@@ -115,6 +116,7 @@ class LessonRun(BaseModel):
     questions: list[LessonQuestion] = Field(default_factory=list)
     answers: dict[str, str] = Field(default_factory=dict)  # question id (or quiz/question) → what is typed
     expect: LessonExpectations = Field(default_factory=LessonExpectations)
+    pre_post: bool = False  # a simulated learner takes the lesson's quizzes before and after it (learning gain)
 
     def answer(self, scene_id: str, question_id: str) -> str | None:
         """What the learner types for this question (``None``: the scenario skips its quiz)."""
@@ -142,7 +144,7 @@ class Scenario(BaseModel):
     class_: ClassSpec = Field(alias="class")
     mode: Literal["qa", "discussion"] = "qa"
     discussion: Discussion | None = None
-    learner: UserProfile = Field(default_factory=UserProfile)
+    learner: LearnerSeat = Field(default_factory=LearnerSeat)  # simulated: a model plays the learner
     language: str | None = None
     slides: list[Slide] = Field(default_factory=list)
     model: str | None = None
@@ -178,9 +180,18 @@ class Scenario(BaseModel):
         if self.lesson is not None and (self.messages or self.mode == "discussion"):
             raise ValueError("a scenario that plays a lesson asks its questions in lesson.questions (not "
                              "messages:) and has its discussions in the lesson (not mode: discussion)")
-        if self.mode == "qa" and not self.messages and self.lesson is None:
-            raise ValueError("a Q&A scenario needs at least one learner message (messages: [...]) "
-                             "or a lesson (lesson: {file: ...})")
+        if self.learner.simulated is not None and self.messages:
+            raise ValueError("a simulated learner (learner.simulated) speaks for itself: leave out messages:")
+        if self.lesson is not None and self.learner.simulated is not None and (self.lesson.questions
+                                                                               or self.lesson.answers):
+            raise ValueError("a simulated learner asks its own questions and answers the quizzes itself: leave "
+                             "out lesson.questions and lesson.answers")
+        if self.lesson is not None and self.lesson.pre_post and self.learner.simulated is None:
+            raise ValueError("lesson.pre_post: the quizzes before and after the lesson are taken by a simulated "
+                             "learner (learner: {simulated: FILE})")
+        if self.mode == "qa" and not self.messages and self.lesson is None and self.learner.simulated is None:
+            raise ValueError("a Q&A scenario needs at least one learner message (messages: [...]), "
+                             "a simulated learner (learner: {simulated: FILE}) or a lesson (lesson: {file: ...})")
         return self
 
 

@@ -94,8 +94,10 @@ class TranscriptWriter:
         """One entry, written by the same adapter that reads it back."""
         self._write_line(ENTRY_ADAPTER.dump_json(entry).decode("utf-8"))
 
-    def learner(self, text: str) -> None:
-        self._write(LearnerLine(kind="learner", t=self._t(), text=text))
+    def learner(self, text: str, *, simulated: str | None = None, model: str | None = None) -> None:
+        """A learner line; a simulated learner's is marked with its name and model."""
+        line = LearnerLine(kind="learner", t=self._t(), text=text, simulated=simulated, model=model)
+        self._write_line(ENTRY_ADAPTER.dump_json(line, exclude_none=True).decode("utf-8"))  # a scripted line as before
 
     def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
         self._write(RoundLine(kind="round", t=self._t(), trigger=trigger, overrides=overrides))
@@ -158,6 +160,8 @@ class _Line(BaseModel):
 class LearnerLine(_Line):
     kind: Literal["learner"]
     text: str
+    simulated: str | None = None  # a simulated learner said it: its name (engine/learner.py)
+    model: str | None = None  # and the model that wrote it
 
 
 class RoundLine(_Line):

@@ -19,6 +19,7 @@ from ..engine.sanitize import replace_surrogates
 from ..untrusted import clean
 from . import report_data as data
 from .report_charts import MAX_DOTS, REASON_COLORS, box_chart, interval_chart, stacked_bars_chart
+from .report_tutoring import tutoring_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 CSS = """
@@ -216,7 +217,7 @@ def report_html(report: Mapping[str, Any], results: Sequence[data.RunLike] = ())
             f"<h2>Summary</h2>{summary_tables(report)}"
             '<p class="note">Rates and means show their 95% interval in brackets when a group has two runs or '
             "more (maic run --repeat K).</p>"
-            f"<h2>Charts</h2>{charts_html(report, results)}"
+            f"<h2>Charts</h2>{charts_html(report, results)}{tutoring_html(report)}"
             f"{comparisons_html(report)}<h2>Runs</h2>{runs_html(report)}"
             f'<p class="note">Statistics — {method_html}</p></body></html>\n')
 
