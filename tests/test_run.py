@@ -147,7 +147,7 @@ def test_repeat_concurrency_shard_and_merge(tmp_path: Path) -> None:
 
 
 def test_runs_are_ordered_by_repeat_number_not_text(tmp_path: Path) -> None:
-    from maic_cli.cli.run_cmd import expand
+    from maic_cli.cli.batch_plan import expand
 
     scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
     specs = expand([scenario], ["m"], 12, None, [])
@@ -202,7 +202,7 @@ def test_missing_scenario_path_is_input_error(tmp_path: Path) -> None:
     result = run(tmp_path, str(tmp_path / "nope.yaml"), "--model", "demo")
     assert result.exit_code == 2 and "no such scenario" in result.stderr
     with pytest.raises(InputError):
-        from maic_cli.cli.run_cmd import parse_shard
+        from maic_cli.cli.batch_plan import parse_shard
 
         parse_shard("3/2")
 

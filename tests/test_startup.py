@@ -109,7 +109,7 @@ LIGHT = [["agents", "list"], ["agents", "show", "teacher"], ["agents", "validate
 # a lesson is engine.lesson.  Nothing else of the engine: no turn, round, prompt set or template engine.
 LIGHT_ENGINE = {"maic_cli.engine", "maic_cli.engine.models", "maic_cli.engine.action_params",
                 "maic_cli.engine.sanitize", "maic_cli.engine.lesson", "maic_cli.engine.actions"}
-LIGHT_BUDGET = 30  # maic modules; every command module (Typer reads their signatures) is 15 of them
+LIGHT_BUDGET = 34  # maic modules; every command module (Typer reads their signatures) is 19 of them
 
 
 @pytest.mark.parametrize("argv", LIGHT, ids=lambda argv: " ".join(argv[:2]))

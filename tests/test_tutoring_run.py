@@ -27,7 +27,7 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.cli.batch import RunContext, run_all
-from maic_cli.cli.run_cmd import expand
+from maic_cli.cli.batch_plan import expand
 from maic_cli.llm.pool import ClientPool
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM

@@ -90,7 +90,7 @@ def report(
 
     from ..store.batch_folder import is_batch_folder
     from ..store.reports import load_runs
-    from .run_cmd import batch_exit_code, merge_batches, print_summary, save_reports
+    from .batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
 
     for folder in folders:
         if not folder.is_dir() or not is_batch_folder(folder):
