@@ -32,7 +32,7 @@ from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa
 from ..errors import MaicError
 from ..llm import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
-from ..store.lessons import load_lesson
+from ..store.lessons import load_lesson, resolve_lesson
 from ..store.paths import open_private
 from ..store.session import Session, save_session
 from ..ui.export import classroom_to_markdown
@@ -164,9 +164,16 @@ class ChatApp:
             return True
         if not text:
             return True
+        if text.partition(" ")[0] == "/ask":
+            await self.ask_about(text.partition(" ")[2].strip())
+            return True
         if text.startswith("/"):
             return self.command(text)
         mention = mentioned(text)
+        if mention is not None and mention not in self.agents and self.lesson is not None \
+                and self.lesson.element(mention):  # @ID: an element of the slide, not an agent
+            await self.ask_about(text.strip()[1:])
+            return True
         if mention is not None and mention not in self.agents:
             self.view.error(f"no agent '{mention}' in this class (try: {', '.join(self.agents)})")
             return True
@@ -177,6 +184,16 @@ class ChatApp:
         return True
 
     # -- lessons ----------------------------------------------------------------------------------
+    async def ask_about(self, argument: str) -> None:
+        """``/ask ID question`` (``@ID question``): a question about one element of the slide."""
+        element, _, question = argument.partition(" ")
+        if self.lesson is None:
+            self.view.error("/ask: no lesson in this class; /lesson NAME opens one (maic lesson list)")
+        elif not element:
+            self.view.error("usage: /ask ID QUESTION (ID: an element of the slide, shown in [brackets])")
+        else:
+            await self.lesson.ask(question.strip(), about=element)
+
     def _lesson_result(self, result: RoundResult) -> None:
         self.last_result = result
 
@@ -201,7 +218,7 @@ class ChatApp:
     async def open_lesson_file(self, argument: str) -> None:
         """``/lesson FILE``: a file that cannot be used is one line, and the class goes on."""
         if not argument:
-            self.view.error("usage: /lesson FILE (a lesson .yaml file)")
+            self.view.error("usage: /lesson NAME or /lesson FILE (maic lesson list names them)")
             return
         play = self._load_lesson(argument)
         if play is None:
@@ -218,7 +235,7 @@ class ChatApp:
 
     def _load_lesson(self, argument: str) -> LessonPlay | None:
         try:
-            return LessonPlay(lesson=load_lesson(Path(argument).expanduser()), source=argument)
+            return LessonPlay(lesson=load_lesson(resolve_lesson(argument)), source=argument)
         except MaicError as exc:
             self.view.error(str(exc))
             return None
