@@ -79,8 +79,20 @@ def test_small_model_reply_without_the_lesson_is_followed_by_the_lessons_sentenc
     assert texts[-1].startswith("The lesson puts it this way:") and "carbon dioxide" in texts[-1].lower()
     [event] = log.of(GroundingEvent)
     assert event.kind == "fallback" and event.question == QUESTION and event.sentences
-    assert any(isinstance(e, ActionEvent) and e.action_name == "spotlight" for e in log.events[-8:])
+    after = log.events[log.events.index(event):]
+    assert not any(isinstance(e, ActionEvent) for e in after)  # a script sentence: no element to point at
     assert "carbon dioxide" in agent_prompts(llm)[0].lower()  # the passages were in its context too
+
+
+def test_the_fallback_points_at_the_element_it_reads_out() -> None:
+    lesson_player, log, _ = player("Plants are nice.", SMALL)
+    lesson_player.goto_slide(2)
+    asyncio.run(lesson_player.ask("What pigment do chloroplasts hold?"))
+    [event] = log.of(GroundingEvent)
+    assert "chlorophyll" in event.sentences[0]
+    spots = [e for e in log.events[log.events.index(event):] if isinstance(e, ActionEvent)]
+    assert [(e.action_name, e.params) for e in spots] == [("spotlight", {"elementId": "where"})]
+    assert lesson_player.runner.classroom.store.spotlight == "where"
 
 
 def test_small_model_reply_that_carries_the_lesson_stands_alone() -> None:
@@ -161,3 +173,16 @@ def test_a_live_lecture_sees_each_element_whole_and_its_place_in_the_lesson() ->
     lesson.scenes[1].script.clear()  # type: ignore[union-attr]
     asyncio.run(lesson_player.lecture())
     assert "carry on from the previous slide, without greeting" in agent_prompts(llm)[1]
+
+
+@pytest.mark.parametrize(("spec", "question", "name"), [
+    (HOSTED, QUESTION, "grounded.full"), (SMALL, QUESTION, "grounded.compact"),
+    (HOSTED, "Why is the sky blue?", "beyond.full"),
+])
+def test_grounded_question_prompts_match_golden(spec: ModelSpec, question: str, name: str) -> None:
+    from tests.test_prompt_templates import as_text, check_golden
+
+    lesson_player, _, llm = player(RIGHT, spec)
+    asyncio.run(lesson_player.ask(question))
+    [call] = [c for c in llm.calls if c.purpose == "agent"]
+    check_golden(f"agent/teacher-lesson-{name}.txt", as_text(f"agent: teacher, lesson question {name}", call.messages))

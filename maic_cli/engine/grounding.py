@@ -44,12 +44,16 @@ ASKING = frozenset("""
     explain explained explaining mean means meant understand understood get got know knew tell told say
     said show again please thanks thank ok okay yes yeah no sorry confused confusing lost sure really
     example examples idea ideas actually exactly word words thing things stuff part bit lot lots
-    question questions answer answers help slide lesson teacher like just also well want need
-    hi hello hey does did do doing done make made makes
+    question questions answer answers help slide lesson teacher like just also well want
+    hi hello hey does did do doing done make made makes happen happens happened work works
+    give gives gave get gets put puts take takes go goes went off out up down
 """.split())
 Verdict = Literal["lesson", "general", "beyond"]
 PassageKind = Literal["text", "bullet", "row", "formula", "image", "code", "script", "quiz", "discussion"]
 SPOKEN_KINDS = frozenset({"text", "bullet", "row", "formula", "script", "quiz"})  # what the teacher may read out
+PROSE_KINDS = frozenset({"text", "bullet", "script", "quiz"})
+# Structured or descriptive passages repeat their key words (a table row names "equinox" twice): a little behind.
+KIND_WEIGHT: dict[str, float] = {"row": 0.6, "image": 0.6, "code": 0.8, "discussion": 0.5}
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,14 @@ class Grounding:
 
     @property
     def lines(self) -> list[str]:
-        """The passages as the prompts show them."""
-        return [p.text for p in self.passages]
+        """The passages as the prompts show them: each a sentence."""
+        return [as_sentence(p.text) for p in self.passages]
+
+
+def as_sentence(text: str) -> str:
+    """``text`` with a final full stop if it has none (a bullet, a table row)."""
+    text = text.rstrip()
+    return text if text[-1:] in ".!?…" else text + "."
 
 
 # -- words ---------------------------------------------------------------------------------------
@@ -95,11 +105,20 @@ def _stemmer(language: str) -> Callable[[list[str]], list[str]]:
     return stem
 
 
+# Beyond bm25s's English stop words: pronouns, auxiliaries and contractions a learner's question is full of.
+COMMON = frozenset("""
+    i me my mine we us our you your yours he him his she her it its they them their this that these those
+    what which who whom whose when where why how can could would should will shall may might must
+    is are was were be been being am have has had do does did not don doesn didn isn aren wasn weren won
+    t s d ll re ve m let there here some any much many very so too than then
+""".split())
+
+
 @lru_cache(maxsize=1)
 def _stopwords() -> frozenset[str]:
     from bm25s.stopwords import STOPWORDS_EN
 
-    return frozenset(STOPWORDS_EN)
+    return frozenset(STOPWORDS_EN) | COMMON
 
 
 def terms(text: str, language: str = "english", *, asking: bool = False) -> list[str]:
@@ -183,7 +202,7 @@ def rank(passages: list[Passage], query: list[str], language: str = "english",
     index = bm25s.BM25()
     index.index(corpus, show_progress=False)
     scores = index.get_scores(list(query))
-    ranked = [(p, float(s) * (CURRENT_SCENE_BOOST if p.scene_id == current else 1.0))
+    ranked = [(p, float(s) * KIND_WEIGHT.get(p.kind, 1.0) * (CURRENT_SCENE_BOOST if p.scene_id == current else 1.0))
               for p, s in zip(passages, scores, strict=True) if float(s) > 0 and math.isfinite(float(s))]
     ranked.sort(key=lambda pair: -pair[1])  # stable: at equal scores, lesson order
     return ranked
@@ -198,11 +217,12 @@ def ground(lesson: Lesson, question: str, *, current: str | None = None, answere
     asked = terms(question, language, asking=True)
     focused = [p for p in passages if focus is not None and p.scene_id == current and p.element_id == focus]
     if not asked:
-        on_screen = focused or [p for p in passages if p.scene_id == current and p.kind != "image"]
+        on_screen = focused or [p for p in passages if p.scene_id == current and p.kind != "image"
+                                and not p.is_question]
         return Grounding("general", on_screen[:top], frozenset())
     known = {word for p in passages for word in terms(p.text, language)}
     share = sum(1 for w in set(asked) if w in known) / len(set(asked))
-    ranked = [p for p, _ in rank(passages, asked, language, current)]
+    ranked = [p for p, _ in rank(passages, asked, language, current) if not p.is_question]  # a question answers nothing
     best = focused + [p for p in ranked if p not in focused]
     verdict: Verdict = "lesson" if share >= IN_LESSON or focused else "beyond"
     return Grounding(verdict, best[:top], frozenset(asked))
@@ -231,9 +251,21 @@ def carries(reply: str, grounding: Grounding, language: str = "english") -> bool
     return any(len(said & new) >= min(CARRY_MOST, math.ceil(len(new) * CARRY_SHARE)) for new in wanted)
 
 
-def fallback_passages(grounding: Grounding, most: int = 2) -> list[Passage]:
-    """The passages the teacher reads out when a reply did not carry them: spoken kinds, no questions."""
-    return [p for p in grounding.passages if p.kind in SPOKEN_KINDS and not p.is_question][:most]
+SHORT = 80  # a first sentence this short is followed by a second one
+
+
+def fallback_passages(grounding: Grounding) -> list[Passage]:
+    """What the teacher reads out when a reply did not carry the lesson: the best spoken passage (no
+    question), and the next one if it comes right after it and is prose (after a formula or a row, or
+    after a short sentence)."""
+    spoken = [(rank, p) for rank, p in enumerate(grounding.passages) if p.kind in SPOKEN_KINDS and not p.is_question]
+    if not spoken:
+        return []
+    (first_rank, first), rest = spoken[0], spoken[1:]
+    if rest and rest[0][0] == first_rank + 1 and rest[0][1].kind in PROSE_KINDS \
+            and (first.kind not in PROSE_KINDS or len(first.text) < SHORT):
+        return [first, rest[0][1]]
+    return [first]
 
 
 def fallback_text(grounding: Grounding) -> str | None:
@@ -241,7 +273,7 @@ def fallback_text(grounding: Grounding) -> str | None:
     chosen = fallback_passages(grounding)
     if not chosen:
         return None
-    said = " ".join(p.text if p.text.rstrip()[-1:] in ".!?…" else p.text.rstrip() + "." for p in chosen)
+    said = " ".join(as_sentence(p.text) for p in chosen)
     return f"The lesson puts it this way: {said}"
 
 

@@ -22,17 +22,33 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import InputError
 from .events import ActionEvent, AgentEndEvent, AgentStartEvent, Event, GroundingEvent, TextDeltaEvent
 from .grounding import Grounding, beyond_text, carries, fallback_passages, fallback_text, ground
-from .lesson import SlideScene
-from .models import AgentConfig, SlideElement, new_id
+from .lesson import Lesson, LessonPlay, Scene, SlideScene
+from .lesson_context import LessonTask
+from .models import AgentConfig, LessonContext, SlideElement, new_id
 from .round import RoundResult
+from .runner import ClassRunner
 
-if TYPE_CHECKING:
-    from .lecture import LessonPlayer
+
+class LessonPlayer(Protocol):
+    """What this module needs of the lesson player (engine/lecture.py, which calls it)."""
+
+    runner: ClassRunner
+    play: LessonPlay
+    pace: float | None
+
+    @property
+    def lesson(self) -> Lesson: ...
+    @property
+    def scene(self) -> Scene: ...
+    @property
+    def teacher(self) -> AgentConfig: ...
+    def position(self) -> str: ...
+    def context(self, task: LessonTask = "question") -> LessonContext: ...
 
 WORDS = re.compile(r"\S+\s*")
 MAX_FOCUS = 1500  # characters of the element asked about, in the prompt
