@@ -36,7 +36,6 @@ import asyncio
 import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Literal
 
 from ..errors import InputError
 from .events import (
@@ -62,9 +61,10 @@ from .lesson import (
     SceneKind,
     SlideScene,
 )
+from .lesson_context import LessonTask, quiz_lines, scene_kind, scene_position, scene_title
+from .lesson_context import lesson_context as lesson_context
 from .models import AgentConfig, LessonContext, default_initiator, new_id
 from .quiz import grade
-from .lesson_context import LessonTask, lesson_context, quiz_lines, scene_kind, scene_position, scene_title
 from .round import RoundResult
 from .runner import ClassRunner
 

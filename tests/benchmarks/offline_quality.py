@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import itertools
 import re
 import statistics
 import sys
@@ -131,7 +132,7 @@ def random_tokens(text: str) -> list[str]:
     for token in TOKEN.findall(text):
         if FORMULA.match(token):
             continue
-        switches = sum(1 for a, b in zip(token, token[1:], strict=False) if a.islower() and b.isupper())
+        switches = sum(1 for a, b in itertools.pairwise(token) if a.islower() and b.isupper())
         digits = sum(c.isdigit() for c in token)
         if switches >= 2 or (digits >= 2 and sum(c.isalpha() for c in token) >= 3):
             found.append(token)
