@@ -186,3 +186,28 @@ def test_grounded_question_prompts_match_golden(spec: ModelSpec, question: str, 
     asyncio.run(lesson_player.ask(question))
     [call] = [c for c in llm.calls if c.purpose == "agent"]
     check_golden(f"agent/teacher-lesson-{name}.txt", as_text(f"agent: teacher, lesson question {name}", call.messages))
+
+
+def test_chat_on_a_small_model_behind_a_server_says_the_lessons_sentence(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole path: ``maic chat --lesson`` on ``openai/smollm2`` (compact prompts, rules director) through
+    litellm to the loopback server; the model's off-lesson reply is followed by the lesson's sentence,
+    which the transcript records with its ``grounding`` event."""
+    from typer.testing import CliRunner
+
+    from maic_cli.cli.app import app
+    from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    transcript = tmp_path / "t.jsonl"
+    with LoopbackOpenAIServer(default=ServedReply(reply(WRONG))) as server:
+        result = CliRunner().invoke(app, [
+            "chat", "--model", "openai/smollm2", "--api-base", server.base_url, "--session", str(tmp_path / "s.json"),
+            "--lesson", "photosynthesis", "--max-turns", "1", "--transcript", str(transcript)], input=f"{QUESTION}\n")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert out.index(f"Ms. Rivera: {WRONG}") < out.index(
+        "Ms. Rivera: The lesson puts it this way: Most of the mass comes from the carbon dioxide in the air.")
+    lines = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
+    grounding = [line["event"] for line in lines if line.get("event", {}).get("type") == "grounding"]
+    assert [g["kind"] for g in grounding] == ["fallback"]
