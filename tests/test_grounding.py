@@ -16,6 +16,7 @@ from maic_cli.engine.grounding import (
     fallback_text,
     ground,
     lesson_passages,
+    needs_answer,
     terms,
 )
 from maic_cli.engine.lesson import Lesson
@@ -118,3 +119,12 @@ def test_any_question_is_grounded_without_error(photo: Lesson, question: str) ->
     assert grounding.verdict in ("lesson", "general", "beyond")
     assert len(grounding.passages) <= 3
     assert isinstance(carries(question, grounding), bool)
+
+
+def test_only_a_question_needs_the_lessons_answer(photo: Lesson) -> None:
+    def needs(text: str) -> bool:
+        return needs_answer(text, ground(photo, text, current="needs"))
+
+    assert needs("Where does a tree's mass come from?") and needs("I don't get it, can you explain?")
+    assert needs("what?") and not needs("thanks!") and not needs("ok cool")
+    assert not needs("Why is the sky blue?")  # beyond the lesson: met honestly, not checked

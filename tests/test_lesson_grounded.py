@@ -211,3 +211,9 @@ def test_chat_on_a_small_model_behind_a_server_says_the_lessons_sentence(
     lines = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
     grounding = [line["event"] for line in lines if line.get("event", {}).get("type") == "grounding"]
     assert [g["kind"] for g in grounding] == ["fallback"]
+
+
+def test_thanks_is_not_followed_by_a_lesson_sentence() -> None:
+    lesson_player, log, _ = player("You are welcome!", SMALL)
+    asyncio.run(lesson_player.ask("thanks!"))
+    assert agent_texts(lesson_player) == ["You are welcome!"] and log.of(GroundingEvent) == []

@@ -241,6 +241,20 @@ def _checkable(grounding: Grounding, language: str) -> list[set[str]]:
     return found
 
 
+ASKS = frozenset("explain understand understood mean means meant again confused confusing lost repeat what why how "
+                 "which where when who".split())
+
+
+def needs_answer(text: str, grounding: Grounding) -> bool:
+    """Whether a reply to ``text`` should carry the lesson: a question of the lesson's, or one about the slide
+    ("I don't get it", "what?"); not "thanks" or "ok"."""
+    if grounding.verdict == "lesson":
+        return True
+    if grounding.verdict == "beyond":
+        return False
+    return "?" in text or any(word in ASKS for word in WORD.findall(text.lower()))
+
+
 def carries(reply: str, grounding: Grounding, language: str = "english") -> bool:
     """Whether ``reply`` says what one of the passages says (enough of its words beyond the question's).
     A grounding with nothing to check (no passage adds a word) is carried."""

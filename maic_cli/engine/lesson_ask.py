@@ -26,7 +26,7 @@ from typing import Protocol
 
 from ..errors import InputError
 from .events import ActionEvent, AgentEndEvent, AgentStartEvent, Event, GroundingEvent, TextDeltaEvent
-from .grounding import Grounding, beyond_text, carries, fallback_passages, fallback_text, ground
+from .grounding import Grounding, beyond_text, carries, fallback_passages, fallback_text, ground, needs_answer
 from .lesson import Lesson, LessonPlay, Scene, SlideScene
 from .lesson_context import LessonTask
 from .models import AgentConfig, LessonContext, SlideElement, new_id
@@ -129,7 +129,7 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
                 trigger=player.teacher.id)
         since = len(runner.classroom.messages) + 1  # after the learner's message
         result = await runner.play(text)
-        if small and result.reason not in ("aborted", "error"):
+        if small and result.reason not in ("aborted", "error") and needs_answer(text, grounding):
             await _fall_back(player, text, grounding, _round_replies(player, since))
         return result
     finally:
