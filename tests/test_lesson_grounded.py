@@ -217,3 +217,25 @@ def test_thanks_is_not_followed_by_a_lesson_sentence() -> None:
     lesson_player, log, _ = player("You are welcome!", SMALL)
     asyncio.run(lesson_player.ask("thanks!"))
     assert agent_texts(lesson_player) == ["You are welcome!"] and log.of(GroundingEvent) == []
+
+
+@pytest.mark.parametrize(("spec", "said", "read"), [
+    (SMALL, "Plants are very nice to look at.", True),
+    (SMALL, "Almost every food chain starts with photosynthesis, and it puts oxygen into the air.", False),
+    (HOSTED, "Plants are very nice to look at.", False),
+])
+def test_a_small_models_live_lecture_that_says_nothing_of_the_slide_is_followed_by_the_slide(
+        spec: ModelSpec, said: str, read: bool) -> None:
+    lesson_player, log, _ = player(said, spec)
+    lesson_player.goto_slide(3)  # no script: lectured live
+    asyncio.run(lesson_player.lecture())
+    texts = agent_texts(lesson_player)
+    assert texts[0] == said
+    if read:
+        assert texts[1] == ("The slide says: Almost every food chain starts with it. It puts the oxygen we breathe "
+                            "into the air. It takes carbon dioxide out of the air.")
+        assert [e.kind for e in log.of(GroundingEvent)] == ["fallback"]
+        assert lesson_player.runner.classroom.store.spotlight == "points"
+    else:
+        assert len(texts) == 1 and log.of(GroundingEvent) == []
+    assert lesson_player.lecture_done

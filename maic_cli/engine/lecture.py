@@ -231,8 +231,12 @@ class LessonPlayer:
         else:
             overrides = {"max_turns": LIVE_LECTURE_TURNS, "lesson": self.context("lecture")}
             self.runner.classroom.director_state = None  # a new round, though no learner message started it
+            since = len(self.runner.classroom.messages)
             result = await self.runner.play_round(teacher.id, overrides=overrides)
             if result.reason not in ("aborted", "error"):
+                from .lesson_ask import check_lecture
+
+                await check_lecture(self, since)  # a small model's lecture that says nothing of the slide
                 self.progress.step = 1
         if result.reason == "aborted":
             self.progress.state = "paused"

@@ -13,6 +13,9 @@ director prompts (``LessonContext.grounding`` / ``beyond`` / ``focus``) for ever
   plainly (a ``grounding`` event of kind ``fallback``, the spotlight on the element they come from,
   then the teacher's message).  The event is what reports and the benchmark count.
 
+A small model's live lecture of a slide with no script is checked the same way
+(:func:`check_lecture`): when it says none of the slide's sentences, the teacher reads them.
+
 ``/ask ID question`` (and ``@ID question``, ID an element of the slide on screen) puts the
 spotlight on that element first and gives the class the element whole as the question's context.
 """
@@ -26,7 +29,18 @@ from typing import Protocol
 
 from ..errors import InputError
 from .events import ActionEvent, AgentEndEvent, AgentStartEvent, Event, GroundingEvent, TextDeltaEvent
-from .grounding import Grounding, beyond_text, carries, fallback_passages, fallback_text, ground, needs_answer
+from .grounding import (
+    SPOKEN_KINDS,
+    Grounding,
+    as_sentence,
+    beyond_text,
+    carries,
+    element_passages,
+    fallback_passages,
+    fallback_text,
+    ground,
+    needs_answer,
+)
 from .lesson import Lesson, LessonPlay, Scene, SlideScene
 from .lesson_context import LessonTask
 from .models import AgentConfig, LessonContext, SlideElement, new_id
@@ -52,6 +66,7 @@ class LessonPlayer(Protocol):
 
 WORDS = re.compile(r"\S+\s*")
 MAX_FOCUS = 1500  # characters of the element asked about, in the prompt
+LECTURE_READS = 4  # sentences of a slide the teacher reads out after a small model's lecture that said none
 
 
 class ElementNotOnSlide(InputError):
@@ -152,6 +167,48 @@ async def _fall_back(player: LessonPlayer, question: str, grounding: Grounding, 
         before.append(ActionEvent(action_id=new_id("act"), action_name="spotlight", params={"elementId": pointed},
                                   agent_id=teacher.id, message_id=new_id("msg")))
     await player.runner.play_scripted(_teacher_says(teacher, said, before, player.pace), trigger=teacher.id)
+
+
+def slide_reading(scene: SlideScene, most: int = LECTURE_READS) -> tuple[list[str], str | None]:
+    """The slide's own sentences as the teacher reads them out (text and bullets, at most ``most``), and the
+    element they start at."""
+    said: list[str] = []
+    first: str | None = None
+    for element in scene.elements:
+        if element.type == "bullets":
+            found = [item for item in element.items if item.strip()]
+        elif element.type == "text" and element.content.strip():
+            found = [element.content]
+        else:
+            continue
+        found = [as_sentence(" ".join(text.split())) for text in found if not text.rstrip().endswith("?")]
+        if found and first is None:
+            first = element.id
+        said += found
+    return said[:most], first
+
+
+async def check_lecture(player: LessonPlayer, since: int) -> None:
+    """On a small model, a live lecture that says none of the slide's sentences is followed by the teacher
+    reading them plainly (a ``grounding`` event of kind ``fallback``); a hosted model's lecture stands."""
+    scene = player.scene
+    if not player.runner.spec.compact_prompts or not isinstance(scene, SlideScene):
+        return
+    passages = [p for element in scene.elements for p in element_passages(element, scene)
+                if p.kind in SPOKEN_KINDS and not p.is_question]
+    language = player.lesson.language or "english"
+    if any(carries(reply, Grounding("general", passages), language) for reply in _round_replies(player, since)):
+        return
+    sentences, first = slide_reading(scene)
+    if not sentences:
+        return
+    teacher = player.teacher
+    before: list[Event] = [GroundingEvent(kind="fallback", sentences=sentences)]
+    if first is not None:
+        before.append(ActionEvent(action_id=new_id("act"), action_name="spotlight", params={"elementId": first},
+                                  agent_id=teacher.id, message_id=new_id("msg")))
+    await player.runner.play_scripted(_teacher_says(teacher, "The slide says: " + " ".join(sentences), before,
+                                                    player.pace), trigger=teacher.id)
 
 
 async def ask_about(player: LessonPlayer, element_id: str, question: str) -> RoundResult:
