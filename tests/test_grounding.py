@@ -128,3 +128,11 @@ def test_only_a_question_needs_the_lessons_answer(photo: Lesson) -> None:
     assert needs("Where does a tree's mass come from?") and needs("I don't get it, can you explain?")
     assert needs("what?") and not needs("thanks!") and not needs("ok cool")
     assert not needs("Why is the sky blue?")  # beyond the lesson: met honestly, not checked
+
+
+def test_repeating_a_weaker_match_does_not_carry_the_answer(photo: Lesson) -> None:
+    """Seen on the offline model: asked what gas plants give off, it read out the slide's bullets."""
+    grounding = ground(photo, "What gas do plants give off?", current="equation")
+    assert "oxygen" in grounding.lines[0]
+    assert not carries("What a plant needs: Light from the sun; Water. Carbon dioxide from the air.", grounding)
+    assert carries("They give off oxygen into the air, and keep the glucose as food.", grounding)

@@ -229,13 +229,13 @@ def ground(lesson: Lesson, question: str, *, current: str | None = None, answere
 
 
 # -- checking a reply ------------------------------------------------------------------------------
-def _checkable(grounding: Grounding, language: str) -> list[set[str]]:
+def _checkable(passages: list[Passage], asked: frozenset[str], language: str) -> list[set[str]]:
     """Each spoken passage's words beyond the question's own (what an answer adds), where it adds any."""
     found = []
-    for passage in grounding.passages:
+    for passage in passages:
         if passage.kind not in SPOKEN_KINDS or passage.is_question:
             continue
-        new = set(terms(passage.text, language)) - grounding.terms
+        new = set(terms(passage.text, language)) - asked
         if new:
             found.append(new)
     return found
@@ -255,10 +255,14 @@ def needs_answer(text: str, grounding: Grounding) -> bool:
     return "?" in text or any(word in ASKS for word in WORD.findall(text.lower()))
 
 
-def carries(reply: str, grounding: Grounding, language: str = "english") -> bool:
-    """Whether ``reply`` says what one of the passages says (enough of its words beyond the question's).
-    A grounding with nothing to check (no passage adds a word) is carried."""
-    wanted = _checkable(grounding, language)
+def carries(reply: str, grounding: Grounding, language: str = "english", *,
+            among: list[Passage] | None = None) -> bool:
+    """Whether ``reply`` says what the answer says: the passages the teacher would read out (or ``among``),
+    enough of their words beyond the question's.  Nothing to check (no passage adds a word) is carried.
+    Only the best passages count: a reply that repeats a weaker match (a slide's bullet that shares a word
+    with the question) does not carry the answer."""
+    candidates = fallback_passages(grounding) if among is None else among
+    wanted = _checkable(candidates, grounding.terms, language)
     if not wanted:
         return True
     said = set(terms(reply, language))

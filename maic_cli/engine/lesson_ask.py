@@ -197,7 +197,8 @@ async def check_lecture(player: LessonPlayer, since: int) -> None:
     passages = [p for element in scene.elements for p in element_passages(element, scene)
                 if p.kind in SPOKEN_KINDS and not p.is_question]
     language = player.lesson.language or "english"
-    if any(carries(reply, Grounding("general", passages), language) for reply in _round_replies(player, since)):
+    slide = Grounding("general", passages)
+    if any(carries(reply, slide, language, among=passages) for reply in _round_replies(player, since)):
         return
     sentences, first = slide_reading(scene)
     if not sentences:
