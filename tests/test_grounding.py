@@ -136,3 +136,11 @@ def test_repeating_a_weaker_match_does_not_carry_the_answer(photo: Lesson) -> No
     assert "oxygen" in grounding.lines[0]
     assert not carries("What a plant needs: Light from the sun; Water. Carbon dioxide from the air.", grounding)
     assert carries("They give off oxygen into the air, and keep the glucose as food.", grounding)
+
+
+def test_a_formula_is_carried_whole_not_by_its_numbers() -> None:
+    fractions = load_lesson(LESSONS / "fractions.yaml")
+    grounding = ground(fractions, "Is 2/4 the same as 1/2?", current="same_amount")
+    assert grounding.lines[0] == "1/2 = 2/4 = 4/8."
+    assert not carries("The answer is simply (1/2) x (4)/8 = 3.5% of the units.", grounding)  # seen offline
+    assert carries("Yes: 1/2 = 2/4 = 4/8, the same amount.", grounding)

@@ -239,3 +239,22 @@ def test_a_small_models_live_lecture_that_says_nothing_of_the_slide_is_followed_
     else:
         assert len(texts) == 1 and log.of(GroundingEvent) == []
     assert lesson_player.lecture_done
+
+
+def test_a_students_lucky_phrase_does_not_excuse_the_teachers_wrong_answer() -> None:
+    """Seen offline: the teacher gave a wrong formula and the assistant rambled past the word "oxygen"."""
+    def respond(request: LLMRequest) -> str:
+        if request.purpose == "director":
+            return json.dumps({"next_agent": "teacher"})
+        said = WRONG if request.agent_id == "teacher" else RIGHT
+        return reply(said)
+
+    llm = FunctionLLM(respond, name=SMALL.raw)
+    log = Log()
+    runner = ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), max_turns=2), llm, agents=CLASS,
+                         hooks=[log], spec=SMALL)
+    lesson_player = LessonPlayer(runner, LessonPlay(lesson=load_lesson(LESSONS / "photosynthesis.yaml")))
+    lesson_player.start()
+    asyncio.run(lesson_player.ask(QUESTION))
+    texts = agent_texts(lesson_player)
+    assert texts[:2] == [WRONG, RIGHT] and texts[-1].startswith("The lesson puts it this way:")

@@ -255,6 +255,10 @@ def needs_answer(text: str, grounding: Grounding) -> bool:
     return "?" in text or any(word in ASKS for word in WORD.findall(text.lower()))
 
 
+def _compact(text: str) -> str:
+    return "".join(text.lower().split())
+
+
 def carries(reply: str, grounding: Grounding, language: str = "english", *,
             among: list[Passage] | None = None) -> bool:
     """Whether ``reply`` says what the answer says: the passages the teacher would read out (or ``among``),
@@ -262,6 +266,12 @@ def carries(reply: str, grounding: Grounding, language: str = "english", *,
     Only the best passages count: a reply that repeats a weaker match (a slide's bullet that shares a word
     with the question) does not carry the answer."""
     candidates = fallback_passages(grounding) if among is None else among
+    formulas = [p for p in candidates if p.kind == "formula"]
+    if formulas and any(_compact(p.text) in _compact(reply) for p in formulas):
+        return True
+    candidates = [p for p in candidates if p.kind != "formula"]  # a formula is carried whole, not by its numbers
+    if formulas and not candidates:
+        return False
     wanted = _checkable(candidates, grounding.terms, language)
     if not wanted:
         return True

@@ -8,8 +8,9 @@ director prompts (``LessonContext.grounding`` / ``beyond`` / ``focus``) for ever
 * on a small model (the spec's compact prompts), a question beyond the lesson is not put to the
   model at all: the teacher says plainly that it goes beyond today's lesson and brings the learner
   back (a ``grounding`` event of kind ``beyond``, then the teacher's message);
-* on a small model, a question of the lesson is played as a round, and when no reply of the round
-  carries the passages (:func:`~.grounding.carries`), the teacher says the lesson's sentences
+* on a small model, a question of the lesson is played as a round, and when the teacher's reply (a
+  student's, when the question went to a student) does not carry the passages
+  (:func:`~.grounding.carries`: a student's lucky phrase is not the answer), the teacher says the lesson's sentences
   plainly (a ``grounding`` event of kind ``fallback``, the spotlight on the element they come from,
   then the teacher's message).  The event is what reports and the benchmark count.
 
@@ -120,6 +121,15 @@ def _round_replies(player: LessonPlayer, since: int) -> list[str]:
     return [m.text for m in player.runner.classroom.messages[since:] if m.role == "agent" and m.text.strip()]
 
 
+def _answers(player: LessonPlayer, since: int) -> list[str]:
+    """The round's answers that must carry the lesson: the teacher's (the one who answers in a small
+    model's Q&A), else everyone's (a question put to a student with ``@id``)."""
+    agents = player.runner.agents
+    messages = [m for m in player.runner.classroom.messages[since:] if m.role == "agent" and m.text.strip()]
+    teacher = [m.text for m in messages if (a := agents.get(m.agent_id or "")) is not None and a.role == "teacher"]
+    return teacher or [m.text for m in messages]
+
+
 async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = None,
                        question: str | None = None) -> RoundResult:
     """The learner's ``text``, answered from the lesson (see the module); ``focus``: the slide element it is
@@ -145,7 +155,7 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
         since = len(runner.classroom.messages) + 1  # after the learner's message
         result = await runner.play(text)
         if small and result.reason not in ("aborted", "error") and needs_answer(text, grounding):
-            await _fall_back(player, text, grounding, _round_replies(player, since))
+            await _fall_back(player, text, grounding, _answers(player, since))
         return result
     finally:
         runner.config.lesson = player.context()  # the grounding was this question's only

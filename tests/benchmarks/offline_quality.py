@@ -28,9 +28,10 @@ Then it prints what a watcher would notice:
 * empty turns: an agent message with no speech and no action;
 * students (and the assistant) clearing or deleting board elements;
 * the median and worst time per round;
-* grounded answers (lesson part): the share of lesson questions whose model replies carry a
-  retrieved lesson sentence (engine/grounding.py's ``carries``), the share after the teacher's
-  fallback, how many fallbacks, and the questions outside the lesson met honestly;
+* grounded answers (lesson part): the share of lesson questions whose teacher's reply carries a
+  retrieved lesson sentence (engine/grounding.py's ``carries``, as engine/lesson_ask.py checks it),
+  the share after the teacher's fallback, how many fallbacks, and the questions outside the lesson
+  met honestly;
 * grading agreement: right answers given at least half the points, wrong ones less than half;
   answers left "not graded".
 
@@ -304,7 +305,8 @@ async def play_lessons(run: Run, llm: LLMClient, calls: list[CallRecord]) -> Non
             run.outside.append((question, honest, " / ".join(model + said)))
         else:
             language = player.lesson.language or "english"
-            model_carried = any(carries(text, grounding, language) for text in model)
+            teacher = [r.text for r in new if not r.scripted and r.role == "teacher"] or model  # as lesson_ask checks
+            model_carried = any(carries(text, grounding, language) for text in teacher)
             after = model_carried or any(carries(text, grounding, language) for text in said)
             run.grounded.append((question, model_carried, after))
             run.fallbacks += bool(said)
@@ -362,7 +364,7 @@ def report(run: Run, show: bool) -> None:
         model = sum(1 for _, carried, _ in run.grounded if carried)
         after = sum(1 for _, _, carried in run.grounded if carried)
         total = len(run.grounded)
-        print(f"lesson questions whose model replies carry the lesson: {model}/{total} ({model / total:.0%})")
+        print(f"lesson questions whose model's answer carries the lesson: {model}/{total} ({model / total:.0%})")
         print(f"... after the teacher's fallback:                      {after}/{total} ({after / total:.0%}); "
               f"fallbacks {run.fallbacks}")
     if run.outside:
