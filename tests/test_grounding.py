@@ -144,3 +144,11 @@ def test_a_formula_is_carried_whole_not_by_its_numbers() -> None:
     assert grounding.lines[0] == "1/2 = 2/4 = 4/8."
     assert not carries("The answer is simply (1/2) x (4)/8 = 3.5% of the units.", grounding)  # seen offline
     assert carries("Yes: 1/2 = 2/4 = 4/8, the same amount.", grounding)
+
+
+def test_words_that_only_ask_are_not_what_an_answer_must_say(photo: Lesson) -> None:
+    """Seen offline: "In a leaf, this occurs in its chloroplasts" did not carry "All of this happens inside
+    chloroplasts, the green parts of leaf cells" because "happens" and "inside" counted."""
+    grounding = ground(photo, "Where in the cell does photosynthesis happen?", current="equation")
+    assert carries("The carbon dioxide becomes glucose. In a leaf, this occurs in its chloroplasts.", grounding)
+    assert not carries("It happens inside the plant.", grounding)

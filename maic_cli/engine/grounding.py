@@ -110,7 +110,8 @@ COMMON = frozenset("""
     i me my mine we us our you your yours he him his she her it its they them their this that these those
     what which who whom whose when where why how can could would should will shall may might must
     is are was were be been being am have has had do does did not don doesn didn isn aren wasn weren won
-    t s d ll re ve m let there here some any much many very so too than then
+    t s d ll re ve m let there here some any much many very so too than then inside into onto within upon
+    all each every both other such only own
 """.split())
 
 
@@ -235,7 +236,7 @@ def _checkable(passages: list[Passage], asked: frozenset[str], language: str) ->
     for passage in passages:
         if passage.kind not in SPOKEN_KINDS or passage.is_question:
             continue
-        new = set(terms(passage.text, language)) - asked
+        new = set(terms(passage.text, language, asking=True)) - asked  # "happens" adds nothing to an answer
         if new:
             found.append(new)
     return found
