@@ -172,11 +172,12 @@ def _warm_up_litellm(model: str) -> None:
     threading.Thread(target=warm, name="litellm-warmup", daemon=True).start()
 
 
-def load_lesson_play(path: Path) -> LessonPlay:
+def load_lesson_play(argument: Path | str) -> LessonPlay:
+    """A lesson by its name (``photosynthesis``: ``maic lesson list``) or its file."""
     from ..engine.lesson import LessonPlay
-    from ..store.lessons import load_lesson
+    from ..store.lessons import load_lesson, resolve_lesson
 
-    return LessonPlay(lesson=load_lesson(path.expanduser()), source=str(path))
+    return LessonPlay(lesson=load_lesson(resolve_lesson(str(argument))), source=str(argument))
 
 
 def keep_or_replace_lesson(session: Session, play: LessonPlay) -> None:
@@ -238,8 +239,9 @@ def chat(
                                  "built-in ones (default: $MAIC_HOME/prompts, if it exists)."),
     director: str = typer.Option(None, "--director", help="Who picks the speakers: llm, rules, hybrid or "
                                  "module:function (your Python hook). Default: rules for the offline model, else llm."),
-    lesson: Path = typer.Option(None, "--lesson", help="Play a lesson file (lessons/*.yaml): slides lectured, "
-                                "discussions, a quiz. Enter goes on; type to ask; /outline, /next, /prev, /slide N."),
+    lesson: str = typer.Option(None, "--lesson", help="Play a lesson, by name (maic lesson list: photosynthesis, "
+                               "…) or file: slides lectured, discussions, a quiz. Enter goes on; type to ask; "
+                               "/ask ID question; /outline, /next, /prev, /slide N."),
     pace: float = typer.Option(None, "--pace", min=0, max=5, help="Seconds per word of a scripted lecture on a "
                                "terminal (default 0.12; 0: at once). Pipes and --plain: at once unless given."),
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither use nor update the learner's memory "
@@ -321,7 +323,8 @@ def chat(
 
         interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty() and not plain
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
-                                    notice=model_notice(session.model), resumed=resumed is not None,
+                                    notice=model_notice(session.model, lesson=session.lesson is not None),
+                                    resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
                                     prompts=prompt_set, director=policy, pace=pace, memory=memory, watch=watched))
     if lrs is not None and session.transcript:

@@ -3,7 +3,8 @@
 :class:`LessonChat` drives the engine's :class:`~maic_cli.engine.lecture.LessonPlayer` from
 the learner's lines.  An empty line (or ``/continue``) goes on: it resumes a paused lecture,
 or moves to the next scene and plays it (a slide is lectured, a discussion opened, a quiz
-asked); ``/next``, ``/prev``, ``/slide N`` move; ``/outline`` lists the scenes.  While a quiz
+asked); ``/next``, ``/prev``, ``/slide N`` move; ``/outline`` lists the scenes; ``/ask ID question``
+(or ``@ID question``) asks about one element of the slide.  While a quiz
 question waits, a line is its answer.  Any other line is a question to the class (a normal
 round, with the slide in the prompts), handled by the chat as usual.
 
@@ -23,6 +24,7 @@ from typing import IO, TypeVar
 
 from ..engine.lecture import LessonNavigationError, LessonPlayer
 from ..engine.lesson import LessonPlay, QuizQuestion, QuizScene
+from ..engine.lesson_ask import ElementNotOnSlide, element_ids
 from ..engine.quiz import AnswerNotUnderstood
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
@@ -180,11 +182,19 @@ class LessonChat:
             return
         self.show_question()  # the grade itself is shown by the view, as the quiz_answer event
 
-    async def ask(self, text: str) -> None:
-        """A question to the class, with the lesson in the prompts."""
-        await self._run(self.player.ask(text))
+    async def ask(self, text: str, about: str | None = None) -> None:
+        """A question to the class, with the lesson in the prompts (``about``: a slide element's id)."""
+        try:
+            await self._run(self.player.ask(text, about=about))
+        except ElementNotOnSlide as exc:
+            self.view.error(str(exc))
+            return
         if self.player.progress.state == "paused":
             self.hint()
+
+    def element(self, name: str) -> bool:
+        """``name`` is an element of the slide on screen (``@ID question`` asks about it)."""
+        return name in element_ids(self.player)
 
     async def handle(self, text: str) -> bool:
         """Act on a line if it is the lesson's (Enter, a lesson command, a quiz answer); ``False``

@@ -33,7 +33,7 @@ from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa
 from ..errors import MaicError
 from ..llm.port import LLMClient
 from ..llm.recording import CallRecord, RecordingLLM
-from ..store.lessons import load_lesson
+from ..store.lessons import load_lesson, resolve_lesson
 from ..store.paths import open_private
 from ..store.session import Session, SessionFile, save_session
 from ..ui.export import classroom_to_markdown
@@ -175,6 +175,10 @@ class ChatApp:
                 self.view.error(f"unknown command {text.partition(' ')[0]}; /help lists the commands")
             return True
         mention = mentioned(text)
+        if mention is not None and mention not in self.agents and self.lesson is not None \
+                and self.lesson.element(mention):  # @ID: an element of the slide, not an agent
+            await self.ask_about(text.strip()[1:])
+            return True
         if mention is not None and mention not in self.agents:
             self.view.error(f"no agent '{mention}' in this class (try: {', '.join(self.agents)})")
             return True
@@ -185,6 +189,16 @@ class ChatApp:
         return True
 
     # -- lessons ----------------------------------------------------------------------------------
+    async def ask_about(self, argument: str) -> None:
+        """``/ask ID question`` (``@ID question``): a question about one element of the slide."""
+        element, _, question = argument.partition(" ")
+        if self.lesson is None:
+            self.view.error("/ask: no lesson in this class; /lesson NAME opens one (maic lesson list)")
+        elif not element:
+            self.view.error("usage: /ask ID QUESTION (ID: an element of the slide, shown in [brackets])")
+        else:
+            await self.lesson.ask(question.strip(), about=element)
+
     def _lesson_result(self, result: RoundResult) -> None:
         self.last_result = result
 
@@ -209,7 +223,7 @@ class ChatApp:
     async def open_lesson_file(self, argument: str) -> None:
         """``/lesson FILE``: a file that cannot be used is one line, and the class goes on."""
         if not argument:
-            self.view.error("usage: /lesson FILE (a lesson .yaml file)")
+            self.view.error("usage: /lesson NAME or /lesson FILE (maic lesson list names them)")
             return
         play = self._load_lesson(argument)
         if play is None:
@@ -226,7 +240,7 @@ class ChatApp:
 
     def _load_lesson(self, argument: str) -> LessonPlay | None:
         try:
-            return LessonPlay(lesson=load_lesson(Path(argument).expanduser()), source=argument)
+            return LessonPlay(lesson=load_lesson(resolve_lesson(argument)), source=argument)
         except MaicError as exc:
             self.view.error(str(exc))
             return None
@@ -329,14 +343,19 @@ def _model(app: ChatApp, argument: str) -> None:
     app._model(argument)
 
 
-@COMMANDS.command("/lesson", "/lesson FILE — open a lesson and play it")
+@COMMANDS.command("/lesson", "/lesson NAME|FILE — open a lesson and play it (maic lesson list names them)")
 async def _lesson(app: ChatApp, argument: str) -> None:
     await app.open_lesson_file(argument)
 
 
+@COMMANDS.command("/ask", "/ask ID QUESTION — ask about one element of the slide (@ID QUESTION too)")
+async def _ask(app: ChatApp, argument: str) -> None:
+    await app.ask_about(argument)
+
+
 def _no_lesson(name: str) -> Callable[[ChatApp, str], None]:
     def answer(app: ChatApp, argument: str) -> None:
-        app.view.error(f"{name}: no lesson in this class; /lesson FILE opens one")
+        app.view.error(f"{name}: no lesson in this class; /lesson NAME opens one (maic lesson list)")
     return answer
 
 

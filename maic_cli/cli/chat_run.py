@@ -164,7 +164,7 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
             console.print(render_whiteboard(session.classroom.store, limit=1000))
 
         def model_changed(model: str) -> None:  # the header follows /model
-            state.model, state.notice = model, model_notice(model)
+            state.model, state.notice = model, model_notice(model, lesson=session.lesson is not None)
 
         app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),

@@ -224,6 +224,30 @@ def check(file: Path = typer.Argument(..., help="The lesson file (YAML).")) -> N
         typer.echo(clean(line).replace("\n", " "))
 
 
+@app.command("list")
+@friendly
+def list_cmd() -> None:
+    """The lessons you can play by name: maic chat --lesson NAME (built-in, and $MAIC_HOME/lessons)."""
+    from ..store.lessons import list_lessons
+
+    entries = list_lessons()
+    if not entries:
+        typer.echo("no lessons found (a lesson is a .yaml file: maic chat --lesson FILE)")
+        return
+    width = max(len(entry.name) for entry in entries)
+    for entry in entries:
+        if entry.lesson is None:
+            typer.echo(f"{entry.name:<{width}}  (cannot be read: {one_line(entry.problem or '')[:200]})")
+            continue
+        lesson = entry.lesson
+        kinds = [scene.type for scene in lesson.scenes]
+        scenes = ", ".join(f"{kinds.count(k)} {k}{'s' if kinds.count(k) != 1 else ''}"
+                           for k in ("slide", "discussion", "quiz") if k in kinds)
+        typer.echo(f"{entry.name:<{width}}  {one_line(lesson.title)[:80]} · {one_line(lesson.level)[:40]} · "
+                   f"{len(kinds)} scenes ({scenes})")
+    typer.echo("play one: maic chat --lesson NAME")
+
+
 from .lesson_author import register as _register_authoring  # noqa: E402 - after this module's own commands
 
 _register_authoring(app)

@@ -24,6 +24,8 @@ from .schemas import COMPACT_ACTION_PARAMS
 from .whiteboard import describe_element
 
 PEER_PREVIEW_CHARS = 200
+ELEMENT_PREVIEW_CHARS = 100  # a slide element in the context of a question or discussion
+LECTURE_ELEMENT_CHARS = 1500  # a live lecture explains the elements: each is shown whole (bounded)
 ERASING = ("wb_clear", "wb_delete")
 
 
@@ -111,12 +113,14 @@ def build_agent_context(state: DirectorState, store: StoreState, compact: bool =
         discussion = {"topic": config.discussion_topic, "prompt": config.discussion_prompt or "",
                       "stage": discussion_stage(peers, messages, lesson_opens)}
     slide = store.slide
+    lecturing = config is not None and config.lesson is not None and config.lesson.task == "lecture"
+    element_chars = LECTURE_ELEMENT_CHARS if lecturing else ELEMENT_PREVIEW_CHARS  # a lecture sees each whole
     data = {
         "agent": agent_data(agent) if agent else {"id": "", "name": "", "role": "", "persona": ""},
         "learner": learner_data(profile or UserProfile()), "peers": peers, "discussion": discussion,
         "slide": None if slide is None else {
             "title": slide.title,
-            "elements": [{"id": e.id, "type": e.type, "content": preview(e.plain_text(), 100)}
+            "elements": [{"id": e.id, "type": e.type, "content": preview(e.plain_text(), element_chars)}
                          for e in slide.elements]},
         "board": board_data(store, _names(state, messages or [], agent, config), agent.id if agent else None),
         "lesson": lesson_data(config),

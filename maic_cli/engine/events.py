@@ -143,6 +143,17 @@ class QuizScoreEvent(BaseModel):
     lesson_max_points: int = Field(default=0, ge=0)
 
 
+class GroundingEvent(BaseModel):
+    """Beyond the reference: on a small model, the teacher said the lesson's own sentences because the
+    class's reply did not carry them (``fallback``), or met a question outside the lesson (``beyond``)
+    instead of letting the model guess.  Shown as the teacher's message that follows it."""
+
+    type: Literal["grounding"] = "grounding"
+    kind: Literal["fallback", "beyond"]
+    question: str = ""
+    sentences: list[str] = Field(default_factory=list)  # the lesson's passages said (fallback)
+
+
 class ErrorEvent(BaseModel):
     type: Literal["error"] = "error"
     message: str
@@ -175,11 +186,11 @@ class DoneEvent(BaseModel):
 Event = Annotated[
     ThinkingEvent | AgentStartEvent | TextDeltaEvent | ActionEvent | AgentEndEvent
     | CueUserEvent | DirectorCorrectionEvent | ErrorEvent | DoneEvent
-    | LessonEvent | SceneEvent | QuizAnswerEvent | QuizScoreEvent,
+    | LessonEvent | SceneEvent | QuizAnswerEvent | QuizScoreEvent | GroundingEvent,
     Field(discriminator="type"),
 ]
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 EVENT_TYPES = frozenset({"thinking", "agent_start", "text_delta", "action", "agent_end",
                          "cue_user", "director_correction", "error", "done",
-                         "lesson", "scene", "quiz_answer", "quiz_score"})
+                         "lesson", "scene", "quiz_answer", "quiz_score", "grounding"})

@@ -36,7 +36,6 @@ import asyncio
 import re
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Literal
 
 from ..errors import InputError
 from .events import (
@@ -62,6 +61,8 @@ from .lesson import (
     SceneKind,
     SlideScene,
 )
+from .lesson_context import LessonTask, quiz_lines, scene_kind, scene_position, scene_title
+from .lesson_context import lesson_context as lesson_context
 from .models import AgentConfig, LessonContext, default_initiator, new_id
 from .quiz import grade
 from .round import RoundResult
@@ -69,7 +70,6 @@ from .runner import ClassRunner
 
 WORDS = re.compile(r"\S+\s*")
 LIVE_LECTURE_TURNS = 1
-LessonTask = Literal["question", "lecture", "discuss"]
 
 
 class LessonNavigationError(InputError):
@@ -84,50 +84,6 @@ class OutlineEntry:
     slide: int | None  # 1-based slide number (slide scenes)
     current: bool
     done: bool  # lectured, discussed, or every question answered
-
-
-def scene_kind(scene: Scene) -> SceneKind:
-    return scene.type
-
-
-def scene_title(scene: Scene) -> str:
-    if isinstance(scene, DiscussionScene):
-        return f"{scene.title}: {scene.topic}" if scene.title else scene.topic
-    return scene.title
-
-
-def scene_position(play: LessonPlay) -> str:
-    """``slide 2 of 3``, or ``scene 5 of 5 (quiz)``."""
-    lesson, index = play.lesson, play.progress.scene
-    slide = lesson.slide_number(index)
-    if slide is not None:
-        return f"slide {slide + 1} of {len(lesson.slides())}"
-    return f"scene {index + 1} of {len(lesson.scenes)} ({scene_kind(lesson.scenes[index])})"
-
-
-def quiz_lines(play: LessonPlay) -> list[str]:
-    """The current quiz's graded answers, one line each (for the prompts)."""
-    scene = play.lesson.scenes[play.progress.scene]
-    if not isinstance(scene, QuizScene):
-        return []
-    lines = []
-    for question in scene.questions:
-        answer = play.progress.answers.get(f"{scene.id}/{question.id}")
-        if answer is None:
-            continue
-        key = f"; the key: {', '.join(question.answer)}" if question.answer else ""
-        lines.append(f"{question.question} They answered \"{answer.answer}\": {answer.points:g} of "
-                     f"{answer.max_points} points{key}" + (f" ({answer.comment})" if answer.comment else "")
-                     + (f" Why: {question.explanation}" if question.explanation else ""))
-    return lines
-
-
-def lesson_context(play: LessonPlay, task: LessonTask = "question") -> LessonContext:
-    """Where ``play`` stands, as the prompts see it (``TurnConfig.lesson``), for ``task``."""
-    lesson = play.lesson
-    scene = lesson.scenes[play.progress.scene]
-    return LessonContext(title=lesson.title, level=lesson.level, scene=scene_title(scene), kind=scene_kind(scene),
-                         position=scene_position(play), task=task, quiz=quiz_lines(play))
 
 
 class LessonPlayer:
@@ -275,8 +231,12 @@ class LessonPlayer:
         else:
             overrides = {"max_turns": LIVE_LECTURE_TURNS, "lesson": self.context("lecture")}
             self.runner.classroom.director_state = None  # a new round, though no learner message started it
+            since = len(self.runner.classroom.messages)
             result = await self.runner.play_round(teacher.id, overrides=overrides)
             if result.reason not in ("aborted", "error"):
+                from .lesson_ask import check_lecture
+
+                await check_lecture(self, since)  # a small model's lecture that says nothing of the slide
                 self.progress.step = 1
         if result.reason == "aborted":
             self.progress.state = "paused"
@@ -315,12 +275,18 @@ class LessonPlayer:
         yield AgentEndEvent(message_id=message_id, agent_id=teacher.id)
 
     # -- the learner, discussions -------------------------------------------------------------------------
-    async def ask(self, text: str) -> RoundResult:
-        """The learner's message: a round with the lesson in the prompts; a lecture under way pauses."""
+    async def ask(self, text: str, *, about: str | None = None) -> RoundResult:
+        """The learner's message, answered from the lesson (engine/lesson_ask.py); ``about``: a slide element
+        id (``/ask ID``), spotlighted and given whole.  A lecture under way pauses."""
+        from .lesson_ask import ask_about, ask_grounded, slide_element
+
+        if about is not None:
+            slide_element(self, about)  # an unknown id is refused before anything changes
         if isinstance(self.scene, SlideScene) and not self.lecture_done and self.progress.state == "lecture":
             self.progress.state = "paused"
-        self.runner.config.lesson = self.context()
-        return await self.runner.play(text)
+        if about is not None:
+            return await ask_about(self, about, text)
+        return await ask_grounded(self, text)
 
     async def discuss(self) -> RoundResult:
         """The discussion scene's round, opened by its initiator (or the class's first student)."""

@@ -277,6 +277,13 @@ class LessonContext(BaseModel):
     # (no learner message); discuss: the lesson's discussion scene opens.
     task: Literal["question", "lecture", "discuss"] = "question"
     quiz: list[str] = Field(default_factory=list)  # the learner's graded answers, to talk them over
+    # A question's grounding (engine/grounding.py): the lesson's passages that answer it, or beyond: the
+    # question is not the lesson's (say so, bring it back).  focus: the slide element asked about, whole.
+    grounding: list[str] = Field(default_factory=list)
+    beyond: bool = False
+    focus: str | None = None
+    # A live lecture's place in the lesson: open it (first slide), carry on, close it (last slide), or only.
+    stage: Literal["open", "continue", "close", "only"] | None = None
 
 
 class TurnConfig(BaseModel):

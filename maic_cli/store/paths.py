@@ -42,7 +42,7 @@ def maic_home() -> Path:
 
 
 def builtin_dir(name: str) -> Path:
-    """A folder shipped with maic (``agents``, ``scenarios``, ``transcripts``).
+    """A folder shipped with maic (``agents``, ``scenarios``, ``transcripts``, ``lessons``).
 
     In a wheel it is inside the package (``maic_cli/_defaults/NAME``); in a source
     checkout (editable install, tests) it is the repository's top-level folder.
