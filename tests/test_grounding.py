@@ -73,6 +73,13 @@ def test_seasons_lesson_answers_the_distance_misconception(seasons: Lesson) -> N
     assert any("closest to the Sun in early January" in line or "3 percent" in line for line in grounding.lines)
 
 
+def test_a_lesson_question_in_other_words_is_the_lessons(photo: Lesson) -> None:
+    # the sample scenario's own interruption: only "tree" of gas / tree / heavy is the lesson's word
+    grounding = ground(photo, "How can a gas make a tree heavy?", current="needs")
+    assert grounding.verdict == "lesson"
+    assert "Most of the mass comes from the carbon dioxide in the air." in grounding.lines
+
+
 def test_a_question_outside_the_lesson_is_beyond_it(photo: Lesson) -> None:
     for question in ("Why is the sky blue?", "Who won the football world cup in 1998?", "Is zero even?"):
         assert ground(photo, question, current="needs").verdict == "beyond", question

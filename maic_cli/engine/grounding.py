@@ -33,7 +33,12 @@ from .models import SlideElement
 MAX_PASSAGE = 400  # characters of one passage
 MAX_PASSAGES = 2000  # a lesson's passages at most (60 scenes × 40 elements is already more than a lesson has)
 TOP = 3  # passages put in the agents' context
-IN_LESSON = 0.5  # share of the question's words the lesson must know for the question to be the lesson's
+# Share of the question's words the lesson must know for the question to be the lesson's.  Low on purpose:
+# a lesson question met as "beyond the lesson" (no answer at all) costs more than an outside question
+# answered from the lesson's nearest sentences ("How can a gas make a tree heavy?" knows 1 word of 3).
+IN_LESSON = 0.3
+STRONG_MATCH = 0.5  # below this share the question is widened by its best matches' words ...
+FEEDBACK = 2  # ... of this many passages
 CURRENT_SCENE_BOOST = 1.25  # at equal relevance, the slide on screen first
 CARRY_SHARE = 0.5  # share of a passage's new words a reply must say to carry it ...
 CARRY_MOST = 3  # ... but never more than this many
@@ -225,6 +230,13 @@ def ground(lesson: Lesson, question: str, *, current: str | None = None, answere
     share = sum(1 for w in set(asked) if w in known) / len(set(asked))
     ranked = [p for p, _ in rank(passages, asked, language, current) if not p.is_question]  # a question answers nothing
     best = focused + [p for p in ranked if p not in focused]
+    if share < STRONG_MATCH and not focused:
+        # Few of its words are the lesson's ("How can a gas make a tree heavy?"): the question is asked
+        # again with the words of the passages it matches best, the lesson's own questions included
+        # (pseudo-relevance feedback: "Where does a tree's mass come from?" brings "mass").
+        seeds = [p for p, _ in rank(passages, asked, language, current)][:FEEDBACK]
+        expanded = list(asked) + [w for p in seeds for w in terms(p.text, language)]
+        best = [p for p, _ in rank(passages, expanded, language, current) if not p.is_question]
     verdict: Verdict = "lesson" if share >= IN_LESSON or focused else "beyond"
     return Grounding(verdict, best[:top], frozenset(asked))
 
