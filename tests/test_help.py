@@ -53,7 +53,7 @@ def test_a_commands_help_follows_the_conventions(path: tuple[str, ...], command:
             continue
         assert (param.help or "").strip(), f"{' '.join(path)} {param.name}: no description"
         if param.param_type_name == "argument":
-            name = param.name.upper()
+            name = (param.metavar or param.name).upper()  # an explicit metavar is the name shown
             assert re.search(rf"(?<![\w-]){name}\b", usage), (name, usage)
         elif getattr(param, "is_flag", False):  # the flag's row: its names, then straight to its description
             long = next(opt for opt in param.opts if opt.startswith("--"))
@@ -67,7 +67,7 @@ def test_value_options_show_their_kind_in_capitals() -> None:
     assert re.search(r"--max-turns\s+INTEGER RANGE \[1<=x<=50\]", text)
     assert re.search(r"--session\s+-s\s+PATH", text)
     assert re.search(r"--plain\s+Line-oriented", text)  # a flag: no value
-    assert "Usage: maic lesson new [OPTIONS] TOPIC" in help_of(("lesson", "new"))
+    assert "Usage: maic lesson new [OPTIONS] [TOPIC]" in help_of(("lesson", "new"))  # or --from-outline
     assert "Usage: maic run [OPTIONS] [PATHS]..." in help_of(("run",))
 
 

@@ -314,7 +314,8 @@ def chat(
         if resumed is not None and settings.max_turns:
             session.config.max_turns = settings.max_turns
         policy = choose_director(session, director)
-        memory = None if no_memory else open_memory(session, settings.name)  # a broken profile stops here
+        # a watched simulated learner is not a person: the class neither reads nor writes anyone's memory
+        memory = None if no_memory or watched else open_memory(session, settings.name)  # a broken profile stops here
         if memory is not None and memory.profile.sessions:
             typer.echo(f"maic: note: the class remembers {one_line(memory.name)} from {memory.profile.sessions} "
                        "earlier sessions (maic learner show; --no-memory to leave it out)", err=True)

@@ -38,9 +38,12 @@ class Watcher:
 
     def mark(self, recorder: GuardedRecorder) -> None:
         """The transcript's learner lines say who wrote them (the learner, on which model)."""
-        if isinstance(recorder.inner, TranscriptWriter):
+        writer = recorder.inner
+        while not isinstance(writer, TranscriptWriter) and hasattr(writer, "inner"):  # through any tee
+            writer = writer.inner
+        if isinstance(writer, TranscriptWriter):
             recorder.learner = recorder._guard(
-                functools.partial(recorder.inner.learner, simulated=self.name, model=self.model))
+                functools.partial(writer.learner, simulated=self.name, model=self.model))
 
     def reader(self, app: ChatApp) -> Callable[[], Awaitable[str | None]]:
         """The chat loop's ``read_line``: the learner's next line, shown in the app's view."""
