@@ -83,6 +83,17 @@ def test_rules_a_question_to_the_class_goes_to_a_student_and_allows_a_third_spea
     assert result.speakers == ["teacher", "leo", "mia"] and result.reason == "cue_user"
 
 
+def test_rules_a_question_during_a_lesson_is_the_teachers_alone() -> None:
+    from maic_cli.engine.models import LessonContext
+
+    lesson = LessonContext(title="Plants", level="beginner", scene="What a plant needs", kind="slide",
+                           position="slide 1 of 3", task="question")
+    llm = ScriptedLLM([reply("Most of the mass comes from the air.")])
+    result, _ = play(llm, director="rules", config=TurnConfig(agent_ids=list(CLASS), lesson=lesson))
+    assert result.speakers == ["teacher"] and result.reason == "cue_user"
+    assert director_calls(llm) == 0
+
+
 def test_rules_discussion_opens_with_the_initiator_and_others_join() -> None:
     config = TurnConfig(agent_ids=list(CLASS), discussion_topic="Is math invented?", initiator_id="mia")
     llm = ScriptedLLM([reply("I think so."), reply("Let me frame it."), reply("Maybe both.")])

@@ -7,7 +7,9 @@ is an agent id, ``"USER"`` (the learner's turn), ``"END"`` or ``None`` (ask the 
 * ``rules`` — never ``None``: no director call at all.  The teacher answers first
   (the initiator opens a discussion, on its opening turn only), then at most one or two others who add
   something — a student when the last speaker asked a question, else the assistant
-  or student with the highest priority who has not spoken — then the learner.
+  or student with the highest priority who has not spoken — then the learner.  A learner's question
+  during a lesson is the teacher's alone: the answer comes from the lesson (engine/lesson_ask.py), and a
+  classmate's guess on a small model only adds noise (measured on the offline model: off-topic stories).
 * ``hybrid`` — the rules where they are sure (the round's first speaker; handing back
   once ``HYBRID_HAND_BACK`` agents have spoken or nobody is left), the LLM otherwise.
 * ``module:function`` — a researcher's hook (like AutoGen's ``selector_func``), loaded
@@ -41,6 +43,7 @@ BUILTIN_POLICIES = ("llm", "rules", "hybrid")
 QA_SPEAKERS = 2  # rules, Q&A: the teacher and one other ...
 QA_SPEAKERS_AFTER_QUESTION = 3  # ... and one more when the last speaker asked a question
 DISCUSSION_SPEAKERS = 3  # rules, discussion: the initiator and two who join
+LESSON_QUESTION_SPEAKERS = 1  # rules, a learner's question in a lesson: the teacher answers from the lesson
 HYBRID_HAND_BACK = 3  # hybrid: the learner's turn once this many agents have spoken
 
 
@@ -91,8 +94,12 @@ def rules(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequenc
         return USER
     count = len(state.agent_responses)
     asked = _last_asked_question(state, messages)
-    limit = DISCUSSION_SPEAKERS if config.discussion_topic else (
-        QA_SPEAKERS_AFTER_QUESTION if asked else QA_SPEAKERS)
+    if config.discussion_topic:
+        limit = DISCUSSION_SPEAKERS
+    elif config.lesson is not None and config.lesson.task == "question":
+        limit = LESSON_QUESTION_SPEAKERS
+    else:
+        limit = QA_SPEAKERS_AFTER_QUESTION if asked else QA_SPEAKERS
     if count >= limit:
         return USER
     heard_roles = {a.role for a in agents if a.id in {r.agent_id for r in state.agent_responses}}
