@@ -122,7 +122,7 @@ def test_a_broken_lesson_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     errors = [line for line in result.stderr.splitlines() if line.startswith("maic: error:")]
     assert len(errors) == 2 and str(bad) in errors[0]
-    assert "/next: no lesson in this class; /lesson FILE opens one" in errors[1]
+    assert "/next: no lesson in this class; /lesson NAME opens one (maic lesson list)" in errors[1]
     assert "Ms. Rivera: Still here." in result.stdout  # the chat went on
 
 

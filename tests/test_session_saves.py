@@ -122,6 +122,8 @@ def test_a_chat_killed_at_random_moments_always_leaves_a_session_that_loads(tmp_
         roles = [m.role for m in session.classroom.messages]
         assert not any(m.interrupted for m in session.classroom.messages)
         answered = [i for i, role in enumerate(roles[:-1]) if role == "user" and roles[i + 1] == "agent"]
-        assert len(answered) >= roles.count("user") - 1  # every learner turn before the last was answered
+        # A learner turn is saved before its round: each kill may leave one unanswered (the next chat
+        # resumes after it), never more.
+        assert len(answered) >= roles.count("user") - (kill + 1)
         loaded += 1
     assert loaded == KILLS

@@ -67,6 +67,6 @@ def test_the_chat_runs_registered_commands_and_says_unknown_ones(tmp_path: Path)
                                 input="/help\n/next\n/bogus\n/exit\nnever read\n")
     assert result.exit_code == 0, result.output
     assert "/whiteboard" in result.stdout and "@id message" in result.stdout  # /help: info goes to stdout
-    assert "/next: no lesson in this class; /lesson FILE opens one" in result.stderr
+    assert "/next: no lesson in this class; /lesson NAME opens one (maic lesson list)" in result.stderr
     assert "unknown command /bogus; /help lists the commands" in result.stderr
     assert "Hi." not in result.stdout  # /exit left before the last line
