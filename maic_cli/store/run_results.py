@@ -62,7 +62,7 @@ class RunJudgement(BaseModel):
     rubric_version: str
     rubric_fingerprint: str
     rubric_source: str = "built-in"
-    rubric: Literal["default", "pedagogy"] = "default"  # which rubric (engine/judge_rubrics.py); written when not the default
+    rubric: Literal["default", "pedagogy"] = "default"  # engine/judge_rubrics.py; written when not the default
     rounds: list[RoundVerdict] = Field(default_factory=list)
     calls: list[CallStat] = Field(default_factory=list)
     error: str | None = None  # the run could not be judged at all (its transcript is unreadable)
