@@ -245,7 +245,7 @@ def _turn_items(items: Any, wanted: list[int]) -> list[dict[str, Any] | None]:
     found: list[dict[str, Any] | None] = [item if isinstance(item, dict) else None for item in items] \
         if isinstance(items, list) else []
     numbers = [item.get("turn") if item else None for item in found]
-    if len(set(numbers)) == len(numbers) and all(type(n) is int and n in wanted for n in numbers):
+    if all(type(n) is int and n in wanted for n in numbers) and len(set(numbers)) == len(numbers):
         by_number = dict(zip(numbers, found, strict=True))
         return [by_number.get(number) for number in wanted]
     return (found + [None] * len(wanted))[:len(wanted)]

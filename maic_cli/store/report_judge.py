@@ -229,7 +229,7 @@ def overview(results: list[RunResult]) -> dict[str, Any] | None:
     else:  # the rubric, each criterion's labels and good one; the labels of this rubric's metrics only
         named = {"rubric": rubric.name, "rubrics": distinct(lambda j: j.rubric),
                  "criterion_labels": {c.name: {"labels": list(c.labels), "good": c.good} for c in rubric.criteria}}
-        criteria = {c.name: c.label for c in rubric.criteria}
+        criteria = {c.name: f"{c.label} ({c.good})" for c in rubric.criteria}  # the rate is of the good label
         labels = {name: LABELS[name] for name in compared(rubric)}
     return {"models": distinct(lambda j: j.model), **named, "rubric_versions": distinct(lambda j: j.rubric_version),
             "rubric_fingerprints": distinct(lambda j: j.rubric_fingerprint),
