@@ -223,8 +223,9 @@ def overview(results: list[RunResult]) -> dict[str, Any] | None:
         return sorted({pick(j) for j in judges})
 
     rubric = rubric_of(results)
-    if rubric.boolean:
-        named: dict[str, Any] = {}
+    if rubric.boolean:  # as it always was; the rubrics named only when some run was judged on another
+        named: dict[str, Any] = {"rubrics": distinct(lambda j: j.rubric)} if any(j.rubric != rubric.name
+                                                                                for j in judges) else {}
         criteria, labels = dict(CRITERIA_LABELS), DEFAULT_LABELS
     else:  # the rubric, each criterion's labels and good one; the labels of this rubric's metrics only
         named = {"rubric": rubric.name, "rubrics": distinct(lambda j: j.rubric),
