@@ -203,6 +203,33 @@ def test_report_judges_a_finished_batch_on_the_pedagogy_rubric(tmp_path: Path) -
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["judge"].get("rubric") is None
 
 
+def test_runs_judged_on_two_rubrics_are_reported_on_the_most_used_one_with_a_warning(tmp_path: Path) -> None:
+    from maic_cli.store.reports import build_report, load_runs, report_markdown
+
+    scenario = write(tmp_path / "sky.yaml", TWO_ROUNDS)
+    out = tmp_path / "out"
+    result = run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND, *GOOD_ROUND), "--repeat", "3",
+                 "--out", str(out), "--judge", script(tmp_path, *JUDGE, name="judge.json"), "--rubric", "pedagogy")
+    assert result.exit_code == 0, result.output
+    results = load_runs(out)
+    other = results[0].judge
+    assert other is not None
+    other.rubric = "default"  # as if judged on the default rubric (its verdicts hold no yes/no fields)
+    report = build_report(results, {})
+    assert report["judge"]["rubric"] == "pedagogy" and report["judge"]["rubrics"] == ["default", "pedagogy"]
+    overall = report["overall"]["judge"]
+    assert (overall["runs_judged"], overall["runs_not_judged"], overall["turns_judged"]) == (2, 1, 4)
+    assert "**Warning:** runs were judged by different judges or rubrics" in report_markdown(report)
+    other.rubric = "pedagogy"
+    for judged in results[1:]:
+        assert judged.judge is not None
+        judged.judge.rubric = "default"  # now the default is the most used: reported on it, and warned
+    report = build_report(results, {})
+    assert report["judge"].get("rubric") is None and report["judge"]["rubrics"] == ["default", "pedagogy"]
+    assert report["overall"]["judge"]["turns_judged"] == 0  # pedagogy verdicts are not yes/no ones
+    assert "**Warning:** runs were judged by different judges or rubrics" in report_markdown(report)
+
+
 def test_an_unknown_rubric_or_one_without_a_judge_is_refused(tmp_path: Path) -> None:
     scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
     model = script(tmp_path, *GOOD_ROUND)
