@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..untrusted import clean
 from .errors import friendly
 from .help_option import help_option
+
+if TYPE_CHECKING:
+    from ..engine.judge_rubrics import Rubric
 
 app = typer.Typer(help="The judge: calibrate it against turns a person has labelled.", no_args_is_help=True)
 
@@ -31,7 +34,7 @@ def _judge(show_help: bool = help_option()) -> None:
 
 
 async def judge_labelled(llm: Any, prompts: Any, items: list[Any],
-                         rubric: Any = None) -> tuple[list[dict[str, str | None]], list[Any]]:
+                         rubric: Rubric | None = None) -> tuple[list[dict[str, str | None]], list[Any]]:
     """The judge's label per criterion for each item (``None``: missing), and its calls."""
     from ..engine.judge import RoundToJudge, TurnToJudge, judge_round
     from ..engine.judge_rubrics import DEFAULT
@@ -54,7 +57,8 @@ async def judge_labelled(llm: Any, prompts: Any, items: list[Any],
     return found, calls
 
 
-def calibration_report(items: list[Any], judged: list[dict[str, str | None]], rubric: Any = None) -> dict[str, Any]:
+def calibration_report(items: list[Any], judged: list[dict[str, str | None]],
+                       rubric: Rubric | None = None) -> dict[str, Any]:
     from ..engine.agreement import agreement
     from ..engine.judge_rubrics import DEFAULT
 
