@@ -22,6 +22,7 @@ from maic_cli.engine.prompt_set import PromptSet
 from maic_cli.errors import InputError
 from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.store.calibration import read_labels
+from maic_cli.testing.openai_server import LoopbackOpenAIServer
 from tests.test_judge import read_csv
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
@@ -201,6 +202,24 @@ def test_report_judges_a_finished_batch_on_the_pedagogy_rubric(tmp_path: Path) -
     again = runner.invoke(app, ["report", str(out), "--judge", judge])
     assert again.exit_code == 0 and "Judging 2 runs" in again.stderr
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["judge"].get("rubric") is None
+
+
+def test_a_loopback_judge_gets_the_label_schema_through_litellm(tmp_path: Path,
+                                                               loopback_server: LoopbackOpenAIServer) -> None:
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    out = tmp_path / "out"
+    assert run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--out", str(out)).exit_code == 0
+    loopback_server.enqueue(labelled((1, {**TELLS, "tutor_tone": "Offensive"}))[:-2])  # cut off: repaired
+    result = runner.invoke(app, ["report", str(out), "--judge", "openai/judge-model", "--rubric", "pedagogy",
+                                 "--judge-api-base", loopback_server.base_url])
+    assert result.exit_code == 0, result.output
+    request = loopback_server.requests[0]
+    assert request["stream"] is True and "mistake_identification" in json.dumps(request["messages"])
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    entry = report["runs"][0]["judge"]["rounds"][0]
+    assert entry["status"] == "ok" and entry["repaired"] is True
+    assert entry["turns"][0]["labels"]["tutor_tone"] == "offensive"
+    assert report["overall"]["judge"]["labels"]["tutor_tone"] == {"encouraging": 0, "neutral": 0, "offensive": 1}
 
 
 def test_runs_judged_on_two_rubrics_are_reported_on_the_most_used_one_with_a_warning(tmp_path: Path) -> None:
