@@ -96,16 +96,15 @@ def judge_table(report: dict[str, Any], group: str = "by_model", name: str = "mo
     from rich.table import Table
     from rich.text import Text
 
-    from ..engine.judge import CRITERIA, CRITERIA_LABELS
-
+    labels = report["judge"]["criteria"]  # the rubric's (store/report_judge.py); its rates, then its score
+    names = list(report["overall"]["judge"]["rates"])
     table = Table(title="judged turns", box=None, pad_edge=False)
-    for column in (name, "turns", "missing", *(CRITERIA_LABELS[c] for c in CRITERIA), "answered", "score",
-                   "judge cost"):
+    for column in (name, "turns", "missing", *(labels.get(c, c) for c in names), "score", "judge cost"):
         table.add_column(column, justify="left" if column == name else "right")
     for key, s in report[group].items():
         judge = s["judge"]
-        rates = [judge["rates"][c]["value"] for c in (*CRITERIA, "answered")]
-        score = judge["means"]["turn_score"]["value"]
+        rates = [judge["rates"][c]["value"] for c in names]
+        score = next(iter(judge["means"].values()))["value"]
         table.add_row(Text(key), str(judge["turns_judged"]), str(judge["turns_missing"]),
                       *("–" if rate is None else f"{rate:.0%}" for rate in rates),
                       "–" if score is None else f"{score:.2f}", f"${judge['usage']['cost']:.4f}")

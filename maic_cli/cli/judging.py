@@ -12,7 +12,8 @@ server).  One rubric judges the whole batch: the judge templates of the prompt s
 in use (``--prompts``, ``$MAIC_HOME/prompts`` or the built-in ones); prompt sets that
 are compared must agree on them, or their scores could not be compared.  The rubric
 is rendered once on a sample round before anything runs, so a broken override is
-``path:line: problem``, exit 2.
+``path:line: problem``, exit 2.  ``--rubric NAME`` picks the rubric (engine/judge_rubrics.py:
+``default``, or ``pedagogy`` for the teacher-side turns); the run's judgement records it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 import typer
 
 from ..engine.judge import RoundToJudge, RubricIdentity, TurnToJudge, judge_messages, judge_rounds, rubric_identity
+from ..engine.judge_rubrics import DEFAULT, Rubric, rubric_named
 from ..engine.prompt_set import PromptError, PromptSet
 from ..errors import InputError
 from ..llm.factory import make_llm
@@ -51,11 +53,12 @@ class Judge:
     prompts: PromptSet
     rubric: RubricIdentity
     clients: ClientPool
+    kind: Rubric = DEFAULT  # which rubric: its templates, criteria and judged roles
 
     def same_judge(self, judged: RunJudgement | None) -> bool:
         """Verdicts by this model with this rubric, the run readable."""
         return (judged is not None and judged.error is None and judged.model == self.spec.raw
-                and judged.rubric_fingerprint == self.rubric.fingerprint)
+                and judged.rubric == self.kind.name and judged.rubric_fingerprint == self.rubric.fingerprint)
 
     def judged_already(self, result: RunResult) -> bool:
         """Judged by this model with this rubric, no round left unjudged by a failing judge call (a
@@ -72,8 +75,18 @@ class Judge:
         await self.clients.aclose()
 
 
-def make_judge(model: str, prompts: PromptSet, *, api_base: str | None = None, structured: str = "auto") -> Judge:
+def judge_rubric(name: str) -> Rubric:
+    """``--rubric NAME``'s rubric (an unknown name: a one-line error, exit 2)."""
+    try:
+        return rubric_named(name)
+    except ValueError as exc:
+        raise InputError(f"--rubric: {exc}") from None
+
+
+def make_judge(model: str, prompts: PromptSet, *, api_base: str | None = None, structured: str = "auto",
+               rubric: str = "default") -> Judge:
     """The judge, checked before anything runs: its model file can be read and its rubric renders."""
+    kind = judge_rubric(rubric)
     spec = ModelSpec.parse(model)
     check_key(model, flag="--judge", api_base=api_base)
 
@@ -83,21 +96,21 @@ def make_judge(model: str, prompts: PromptSet, *, api_base: str | None = None, s
         return make_llm(judge_spec.raw, api_base=api_base, structured=structured, rate_limit_retries=10)
 
     try:
-        judge_messages(prompts, _SAMPLE)
+        judge_messages(prompts, _SAMPLE, kind)
     except PromptError as exc:
         raise PromptError(f"--judge: the rubric does not render: {exc}") from None
     clients = ClientPool(build)
     if spec.per_class:
         clients.get(spec)  # a missing or broken scripted/replay file: exit 2 now, not per run
-    return Judge(spec, prompts, rubric_identity(prompts), clients)
+    return Judge(spec, prompts, rubric_identity(prompts, kind), clients, kind)
 
 
-def batch_rubric(prompt_sets: Iterable[PromptSet | None]) -> PromptSet:
+def batch_rubric(prompt_sets: Iterable[PromptSet | None], rubric: str = "default") -> PromptSet:
     """The one prompt set whose judge templates judge a batch (compared sets must agree on them)."""
     chosen: dict[str, PromptSet] = {}
     for prompt_set in prompt_sets:
         resolved = prompt_set or PromptSet.builtin()
-        chosen.setdefault(rubric_identity(resolved).fingerprint, resolved)
+        chosen.setdefault(rubric_identity(resolved, judge_rubric(rubric)).fingerprint, resolved)
     if len(chosen) > 1:
         names = ", ".join(clean(p.name) for p in chosen.values())
         raise InputError(f"--judge: the prompt sets {names} hold different judge templates (judge/…); one rubric "
@@ -112,7 +125,8 @@ async def judge_run(judge: Judge, result: RunResult, transcript: Path | None, *,
     kept = {v.round: v for v in keep.rounds if not v.provider_error} if keep and judge.same_judge(keep) else {}
     calls: list[CallStat] = list(keep.calls) if kept and keep else []
     judgement = RunJudgement(model=judge.spec.raw, rubric_version=judge.rubric.version,
-                             rubric_fingerprint=judge.rubric.fingerprint, rubric_source=judge.rubric.source)
+                             rubric_fingerprint=judge.rubric.fingerprint, rubric_source=judge.rubric.source,
+                             rubric=judge.kind.name)  # type: ignore[arg-type]  # a name in RUBRICS
     if transcript is None:
         judgement.error = "no transcript of this run in its batch folder"
         return judgement
@@ -135,7 +149,8 @@ async def judge_run(judge: Judge, result: RunResult, transcript: Path | None, *,
 
     client = judge.clients.get(judge.spec)
     try:
-        fresh = {v.round: v for v in await judge_rounds(RecordingLLM(client, on_call), judge.prompts, todo)}
+        fresh = {v.round: v for v in await judge_rounds(RecordingLLM(client, on_call), judge.prompts, todo,
+                                                              judge.kind)}
         judgement.rounds = [kept.get(r.index + 1) or fresh[r.index + 1] for r in rounds]
     except PromptError as exc:  # the rubric renders the sample but not this round's text
         judgement.error = str(exc)

@@ -44,7 +44,7 @@ def previous_meta(folder: Path) -> dict[str, Any]:
 
 
 def judge_batch(folder: Path, results: list[Any], model: str, *, api_base: str | None, prompts: Path | None,
-                rejudge: bool, concurrency: int) -> tuple[int, int]:
+                rejudge: bool, concurrency: int, rubric: str = "default") -> tuple[int, int]:
     """Judge a finished batch's transcripts in place; (judged, skipped)."""
     import asyncio
 
@@ -52,7 +52,7 @@ def judge_batch(folder: Path, results: list[Any], model: str, *, api_base: str |
     from ..store.prompts import load_prompt_set
     from .judging import judge_folder, make_judge, say_error_runs_not_judged
 
-    judging = make_judge(model, load_prompt_set(prompts), api_base=api_base)
+    judging = make_judge(model, load_prompt_set(prompts), api_base=api_base, rubric=rubric)
     todo = judging.to_judge(results, rejudge=rejudge)
     say_error_runs_not_judged(results)
     if todo:
@@ -80,6 +80,8 @@ def report(
     prompts: Path = typer.Option(None, "--prompts", help="With --judge: a prompt-set folder whose judge/ "
                                  "templates override the built-in rubric (default: $MAIC_HOME/prompts)."),
     concurrency: int = typer.Option(4, "--concurrency", "-j", min=1, max=512, help="Runs judged at once."),
+    rubric: str = typer.Option("default", "--rubric", help="With --judge: the rubric, default or pedagogy (the "
+                               "BEA 2025 tutor dimensions, teacher-side turns)."),
 ) -> None:
     """Rebuild the reports (md, json, csv) of one or more finished batches; nothing is re-run."""
     from rich.console import Console
@@ -97,14 +99,14 @@ def report(
             raise InputError(f"{folder}: no maic batch there (no runs/ folder); nothing was changed")
     if judge and (len(folders) > 1 or out is not None):
         raise InputError("--judge judges one batch in place: judge each folder, then combine them with --out")
-    if (rejudge or prompts is not None or judge_api_base) and not judge:
-        raise InputError("--rejudge, --prompts and --judge-api-base go with --judge MODEL")
+    if (rejudge or prompts is not None or judge_api_base or rubric != "default") and not judge:
+        raise InputError("--rejudge, --prompts, --judge-api-base and --rubric go with --judge MODEL")
     if len(folders) == 1 and out is None:
         target, results = folders[0], load_runs(folders[0])
         meta = {**previous_meta(target), "rebuilt by": f"maic {__version__}"}
         if judge:
             judged, skipped = judge_batch(target, results, judge, api_base=judge_api_base, prompts=prompts,
-                                          rejudge=rejudge, concurrency=concurrency)
+                                          rejudge=rejudge, concurrency=concurrency, rubric=rubric)
             meta["judge"] = judge
             typer.echo(f"Judged {judged} runs" + (f"; {skipped} already judged by {judge} with this rubric "
                                                   "(--rejudge to judge them again)" if skipped else ""), err=True)

@@ -112,6 +112,8 @@ def run(
                               "are priced apart."),
     judge_api_base: str = typer.Option(None, "--judge-api-base", help="Base URL of an OpenAI-compatible server "
                                        "for the judge."),
+    rubric: str = typer.Option("default", "--rubric", help="With --judge: the rubric, default or pedagogy (the "
+                               "BEA 2025 tutor dimensions, teacher-side turns)."),
     xapi: bool = typer.Option(False, "--xapi", help="Also write each run's learning records (xAPI statements) "
                               "to OUT/xapi/RUN.xapi.jsonl."),
     lrs: str = typer.Option(None, "--lrs", help=LRS_HELP),
@@ -185,8 +187,10 @@ def run(
     if judge:
         from .judging import batch_rubric, make_judge
 
-        judging = make_judge(judge, batch_rubric(spec.prompts for spec in specs), api_base=judge_api_base,
-                             structured=structured)
+        judging = make_judge(judge, batch_rubric((spec.prompts for spec in specs), rubric), api_base=judge_api_base,
+                             structured=structured, rubric=rubric)
+    elif rubric != "default":
+        raise InputError("--rubric goes with --judge MODEL")
     context = RunContext(out=folder, clients=client_pool(api_base=base_url, router_file=router, seed=seed,
                                                          structured=structured, temperature=temperature),
                          judge=judging)

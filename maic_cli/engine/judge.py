@@ -18,6 +18,12 @@ The reply is read like any model reply: the first JSON object (tried at the firs
 braces; ``json-repair`` when it is broken, on a bounded prefix), each turn's verdict validated on its own.  An
 incomplete verdict is asked for again (``ATTEMPTS`` calls at most); what is still
 unusable is recorded as missing, never raised.  Pure: no files, no clock.
+
+Which rubric judges is a :class:`~.judge_rubrics.Rubric` (``default`` above, or ``pedagogy``: the
+BEA 2025 dimensions, three labels each, teacher-side turns only): its templates, its criteria and
+their labels, the roles it judges.  A default verdict keeps its true/false fields; another rubric's
+is a label per criterion (``TurnVerdict.labels``), a turn's verdict usable only when every one of
+its criteria got an allowed label.
 """
 
 from __future__ import annotations
@@ -28,11 +34,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter, ValidationError, model_serializer
 
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts, read_reply
 from ..untrusted import one_line
 from .json_reply import first_json_object
+from .judge_rubrics import DEFAULT, Rubric
 from .prompt_set import PromptSet
 from .sanitize import clean_tree
 
@@ -84,15 +91,25 @@ class TurnVerdict(BaseModel):
     brief: bool | None = None
     new: bool | None = None
     reason: str = ""
+    labels: dict[str, str] = Field(default_factory=dict)  # a label per criterion (rubrics other than the default)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.labels:  # a default verdict is written as it always was
+            data.pop("labels", None)
+        return data
 
     @property
     def usable(self) -> bool:
-        return all(getattr(self, name) is not None for name in CRITERIA)
+        return bool(self.labels) or all(getattr(self, name) is not None for name in CRITERIA)
 
     @property
     def score(self) -> int | None:
-        """Criteria met (0 to 5), ``None`` when missing."""
-        return sum(bool(getattr(self, name)) for name in CRITERIA) if self.usable else None
+        """Default criteria met (0 to 5), ``None`` when missing or judged on another rubric."""
+        if self.labels or not self.usable:
+            return None
+        return sum(bool(getattr(self, name)) for name in CRITERIA)
 
 
 class RoundVerdict(BaseModel):
@@ -119,13 +136,13 @@ class RubricIdentity:
     source: str  # "built-in", or the prompt set that overrides a judge template
 
 
-def rubric_identity(prompts: PromptSet) -> RubricIdentity:
-    names = [name for name in prompts.names if name.startswith("judge/")]
+def rubric_identity(prompts: PromptSet, rubric: Rubric = DEFAULT) -> RubricIdentity:
+    names = [name for name in prompts.names if name in rubric.templates]
     digest = hashlib.sha256()
     for name in names:
         digest.update(f"{name}\0{prompts.source(name).text}\0".encode())
-    found = _VERSION.search(prompts.source(RUBRIC_TEMPLATE).text) if RUBRIC_TEMPLATE in names else None
-    overridden = any(name.startswith("judge/") for name in prompts.overridden)
+    found = _VERSION.search(prompts.source(rubric.template).text) if rubric.template in names else None
+    overridden = any(name in rubric.templates for name in prompts.overridden)
     return RubricIdentity(found.group(1) if found else UNVERSIONED, digest.hexdigest()[:12],
                           prompts.name if overridden else "built-in")
 
@@ -136,7 +153,12 @@ def quoted(text: str) -> str:
     return "\n".join("> " + line for line in text.splitlines() or [""])
 
 
-def judge_messages(prompts: PromptSet, round_: RoundToJudge) -> list[dict[str, str]]:
+def judged_turns(round_: RoundToJudge, rubric: Rubric = DEFAULT) -> list[tuple[int, TurnToJudge]]:
+    """The round's turns the rubric judges, each with its 1-based number in the round."""
+    return [(number, turn) for number, turn in enumerate(round_.turns, 1) if rubric.judges(turn.role)]
+
+
+def judge_messages(prompts: PromptSet, round_: RoundToJudge, rubric: Rubric = DEFAULT) -> list[dict[str, str]]:
     """The judge's messages for one round.  Speech and the learner's words are quoted (:func:`quoted`);
     names, roles and personas are one line each: nothing in them can start a line of the round's layout."""
     agents: dict[str, dict[str, str]] = {}
@@ -148,34 +170,44 @@ def judge_messages(prompts: PromptSet, round_: RoundToJudge) -> list[dict[str, s
         turns.append({"number": number, "speaker": one_line(turn.speaker), "name": name, "role": role,
                       "text": quoted(turn.text[:MAX_TURN_CHARS]) if turn.text.strip() else "",
                       "chars": len(turn.text), "cut": len(turn.text) > MAX_TURN_CHARS,
-                      "actions": [one_line(action) for action in turn.actions]})
+                      "actions": [one_line(action) for action in turn.actions],
+                      "judged": rubric.judges(turn.role)})
     data = {"learner": quoted(round_.learner) if round_.learner is not None else None,
             "learner_name": one_line(round_.learner_name), "topic": one_line(round_.topic or "") or None,
-            "agents": list(agents.values()), "turns": turns}
-    return [{"role": "system", "content": prompts.render(RUBRIC_TEMPLATE, data)},
-            {"role": "user", "content": prompts.render(ROUND_TEMPLATE, data)}]
+            "agents": list(agents.values()), "turns": turns,
+            "judged": [number for number, _ in judged_turns(round_, rubric)]}
+    return [{"role": "system", "content": prompts.render(rubric.template, data)},
+            {"role": "user", "content": prompts.render(rubric.round_template, data)}]
 
 
-def verdict_schema(turns: int, learner: bool) -> dict[str, Any]:
-    """The reply's JSON schema: exactly one verdict per turn (no string lengths: a llama.cpp
-    grammar nests one rule per character of a length limit)."""
+def verdict_schema(turns: int, learner: bool, rubric: Rubric = DEFAULT,
+                   numbers: list[int] | None = None) -> dict[str, Any]:
+    """The reply's JSON schema: exactly one verdict per judged turn (no string lengths: a llama.cpp
+    grammar nests one rule per character of a length limit).  ``numbers``: the judged turns' numbers
+    when the rubric judges only some of the round's turns."""
+    number: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": turns} if numbers is None \
+        else {"type": "integer", "enum": numbers}
+    criteria = {c.name: {"type": "boolean"} if rubric.boolean else {"type": "string", "enum": list(c.labels)}
+                for c in rubric.criteria}
+    turns = turns if numbers is None else len(numbers)
     turn = {"type": "object",
-            "properties": {"turn": {"type": "integer", "minimum": 1, "maximum": turns},
-                           "reason": {"type": "string"},
-                           **{name: {"type": "boolean"} for name in CRITERIA}},
-            "required": ["turn", "reason", *CRITERIA], "additionalProperties": False}
+            "properties": {"turn": number, "reason": {"type": "string"}, **criteria},
+            "required": ["turn", "reason", *rubric.names], "additionalProperties": False}
     properties: dict[str, Any] = {"turns": {"type": "array", "items": turn, "minItems": turns, "maxItems": turns}}
-    if learner:
+    if learner and rubric.answered:
         properties |= {"answered_reason": {"type": "string"}, "answered": {"type": "boolean"}}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def judge_request(prompts: PromptSet, round_: RoundToJudge) -> LLMRequest:
+def judge_request(prompts: PromptSet, round_: RoundToJudge, rubric: Rubric = DEFAULT) -> LLMRequest:
     """The judge call for one round; its facts (speakers, learner text) let a fake answer without the prompt."""
-    n = len(round_.turns)
-    return LLMRequest(messages=judge_messages(prompts, round_), purpose="judge", temperature=0.0,
-                      max_tokens=120 + 90 * n, response_schema=verdict_schema(n, round_.learner is not None),
-                      facts=TurnFacts(turn=n, spoken=tuple(t.speaker for t in round_.turns),
+    judged = judged_turns(round_, rubric)
+    n = len(judged)
+    numbers = None if rubric.roles is None else [number for number, _ in judged]
+    return LLMRequest(messages=judge_messages(prompts, round_, rubric), purpose="judge", temperature=0.0,
+                      max_tokens=120 + (90 + 15 * len(rubric.criteria) * (not rubric.boolean)) * n,
+                      response_schema=verdict_schema(len(round_.turns), round_.learner is not None, rubric, numbers),
+                      facts=TurnFacts(turn=n, spoken=tuple(t.speaker for _, t in judged),
                                       learner_text=round_.learner))
 
 
@@ -207,34 +239,46 @@ def _reason(value: Any) -> str:
     return one_line(value).strip()[:MAX_REASON_CHARS] if isinstance(value, str) else ""
 
 
-def _turn_items(items: Any, count: int) -> list[dict[str, Any] | None]:
-    """Each turn's item: by its ``turn`` number when every item has a distinct valid one, else by position."""
+def _turn_items(items: Any, wanted: list[int]) -> list[dict[str, Any] | None]:
+    """Each judged turn's item: by its ``turn`` number when every item has a distinct one of the judged
+    turns' numbers (``wanted``), else by position."""
     found: list[dict[str, Any] | None] = [item if isinstance(item, dict) else None for item in items] \
         if isinstance(items, list) else []
     numbers = [item.get("turn") if item else None for item in found]
-    if len(set(numbers)) == len(numbers) and all(type(n) is int and 1 <= n <= count for n in numbers):
+    if all(type(n) is int and n in wanted for n in numbers) and len(set(numbers)) == len(numbers):
         by_number = dict(zip(numbers, found, strict=True))
-        return [by_number.get(number) for number in range(1, count + 1)]
-    return (found + [None] * count)[:count]
+        return [by_number.get(number) for number in wanted]
+    return (found + [None] * len(wanted))[:len(wanted)]
 
 
-def parse_verdict(text: str, round_: RoundToJudge) -> RoundVerdict:
+def _turn_verdict(number: int, turn: TurnToJudge, item: dict[str, Any] | None, rubric: Rubric) -> TurnVerdict:
+    """One turn's verdict: complete, or with no scores at all (missing)."""
+    verdict = TurnVerdict(turn=number, speaker=turn.speaker)
+    if item is None:
+        return verdict
+    if rubric.boolean:
+        flags = {name: _flag(item.get(name)) for name in rubric.names}
+        if all(flag is not None for flag in flags.values()):
+            return verdict.model_copy(update={**flags, "reason": _reason(item.get("reason"))})
+        return verdict
+    labels = {name: rubric.read(name, item.get(name)) for name in rubric.names}
+    if all(label is not None for label in labels.values()):
+        return verdict.model_copy(update={"labels": labels, "reason": _reason(item.get("reason"))})
+    return verdict
+
+
+def parse_verdict(text: str, round_: RoundToJudge, rubric: Rubric = DEFAULT) -> RoundVerdict:
     """A round's verdict from a judge's reply; whatever cannot be read is missing (never an exception)."""
     data, repaired = _first_object(text[:MAX_REPLY_CHARS])
     data = data or {}
-    turns = []
-    for number, (turn, item) in enumerate(zip(round_.turns, _turn_items(data.get("turns"), len(round_.turns)),
-                                              strict=True), 1):
-        verdict = TurnVerdict(turn=number, speaker=turn.speaker)
-        if item is not None:
-            flags = {name: _flag(item.get(name)) for name in CRITERIA}
-            if all(flag is not None for flag in flags.values()):
-                verdict = verdict.model_copy(update={**flags, "reason": _reason(item.get("reason"))})
-        turns.append(verdict)
-    answered = _flag(data.get("answered")) if round_.learner is not None else None
+    judged = judged_turns(round_, rubric)
+    items = _turn_items(data.get("turns"), [number for number, _ in judged])
+    turns = [_turn_verdict(number, turn, item, rubric) for (number, turn), item in zip(judged, items, strict=True)]
+    asked = round_.learner is not None and rubric.answered
+    answered = _flag(data.get("answered")) if asked else None
     result = RoundVerdict(round=round_.index + 1, status="ok", answered=answered, repaired=repaired, turns=turns,
                            answered_reason=_reason(data.get("answered_reason")) if answered is not None else "")
-    wanted = len(turns) + (round_.learner is not None)
+    wanted = len(turns) + asked
     if result.usable < wanted:
         result.status = "partial" if result.usable else "missing"
         result.error = ("the reply holds no JSON object" if not data else
@@ -243,21 +287,22 @@ def parse_verdict(text: str, round_: RoundToJudge) -> RoundVerdict:
 
 
 async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
-                      attempts: int = ATTEMPTS) -> RoundVerdict:
+                      attempts: int = ATTEMPTS, rubric: Rubric = DEFAULT) -> RoundVerdict:
     """Judge one round, asking again (up to ``attempts`` calls) while the verdict is incomplete;
-    the most complete verdict is kept.  A round nobody spoke in needs no call: it was not answered."""
-    if not round_.turns:
-        return RoundVerdict(round=round_.index + 1, status="no_turns",
-                            answered=False if round_.learner is not None else None,
-                            answered_reason="no agent spoke" if round_.learner is not None else "")
-    request = judge_request(prompts, round_)
+    the most complete verdict is kept.  A round nobody spoke in needs no call: it was not answered
+    (a round with no turn the rubric judges needs none either)."""
+    if not judged_turns(round_, rubric):
+        asked = round_.learner is not None and rubric.answered and not round_.turns
+        return RoundVerdict(round=round_.index + 1, status="no_turns", answered=False if asked else None,
+                            answered_reason="no agent spoke" if asked else "")
+    request = judge_request(prompts, round_, rubric)
     best: RoundVerdict | None = None
     failed = False  # a call failed (provider error): an incomplete verdict is judged again later
     for attempt in range(1, attempts + 1):
         try:
-            verdict = parse_verdict(await read_reply(llm, request, MAX_REPLY_CHARS), round_)
+            verdict = parse_verdict(await read_reply(llm, request, MAX_REPLY_CHARS), round_, rubric)
         except LLMError as exc:
-            verdict = parse_verdict("", round_).model_copy(update={"error": str(exc)})
+            verdict = parse_verdict("", round_, rubric).model_copy(update={"error": str(exc)})
             failed = True
         if best is None or verdict.usable >= best.usable:  # on a tie the latest (its error is the last)
             best = verdict
@@ -269,6 +314,7 @@ async def judge_round(llm: LLMClient, prompts: PromptSet, round_: RoundToJudge,
     return best
 
 
-async def judge_rounds(llm: LLMClient, prompts: PromptSet, rounds: list[RoundToJudge]) -> list[RoundVerdict]:
+async def judge_rounds(llm: LLMClient, prompts: PromptSet, rounds: list[RoundToJudge],
+                       rubric: Rubric = DEFAULT) -> list[RoundVerdict]:
     """Every round of a run, one after another (a run's rounds share one judge client)."""
-    return [await judge_round(llm, prompts, round_) for round_ in rounds]
+    return [await judge_round(llm, prompts, round_, rubric=rubric) for round_ in rounds]

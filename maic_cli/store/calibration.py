@@ -12,6 +12,17 @@ compared for that turn.  ``learner`` (the message the turn answers; ``null`` for
 ``name``, ``role`` (teacher, assistant or student) and ``persona`` are optional.  The file
 may come from anyone: it is read bounded, its text cleaned, and a bad line is reported as
 ``path:line: field: problem``.
+
+Under ``--rubric pedagogy`` (engine/judge_rubrics.py) ``labels`` holds its dimensions
+(mistake_identification, mistake_location, revealing_answer, providing_guidance,
+actionability, coherence, tutor_tone, humanlikeness), each ``yes``, ``to some extent`` or
+``no`` (written any case, ``To_some_extent`` too; ``tutor_tone``: ``encouraging``,
+``neutral`` or ``offensive``), and every turn is a teacher's or an assistant's::
+
+    {"id": "p1", "learner": "3 x 4 = 7, right?", "text": "Close! Count 3 fours: what do you get?",
+     "labels": {"mistake_identification": "yes", "mistake_location": "to some extent",
+                "revealing_answer": "no", "providing_guidance": "yes", "actionability": "yes",
+                "coherence": "yes", "tutor_tone": "encouraging", "humanlikeness": "yes"}}
 """
 
 from __future__ import annotations
@@ -20,9 +31,9 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from ..engine.judge import CRITERIA
+from ..engine.judge_rubrics import DEFAULT, Rubric
 from ..errors import InputError
 from ..files import read_bounded
 from ..llm.replay import validation_problem
@@ -30,7 +41,6 @@ from ..untrusted import clean
 
 MAX_BYTES = 16 * 2**20
 MAX_ITEMS = 5_000
-Label = Literal["yes", "no"]
 
 
 class LabelledTurn(BaseModel):
@@ -43,7 +53,7 @@ class LabelledTurn(BaseModel):
     role: Literal["teacher", "assistant", "student"] = "teacher"
     persona: str = Field(default="", max_length=2_000)
     text: str = Field(min_length=1, max_length=8_000)
-    labels: dict[str, Label] = Field(min_length=1)
+    labels: dict[str, str] = Field(min_length=1)
 
     @field_validator("id", "learner", "speaker", "name", "persona", "text", mode="before")
     @classmethod
@@ -52,18 +62,18 @@ class LabelledTurn(BaseModel):
 
     @field_validator("labels", mode="before")
     @classmethod
-    def _labels(cls, value: object) -> object:
+    def _labels(cls, value: object, info: ValidationInfo) -> object:
         if not isinstance(value, dict):
             return value
-        unknown = [key for key in value if key not in CRITERIA]
+        rubric: Rubric = (info.context or {}).get("rubric", DEFAULT)
+        unknown = [key for key in value if key not in rubric.names]
         if unknown:
-            raise ValueError(f"unknown criterion {str(unknown[0])[:40]!r} (the rubric's: {', '.join(CRITERIA)})")
-        words = {True: "yes", False: "no", "true": "yes", "false": "no"}
-        return {key: words.get(v.lower() if isinstance(v, str) else v, v.lower() if isinstance(v, str) else v)
-                for key, v in value.items()}
+            raise ValueError(f"unknown criterion {clean(str(unknown[0]))[:40]!r} (the {rubric.name} rubric's: "
+                             f"{', '.join(rubric.names)})")
+        return {key: rubric.read(key, given) or given for key, given in value.items()}  # read_labels checks
 
 
-def read_labels(path: Path) -> list[LabelledTurn]:
+def read_labels(path: Path, rubric: Rubric = DEFAULT) -> list[LabelledTurn]:
     try:
         text = read_bounded(path, MAX_BYTES, "labels file").decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -82,9 +92,16 @@ def read_labels(path: Path) -> list[LabelledTurn]:
         if not isinstance(data, dict):
             raise InputError(f"{path}:{number}: a labelled turn is a JSON object with id, text and labels")
         try:
-            item = LabelledTurn.model_validate(data)
+            item = LabelledTurn.model_validate(data, context={"rubric": rubric})
         except ValidationError as exc:
             raise InputError(f"{path}:{number}: {validation_problem(exc)}") from None
+        for key, label in item.labels.items():
+            if label not in rubric.criterion(key).labels:
+                raise InputError(f"{path}:{number}: labels.{key}: {clean(label)[:40]!r} is not one of "
+                                 f"{', '.join(rubric.criterion(key).labels)}")
+        if not rubric.judges(item.role):
+            raise InputError(f"{path}:{number}: role: the {rubric.name} rubric judges only "
+                             f"{' and '.join(sorted(rubric.roles or ()))} turns, not a {item.role}'s")
         if item.id in seen:
             raise InputError(f"{path}:{number}: id: {item.id} is given twice")
         seen.add(item.id)

@@ -12,7 +12,9 @@ summaries with the token and latency cells empty (``source`` says which).
 Rounds and turns are numbered from 1.  A judged run (store/report_judge.py) fills the
 ``judge_*`` cells: 1/0 per criterion and the turn score (0–5) in ``turns.csv``, 1/0 for
 ``judge_answered`` in ``rounds.csv``, each with the judge's one-line reason; a missing
-verdict leaves them empty (``judge_status`` says why).
+verdict leaves them empty (``judge_status`` says why).  A batch judged on the pedagogy rubric
+adds a ``judge_<dimension>`` column per dimension to ``turns.csv`` (the label given) and its
+``judge_score`` is the number of good labels (0–8); a default batch's columns are unchanged.
 
 Cells come from files and models: each is one clean line, and a cell opening
 with ``= + - @`` (or a tab / carriage return) is prefixed with ``'`` so that a
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.judge import CRITERIA
+from ..engine.judge_rubrics import RUBRICS
 from ..errors import InputError
 from ..untrusted import one_line, redactor
 from .paths import write_atomic
@@ -101,10 +104,24 @@ def _turn_verdict(result: RunResult, row: dict[str, Any]) -> dict[str, Any]:
     """The judge's cells of one turn row (matched by round, turn and speaker)."""
     verdict = result.judge.verdict(row["round"]) if result.judge else None
     turn = next((t for t in verdict.turns if t.turn == row["turn"]), None) if verdict else None
-    if turn is None or not turn.usable or turn.speaker != row["speaker"]:
+    if turn is None or not turn.usable or turn.speaker != row["speaker"] or result.judge is None:
         return {}
+    rubric = RUBRICS[result.judge.rubric]
+    if not rubric.boolean:
+        if not all(turn.labels.get(c.name) in c.labels for c in rubric.criteria):
+            return {}
+        return {**{f"judge_{c.name}": turn.labels[c.name] for c in rubric.criteria},
+                "judge_score": sum(turn.labels[c.name] == c.good for c in rubric.criteria), "judge_reason": turn.reason}
     return {**{f"judge_{name}": getattr(turn, name) for name in CRITERIA}, "judge_score": turn.score,
             "judge_reason": turn.reason}
+
+
+def turn_columns(results: list[RunResult]) -> list[str]:
+    """turns.csv's columns: a label column per dimension of each other rubric some run was judged on."""
+    used = {r.judge.rubric for r in results if r.judge is not None}
+    extra = [f"judge_{c.name}" for rubric in RUBRICS.values() if rubric.name in used and not rubric.boolean
+             for c in rubric.criteria]
+    return TURN_COLUMNS if not extra else [*TURN_COLUMNS[:-2], *extra, *TURN_COLUMNS[-2:]]
 
 
 def transcript_path(out: Path, result: RunResult) -> Path | None:
@@ -215,4 +232,4 @@ def write_tables(out: Path, results: list[RunResult]) -> None:
     """``turns.csv`` and ``rounds.csv`` next to ``report.json`` (private files, written atomically)."""
     ordered = sorted(results, key=lambda r: (r.scenario, r.model, r.prompts, r.director, r.repeat, r.run_id))
     write_atomic(out / "rounds.csv", to_csv(ROUND_COLUMNS, round_rows(ordered)))
-    write_atomic(out / "turns.csv", to_csv(TURN_COLUMNS, turn_rows(out, ordered)))
+    write_atomic(out / "turns.csv", to_csv(turn_columns(ordered), turn_rows(out, ordered)))

@@ -14,9 +14,9 @@ import math
 import re
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
 
 from ..engine.judge import RoundVerdict
 from ..engine.learner_quiz import LearningGain
@@ -62,10 +62,18 @@ class RunJudgement(BaseModel):
     rubric_version: str
     rubric_fingerprint: str
     rubric_source: str = "built-in"
+    rubric: Literal["default", "pedagogy"] = "default"  # engine/judge_rubrics.py; written when not the default
     rounds: list[RoundVerdict] = Field(default_factory=list)
     calls: list[CallStat] = Field(default_factory=list)
     error: str | None = None  # the run could not be judged at all (its transcript is unreadable)
     judged_at: float = Field(default_factory=time.time)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.rubric == "default":  # a default judgement is written as it always was
+            data.pop("rubric", None)
+        return data
 
     def verdict(self, round_number: int) -> RoundVerdict | None:
         return next((v for v in self.rounds if v.round == round_number), None)

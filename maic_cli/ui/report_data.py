@@ -269,7 +269,8 @@ def judge_labels(report: Mapping[str, Any]) -> dict[str, str]:
 def judge_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str] | None = None
                   ) -> tuple[dict[str, dict[str, Estimate]], dict[str, dict[str, Estimate]]]:
     """({rate label: {group: Estimate}}, {mean label: {group: Estimate}}) of the groups' judge sections
-    (store/report_judge.py: ``judge.rates`` are yes/no shares, ``judge.means`` scores on their own scale)."""
+    (store/report_judge.py: ``judge.rates`` are shares of turns meeting a criterion (given its good label, under
+    the pedagogy rubric), ``judge.means`` scores on their own scale)."""
     rates: dict[str, dict[str, Estimate]] = {}
     means: dict[str, dict[str, Estimate]] = {}
     for group, summary in groups.items():
