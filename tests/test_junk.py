@@ -67,6 +67,10 @@ TEACHING = [
 ]
 
 JUNK = [
+    # seen in the offline model's speech (the benchmark, round 17): a query string and a UUID cut short
+    ("At.../date?id=f7b8c64e-5d93-0dea-abcd...", "path"),
+    ("the page index.php?page=2 says so", "path"),
+    ("it is f7b8c64e-5d93-0dea in the end", "hash"),
     ("#20f3ab5aef12-shakir@yahoo.com/changetexts (A)", "email"),
     ("wiBwLlGvMn", "token"),
     ("An answer that began with /Users/ana/.Miscellaneous and went on.", "path"),

@@ -43,6 +43,10 @@ _PATH = r"(?<![\w/.:])(?:~|\.{1,2})?/[^\s/]+(?:/[^\s/]*)+|\b[a-z]:\\[^\s]+"
 _HASH = (r"(?<![\w-])#?(?:[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}"  # a UUID
          r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{10,})(?![\w-])")  # a hex digest: digits and letters
 _WORD = r"[A-Za-z0-9+/=_-]{8,}"
+# A web query (``/date?id=…``, ``index.php?page=2``) and the head of a UUID cut short (``f7b8c64e-5d93-…``):
+# both seen in the offline model's speech, neither in teaching prose.
+_QUERY = r"[\w./-]*\?[a-z_][\w-]*=[^\s]*"
+_UUID_HEAD = r"(?<![\w-])(?=[0-9a-f]{0,7}[a-f])[0-9a-f]{8}-[0-9a-f]{4}-"
 
 _PATTERNS: tuple[tuple[JunkKind, re.Pattern[str]], ...] = (
     ("email", re.compile(_EMAIL, re.IGNORECASE)),
@@ -50,6 +54,8 @@ _PATTERNS: tuple[tuple[JunkKind, re.Pattern[str]], ...] = (
     ("url", re.compile(_DOMAIN, re.IGNORECASE)),
     ("path", re.compile(_PATH, re.IGNORECASE)),
     ("hash", re.compile(_HASH, re.IGNORECASE)),
+    ("path", re.compile(_QUERY, re.IGNORECASE)),  # a query string: its address part may be cut off
+    ("hash", re.compile(_UUID_HEAD, re.IGNORECASE)),
     ("token", re.compile(_WORD)),
 )
 _WORDS = re.compile(rf"\S{{1,{MAX_WORD}}}")
