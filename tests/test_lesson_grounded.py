@@ -19,6 +19,7 @@ from maic_cli.engine.lecture import LessonPlayer
 from maic_cli.engine.lesson import LessonPlay
 from maic_cli.engine.lesson_ask import ElementNotOnSlide
 from maic_cli.engine.models import TurnConfig
+from maic_cli.engine.policies import policy_from_flag
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM
@@ -251,8 +252,9 @@ def test_a_students_lucky_phrase_does_not_excuse_the_teachers_wrong_answer() -> 
 
     llm = FunctionLLM(respond, name=SMALL.raw)
     log = Log()
+    # the llm policy: the rules (the small model's default) let only the teacher answer a lesson question
     runner = ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), max_turns=2), llm, agents=CLASS,
-                         hooks=[log], spec=SMALL)
+                         hooks=[log], spec=SMALL, director=policy_from_flag("llm"))
     lesson_player = LessonPlayer(runner, LessonPlay(lesson=load_lesson(LESSONS / "photosynthesis.yaml")))
     lesson_player.start()
     asyncio.run(lesson_player.ask(QUESTION))

@@ -80,6 +80,7 @@ class Grounding:
     verdict: Verdict
     passages: list[Passage] = field(default_factory=list)
     terms: frozenset[str] = frozenset()  # the question's own words (stemmed)
+    weak: bool = False  # few of the question's words are the lesson's: its passages may not answer it
 
     @property
     def lines(self) -> list[str]:
@@ -238,7 +239,7 @@ def ground(lesson: Lesson, question: str, *, current: str | None = None, answere
         expanded = list(asked) + [w for p in seeds for w in terms(p.text, language)]
         best = [p for p, _ in rank(passages, expanded, language, current) if not p.is_question]
     verdict: Verdict = "lesson" if share >= IN_LESSON or focused else "beyond"
-    return Grounding(verdict, best[:top], frozenset(asked))
+    return Grounding(verdict, best[:top], frozenset(asked), weak=share < STRONG_MATCH and not focused)
 
 
 # -- checking a reply ------------------------------------------------------------------------------
@@ -315,6 +316,8 @@ def fallback_text(grounding: Grounding) -> str | None:
     if not chosen:
         return None
     said = " ".join(as_sentence(p.text) for p in chosen)
+    if grounding.weak:  # honest about a match on few of the question's words
+        return f"I am not sure today's lesson answers that. The closest it comes: {said}"
     return f"The lesson puts it this way: {said}"
 
 
