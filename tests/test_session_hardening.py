@@ -382,7 +382,7 @@ def test_a_transcript_that_cannot_be_written_stops_recording(tmp_path: Path, mon
 
 
 def test_lines_that_arrive_after_the_transcript_is_closed_are_dropped(tmp_path: Path) -> None:
-    from maic_cli.cli.chat_loop import GuardedRecorder
+    from maic_cli.cli.chat_recording import GuardedRecorder
     from maic_cli.llm.recording import CallRecord
     from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter
 

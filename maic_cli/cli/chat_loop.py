@@ -17,22 +17,18 @@ that are its own (Enter, lesson commands, quiz answers).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Protocol
 
 from ..engine.events import Event, QuizAnswerEvent
 from ..engine.lesson import LessonPlay
 from ..engine.models import AgentConfig, RoundOverrides
-from ..engine.outcomes import StopReason
 from ..engine.policies import DirectorPolicy
 from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa: F401 - MENTION: batch.py until it uses the runner
 from ..errors import MaicError
 from ..llm.port import LLMClient
-from ..llm.recording import CallRecord, RecordingLLM
 from ..store.lessons import load_lesson, resolve_lesson
 from ..store.paths import open_private
 from ..store.session import Session, SessionFile, save_session
@@ -40,59 +36,9 @@ from ..ui.export import classroom_to_markdown
 from ..ui.lesson_notes import LessonNotes
 from ..ui.view import View
 from .chat_lesson import KeyWatch, LessonChat
+from .chat_recording import GuardedRecorder
 from .signals import on_sigint
 from .slash import SlashCommands
-
-
-class Recorder(Protocol):
-    """Where the class is recorded as it happens (a transcript)."""
-
-    def learner(self, text: str) -> None: ...
-    def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None: ...
-    def lecture_started(self, trigger: str | None) -> None: ...
-    def event(self, event: Event) -> None: ...
-    def round_finished(self, reason: StopReason, error: str | None = None) -> None: ...
-    def call(self, record: CallRecord) -> None: ...
-    def close(self) -> None: ...
-
-
-class GuardedRecorder:
-    """A recorder whose first write failure (a full disk) is reported and ends the recording.
-
-    After :meth:`close`, late lines (a reply stream finalized as the program leaves) are dropped.
-    """
-
-    def __init__(self, inner: Recorder) -> None:
-        self.inner = inner
-        self.report: Callable[[str], None] = lambda text: None  # ChatApp points it at its view
-        self.stopped = False
-        self.learner = self._guard(inner.learner)
-        self.round_started = self._guard(inner.round_started)
-        self.lecture_started = self._guard(inner.lecture_started)
-        self.event = self._guard(inner.event)
-        self.round_finished = self._guard(inner.round_finished)
-        self.call = self._guard(inner.call)
-
-    def _guard(self, write: Callable[..., None]) -> Callable[..., None]:
-        def guarded(*args: object) -> None:
-            if self.stopped:
-                return
-            try:
-                write(*args)
-            except OSError as exc:
-                self.stopped = True
-                self.report(f"cannot write the transcript ({exc.strerror or exc}); recording stopped, "
-                            "the class goes on")
-        return guarded
-
-    def wrap(self, llm: LLMClient) -> LLMClient:
-        """``llm``, recording each of its calls."""
-        return RecordingLLM(llm, self.call)
-
-    def close(self) -> None:
-        self.stopped = True
-        with contextlib.suppress(OSError):  # a full disk was already reported when a line failed
-            self.inner.close()
 
 
 class ChatApp:

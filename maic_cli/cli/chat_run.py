@@ -30,7 +30,8 @@ from ..ui.text import clean, color_or_default
 from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from .chat_lesson import watch_keys
-from .chat_loop import COMMANDS, ChatApp, GuardedRecorder
+from .chat_loop import COMMANDS, ChatApp
+from .chat_recording import GuardedRecorder
 from .learner_memory import ChatMemory
 from .line_input import LineReader
 from .notices import model_notice

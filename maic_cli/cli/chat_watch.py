@@ -23,7 +23,8 @@ from ..untrusted import one_line
 
 if TYPE_CHECKING:
     from ..engine.models import Message
-    from .chat_loop import ChatApp, GuardedRecorder
+    from .chat_loop import ChatApp
+    from .chat_recording import GuardedRecorder
 
 
 class Watcher:

@@ -29,7 +29,7 @@ from ..untrusted import clean, one_line
 
 if TYPE_CHECKING:
     from ..store.session import Session
-    from .chat_loop import Recorder
+    from .chat_recording import Recorder
 
 DEFAULT_NICKNAME = "Learner"  # the name of a learner who gave none: no memory is kept for it
 LOCK_SECONDS = 10  # waiting for another chat of the same learner to save its memory
