@@ -13,6 +13,7 @@ refused before anything walks the expanded tree).  An integer of more than
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -94,8 +95,8 @@ def expanded_size(root: yaml.Node) -> int:
     return sizes[id(root)]
 
 
-def huge_number(root: yaml.Node) -> yaml.ScalarNode | None:
-    """An integer written with more than :data:`MAX_NUMBER_CHARS` characters, if any."""
+def _nodes(root: yaml.Node) -> Iterator[yaml.Node]:
+    """Every node under ``root``, each once (an alias shares its node: it is not walked again)."""
     seen: set[int] = set()
     stack = [root]
     while stack:
@@ -103,21 +104,19 @@ def huge_number(root: yaml.Node) -> yaml.ScalarNode | None:
         if id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, yaml.ScalarNode) and node.tag == _INT_TAG and len(node.value) > MAX_NUMBER_CHARS:
-            return node
+        yield node
         stack.extend(_children(node))
-    return None
+
+
+def huge_number(root: yaml.Node) -> yaml.ScalarNode | None:
+    """An integer written with more than :data:`MAX_NUMBER_CHARS` characters, if any."""
+    return next((node for node in _nodes(root) if isinstance(node, yaml.ScalarNode) and node.tag == _INT_TAG
+                 and len(node.value) > MAX_NUMBER_CHARS), None)
 
 
 def duplicate_key(root: yaml.Node) -> yaml.ScalarNode | None:
     """The second occurrence of a key given twice in one mapping, if any (each node visited once)."""
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
+    for node in _nodes(root):
         if isinstance(node, yaml.MappingNode):
             keys: set[str] = set()
             for key, _ in node.value:
@@ -125,7 +124,6 @@ def duplicate_key(root: yaml.Node) -> yaml.ScalarNode | None:
                     if key.value in keys:
                         return key
                     keys.add(key.value)
-        stack.extend(_children(node))
     return None
 
 

@@ -26,7 +26,7 @@ from ..engine.expectations import Expectations, check_round
 from ..engine.learner import SimulatedLearner
 from ..engine.learner_quiz import LearningGain, answer_question, question_after, take_quiz
 from ..engine.lecture import LessonPlayer
-from ..engine.lesson import Lesson, LessonPlay, QuizScene, SlideScene
+from ..engine.lesson import Lesson, LessonPlay, QuizQuestion, QuizScene, SlideScene
 from ..engine.lesson_expect import LessonLog, check_lesson
 from ..engine.metrics import RoundLog
 from ..engine.quiz import AnswerNotUnderstood
@@ -156,28 +156,31 @@ class LessonRunner:
         return await self._round(text, self.expect, lambda: self.player.ask(text))
 
     async def _quiz(self, scene: QuizScene) -> bool:
-        if self.simulated is not None:
-            return await self._simulated_quiz(scene, self.simulated)
+        learner = self.simulated
+        if learner is not None:
+            async def simulated(question: QuizQuestion) -> str:
+                return await answer_question(learner, question, self.runner.classroom.messages)
+
+            return await self._answer_quiz(scene, simulated, "the simulated learner's answer")
         if all(self.learner.answer(scene.id, q.id) is None for q in scene.questions):
             return True  # the scenario skips this quiz
-        while (question := self.player.current_question()) is not None:
-            text = self.learner.answer(scene.id, question.id) or ""
-            try:
-                await self.player.answer(question, text)
-            except AnswerNotUnderstood as exc:
-                self.result.failures.append(f"lesson: quiz {scene.id}: the answer {text!r} to {question.id} "
-                                            f"was not understood ({exc}); the quiz was left there")
-                return True
-        return True
 
-    async def _simulated_quiz(self, scene: QuizScene, learner: SimulatedLearner) -> bool:
+        async def scripted(question: QuizQuestion) -> str:
+            return self.learner.answer(scene.id, question.id) or ""
+
+        return await self._answer_quiz(scene, scripted, "the answer")
+
+    async def _answer_quiz(self, scene: QuizScene, answer: Callable[[QuizQuestion], Awaitable[str]],
+                           whose: str) -> bool:
+        """Every question of the quiz on screen, answered by ``answer``; an answer the quiz cannot
+        read is a failure of the run, and the quiz is left there."""
         while (question := self.player.current_question()) is not None:
-            text = await answer_question(learner, question, self.runner.classroom.messages)
+            text = await answer(question)
             try:
                 await self.player.answer(question, text)
             except AnswerNotUnderstood as exc:
-                self.result.failures.append(f"lesson: quiz {scene.id}: the simulated learner's answer {text!r} to "
-                                            f"{question.id} was not understood ({exc}); the quiz was left there")
+                self.result.failures.append(f"lesson: quiz {scene.id}: {whose} {text!r} to {question.id} "
+                                            f"was not understood ({exc}); the quiz was left there")
                 return True
         return True
 

@@ -34,6 +34,7 @@ from .generation import (
     place,
     slide_summary,
 )
+from .generation_fixes import unique
 from .lesson import DiscussionScene, Lesson, QuizScene, Scene, SlideScene
 from .prompt_set import PromptSet, resolve
 
@@ -188,25 +189,16 @@ async def complete_lesson(lesson: Lesson, brief: LessonBrief, llm: LLMClient, *,
     if wants_discussion and len(scenes) < 60:
         goal = schema.OutlineScene(kind="discussion", title="Discussion",
                                    goal="the class debates what the slides taught")
-        scenes.append(await pipeline.discussion("discussion", _free("discussion", taken), goal, taught))
+        scenes.append(await pipeline.discussion("discussion", unique("discussion", taken), goal, taught))
     if wants_quiz and len(scenes) < 60:
         goal = schema.OutlineScene(kind="quiz", title="Check your understanding", goal="check what the slides taught",
                                    points=[p for summary in taught for p in summary["points"][:1]][:4])
-        scenes.append(await pipeline.quiz("quiz", _free("quiz", taken), goal, taught))
+        scenes.append(await pipeline.quiz("quiz", unique("quiz", taken), goal, taught))
     try:
         completed = lesson.model_copy(update={"scenes": scenes})
         return _result(pipeline, Lesson.model_validate(completed.model_dump()))
     except ValueError as exc:
         raise GenerationError(f"the completed lesson is invalid: {exc}") from None
-
-
-def _free(name: str, taken: set[str]) -> str:
-    candidate, number = name, 1
-    while candidate in taken:
-        number += 1
-        candidate = f"{name}_{number}"
-    taken.add(candidate)
-    return candidate
 
 
 def sample_facts(brief: LessonBrief) -> dict[str, Any]:
