@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from maic_cli.engine.models import AgentConfig
-from maic_cli.engine.parser import StructuredStreamParser
+from maic_cli.replies.parser import StructuredStreamParser
 
 
 def parse_in_chunks(reply: str, sizes: list[int] | None = None) -> tuple[str, list[tuple[str, dict]]]:

@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 from typer.testing import CliRunner
 
+from maic_cli.authoring.generation import Initiator, LessonBrief, generate_lesson
 from maic_cli.cli.app import app
-from maic_cli.engine.generation import Initiator, LessonBrief, generate_lesson
 from maic_cli.llm.scripted import ScriptedLLM
 
 REQUIREMENTS = {"title": "Photosynthèse → how plants eat", "description": "Where a plant's food comes from.",

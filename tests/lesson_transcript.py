@@ -18,8 +18,8 @@ from maic_cli.engine.events import (
     SceneEvent,
     TextDeltaEvent,
 )
-from maic_cli.engine.lesson import Lesson
 from maic_cli.engine.models import DirectorState, TurnConfig
+from maic_cli.lessons.lesson import Lesson
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter
 from tests.helpers import agent

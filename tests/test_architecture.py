@@ -7,10 +7,27 @@ import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "maic_cli"
-LAYERS = ("engine", "llm", "store", "ui", "cli")
-# Which layers each layer may import (cli → ui/store/engine → llm port).
-MAY_IMPORT = {"engine": {"engine", "llm"}, "llm": {"llm"}, "store": {"store", "engine", "llm"},
-              "ui": {"ui", "engine", "llm"}, "cli": set(LAYERS)}
+# The rooms, bottom to top, and which rooms each may import (arrows point down only).  Modules at
+# the top of the package (errors, files, untrusted, yamlfile, signals) are shared by every room and
+# import no room.
+ROOMS = ("replies", "prompts", "llm", "engine", "lessons", "authoring", "store", "ui", "evaluation", "chat", "cli")
+_BELOW_CLASS = {"replies", "prompts", "llm"}
+MAY_IMPORT = {
+    "replies": {"replies"},
+    "prompts": {"prompts"},
+    "llm": {"llm"},
+    "engine": {"engine"} | _BELOW_CLASS,
+    "lessons": {"lessons", "engine"} | _BELOW_CLASS,
+    "authoring": {"authoring", "lessons", "engine"} | _BELOW_CLASS,
+    "store": {"store", "authoring", "lessons", "engine"} | _BELOW_CLASS,
+    "ui": {"ui", "lessons", "engine"} | _BELOW_CLASS,
+    "evaluation": {"evaluation", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
+    "chat": {"chat", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
+    "cli": set(ROOMS),
+    "testing": set(ROOMS),  # helpers for the tests (not in the wheel); no room imports them
+}
+# Rooms that never touch the terminal's rendering library: the class and everything a class is made of.
+NO_RICH = ("replies", "prompts", "llm", "engine", "lessons", "authoring", "store")
 
 
 def module_name(path: Path) -> str:
@@ -56,19 +73,33 @@ def test_no_import_cycles() -> None:
 def test_dependency_arrows_point_one_way() -> None:
     wrong = []
     for module, deps in imports().items():
-        layer = module.split(".")[1] if module.count(".") else ""
-        if layer not in MAY_IMPORT:
+        if module in ("maic_cli", "maic_cli.__main__", "maic_cli.testing"):
+            continue
+        if module.count(".") == 1 and module.split(".")[1] not in ROOMS:  # a shared top-level module
+            if any(dep.split(".")[1] in ROOMS for dep in deps if dep.startswith("maic_cli.") and dep.count(".")):
+                wrong.append(f"{module} (shared) imports a room")
+            continue
+        room = module.split(".")[1]
+        if room not in MAY_IMPORT:
+            wrong.append(f"{module} is in no known room")
             continue
         for dep in deps:
             parts = dep.split(".")
-            if parts[0] == "maic_cli" and len(parts) > 1 and parts[1] in LAYERS and parts[1] not in MAY_IMPORT[layer]:
+            target = parts[1] if parts[0] == "maic_cli" and len(parts) > 1 else ""
+            if target in MAY_IMPORT and target not in MAY_IMPORT[room]:
                 wrong.append(f"{module} imports {dep}")
     assert wrong == []
 
 
-def test_the_engine_never_imports_rich_and_only_one_module_imports_litellm() -> None:
+def test_every_package_is_a_known_room() -> None:
+    packages = {p.parent.name for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE}
+    assert packages - set(ROOMS) <= {"testing"}
+    assert set(ROOMS) - packages == set()
+
+
+def test_the_class_rooms_never_import_rich_and_only_one_module_imports_litellm() -> None:
     graph = imports()
-    engine_rich = [m for m, deps in graph.items() if m.startswith("maic_cli.engine") and
+    engine_rich = [m for m, deps in graph.items() if m.split(".")[1:2] and m.split(".")[1] in NO_RICH and
                    any(d == "rich" or d.startswith("rich.") for d in deps)]
     litellm_users = sorted(m for m, deps in graph.items() if any(d == "litellm" or d.startswith("litellm.")
                                                                  for d in deps))

@@ -18,9 +18,9 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 from typer.testing import CliRunner
 
+from maic_cli.chat.run import run_chat
 from maic_cli.cli.app import app
 from maic_cli.cli.chat_cmd import new_session
-from maic_cli.cli.chat_run import run_chat
 from maic_cli.store.config import Settings
 from maic_cli.store.session import SESSION_VERSION, SessionLock, load_session
 from tests.helpers import action, decision, reply
@@ -277,7 +277,7 @@ def test_bad_class_options_exit_2(tmp_path: Path, flag: str) -> None:
 
 
 def test_model_switch_keeps_the_chat_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import maic_cli.cli.chat_run as chat_run
+    import maic_cli.chat.run as chat_run
 
     calls: list[tuple[str, dict[str, object]]] = []
     real = chat_run.make_llm

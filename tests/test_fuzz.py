@@ -30,11 +30,11 @@ from maic_cli.engine.action_params import PARAM_MODELS, coerce_params
 from maic_cli.engine.actions import CATALOGUE
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import Slide, SlideElement, StoreState, TurnConfig
-from maic_cli.engine.parser import StructuredStreamParser
 from maic_cli.engine.round import run_round
 from maic_cli.engine.whiteboard import apply_action, whiteboard_summary
 from maic_cli.errors import InputError
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
+from maic_cli.replies.parser import StructuredStreamParser
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.session import Session, load_session, save_session
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter, read_transcript

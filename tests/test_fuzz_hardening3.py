@@ -21,21 +21,21 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from maic_cli.authoring.generation import GenerationError, Initiator, LessonBrief, generate_lesson
 from maic_cli.engine.events import QuizAnswerEvent
-from maic_cli.engine.generation import GenerationError, Initiator, LessonBrief, generate_lesson
-from maic_cli.engine.judge import parse_verdict
-from maic_cli.engine.lecture import answer_event
-from maic_cli.engine.lesson import QuizScene
-from maic_cli.engine.metrics import RoundSummary
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.prompt_set import MAX_RENDERED_CHARS, PromptError, PromptSet, TemplateSource
-from maic_cli.engine.quiz import grade
+from maic_cli.evaluation.judge import parse_verdict
+from maic_cli.evaluation.metrics import RoundSummary
+from maic_cli.evaluation.reports import write_reports
+from maic_cli.evaluation.run_results import RunJudgement, RunResult, load_runs, save_run
+from maic_cli.lessons.lesson import QuizScene
+from maic_cli.lessons.player import answer_event
+from maic_cli.lessons.quiz import grade
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedLLM
 from maic_cli.store.lesson_writer import write_lesson
 from maic_cli.store.lessons import load_lesson
-from maic_cli.store.reports import write_reports
-from maic_cli.store.run_results import RunJudgement, RunResult, load_runs, save_run
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter, read_transcript
 from tests.helpers import agent
 from tests.test_fuzz import FUZZ
@@ -172,8 +172,8 @@ def test_any_template_of_expensive_operations_is_bounded_by_the_sandbox(expressi
 @FUZZ
 @given(stem=st.text(st.characters(exclude_categories=()), max_size=300))
 def test_any_file_name_gives_a_plain_scenario_id(stem: str) -> None:
-    from maic_cli.store.run_results import plain_run_id
-    from maic_cli.store.scenarios import MAX_ID, id_from_file_name
+    from maic_cli.evaluation.run_results import plain_run_id
+    from maic_cli.evaluation.scenarios import MAX_ID, id_from_file_name
 
     found = id_from_file_name(stem)
     assert plain_run_id(found) and len(found) <= MAX_ID

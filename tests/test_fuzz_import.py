@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from maic_cli.authoring.notes_script import notes_script, script_notes
 from maic_cli.engine.models import SlideElement
-from maic_cli.engine.notes_script import notes_script, script_notes
 from maic_cli.errors import InputError
 from maic_cli.store.import_markdown import read_markdown
 from maic_cli.store.lesson_import import import_lesson
@@ -93,7 +93,7 @@ def test_any_notes_make_a_valid_script_that_says_every_word(notes: str) -> None:
                      .filter(lambda t: t.strip() and not t.strip().startswith("[")), max_size=8),
        targets=st.lists(st.sampled_from(["points", "table", "leaf"]), max_size=8))
 def test_a_marked_script_reads_back_step_for_step(says: list[str], targets: list[str]) -> None:
-    from maic_cli.engine.lesson import ScriptStep
+    from maic_cli.lessons.lesson import ScriptStep
 
     steps = [ScriptStep(spotlight=targets[0])] if targets else []
     for number, said in enumerate(says):

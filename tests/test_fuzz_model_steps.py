@@ -17,10 +17,10 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from maic_cli.engine.generation import GenerationError, Initiator, LessonBrief, generate_lesson
-from maic_cli.engine.judge import RoundToJudge, TurnToJudge, parse_verdict
-from maic_cli.engine.lesson import Lesson, QuizQuestion
-from maic_cli.engine.quiz import grade
+from maic_cli.authoring.generation import GenerationError, Initiator, LessonBrief, generate_lesson
+from maic_cli.evaluation.judge import RoundToJudge, TurnToJudge, parse_verdict
+from maic_cli.lessons.lesson import Lesson, QuizQuestion
+from maic_cli.lessons.quiz import grade
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedLLM
 from maic_cli.store.lesson_writer import lesson_yaml

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.engine.generation_lint import lesson_problems
-from maic_cli.engine.lesson import Lesson
+from maic_cli.authoring.lint import lesson_problems
+from maic_cli.lessons.lesson import Lesson
 from maic_cli.store.lessons import load_lesson
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Grounded answers (engine/grounding.py): passages, ranking, the verdict, the reply check — on the built-in lessons."""
+"""Grounded answers (lessons/grounding.py): passages, ranking, the verdict, the reply check on the built-in lessons."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.engine.grounding import (
+from maic_cli.lessons.grounding import (
     Grounding,
     Passage,
     beyond_text,
@@ -19,7 +19,7 @@ from maic_cli.engine.grounding import (
     needs_answer,
     terms,
 )
-from maic_cli.engine.lesson import Lesson
+from maic_cli.lessons.lesson import Lesson
 from maic_cli.store.lessons import load_lesson
 
 LESSONS = Path(__file__).parent.parent / "lessons"

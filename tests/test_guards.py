@@ -116,8 +116,8 @@ def test_correct_picks_pass_untouched() -> None:
 
 
 def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path) -> None:
-    from maic_cli.engine.metrics import RoundLog
-    from maic_cli.store.reports import RunResult, write_reports
+    from maic_cli.evaluation.metrics import RoundLog
+    from maic_cli.evaluation.reports import RunResult, write_reports
 
     llm = ScriptedLLM([decision("END"), reply("Scattering."), decision("principal"), reply("Adding."),
                        decision("USER")])
@@ -175,7 +175,7 @@ def test_a_director_that_always_names_the_teacher_gets_everyone_once_then_the_le
     fixes = corrections(events)
     assert fixes and all(rule == "repeat_speaker" and original == "teacher" for original, _, rule in fixes)
     assert fixes[-1][1] == "USER"  # the round hands to the learner
-    from maic_cli.engine.metrics import RoundLog
+    from maic_cli.evaluation.metrics import RoundLog
     log = RoundLog(0, "Why is the sky blue?")
     for event in events:
         log.observe(event, STUBBORN_CLASS)

@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from maic_cli.cli import batch
 from maic_cli.cli.app import app
-from maic_cli.engine.json_reply import first_json_object
-from maic_cli.engine.judge import CRITERIA
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.policies import load_hook
+from maic_cli.evaluation import batch
+from maic_cli.evaluation.judge import CRITERIA
+from maic_cli.evaluation.reports import write_reports
+from maic_cli.evaluation.run_results import RunResult, load_runs, save_run
+from maic_cli.replies.json_reply import first_json_object
 from maic_cli.store.paths import open_private, write_atomic
-from maic_cli.store.reports import write_reports
-from maic_cli.store.run_results import RunResult, load_runs, save_run
 from maic_cli.store.session import Session
 from maic_cli.untrusted import clean, one_line
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, script, write
@@ -70,7 +70,7 @@ def test_a_judge_that_fails_outright_leaves_the_saved_class_result(tmp_path: Pat
     async def broken_judge(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug in the judge")
 
-    monkeypatch.setattr("maic_cli.cli.judging.judge_run", broken_judge)
+    monkeypatch.setattr("maic_cli.evaluation.judging.judge_run", broken_judge)
     scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
     out = tmp_path / "out"
     result = runner.invoke(app, ["run", str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--out", str(out),

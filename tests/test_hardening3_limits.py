@@ -16,10 +16,10 @@ from maic_cli.cli.app import app
 from maic_cli.cli.report_cmd import previous_meta
 from maic_cli.engine.prompt_set import MAX_RENDERED_CHARS, PromptError, PromptSet, TemplateSource
 from maic_cli.errors import InputError, SessionError
+from maic_cli.evaluation import report_data
+from maic_cli.evaluation.run_results import load_runs
 from maic_cli.files import read_bounded
-from maic_cli.store.run_results import load_runs
 from maic_cli.store.session import load_session
-from maic_cli.ui import report_data
 from maic_cli.yamlfile import read_yaml
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, script, write
 

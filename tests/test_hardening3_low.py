@@ -10,12 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.judge import RoundToJudge, TurnToJudge, judge_messages
 from maic_cli.engine.prompt_set import PromptSet
-from maic_cli.store import reports
-from maic_cli.store.report_tables import safe_cell
-from maic_cli.store.reports import write_reports
-from maic_cli.store.run_results import RunResult, load_runs
+from maic_cli.evaluation import reports
+from maic_cli.evaluation.judge import RoundToJudge, TurnToJudge, judge_messages
+from maic_cli.evaluation.report_tables import safe_cell
+from maic_cli.evaluation.reports import write_reports
+from maic_cli.evaluation.run_results import RunResult, load_runs
 from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, script
 
@@ -110,7 +110,7 @@ def test_report_json_never_holds_nan_or_infinity(tmp_path: Path, monkeypatch: py
     def refuse(constant: str) -> None:
         raise ValueError(f"not strict JSON: {constant}")
 
-    from maic_cli.store.reports import finite
+    from maic_cli.evaluation.reports import finite
 
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"), parse_constant=refuse)
     assert report["odd"] == [None, None, {"x": None}, 1.5]

@@ -16,8 +16,8 @@ from maic_cli.engine.director import parse_director_decision
 from maic_cli.engine.events import EVENT_ADAPTER
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.round import run_round
-from maic_cli.engine.sanitize import json_extent, replace_surrogates
 from maic_cli.llm.scripted import ScriptedLLM
+from maic_cli.replies.sanitize import json_extent, replace_surrogates
 from maic_cli.store.session import Session, load_session, save_session
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter, read_transcript
 from tests.helpers import agent

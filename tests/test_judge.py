@@ -12,7 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.judge import (
+from maic_cli.engine.prompt_set import PromptSet
+from maic_cli.evaluation.judge import (
     ATTEMPTS,
     CRITERIA,
     RoundToJudge,
@@ -21,10 +22,9 @@ from maic_cli.engine.judge import (
     parse_verdict,
     rubric_identity,
 )
-from maic_cli.engine.prompt_set import PromptSet
+from maic_cli.evaluation.judge_rounds import rounds_to_judge
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedLLM, ScriptedReply
-from maic_cli.store.judge_rounds import rounds_to_judge
 from maic_cli.store.transcript import read_transcript
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
@@ -53,7 +53,7 @@ def from_facts(request: LLMRequest) -> str:
                    answered=True if request.facts.learner_text else None)
 
 
-# -- the request and the reply (engine/judge.py) -----------------------------------------------------------
+# -- the request and the reply (evaluation/judge.py) -----------------------------------------------------------
 def test_one_call_per_round_with_a_schema_for_exactly_its_turns_and_facts_for_fakes() -> None:
     judge = FunctionLLM(from_facts)
     result = asyncio.run(judge_round(judge, PromptSet.builtin(), ROUND))

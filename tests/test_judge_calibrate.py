@@ -1,4 +1,4 @@
-"""``maic judge calibrate``: agreement between a judge and a person's labels (engine/agreement.py)."""
+"""``maic judge calibrate``: agreement between a judge and a person's labels (evaluation/agreement.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.agreement import accuracy, agreement, cohen_kappa, macro_f1
-from maic_cli.engine.judge import CRITERIA
 from maic_cli.errors import InputError
-from maic_cli.store.calibration import read_labels
+from maic_cli.evaluation.agreement import accuracy, agreement, cohen_kappa, macro_f1
+from maic_cli.evaluation.calibration import read_labels
+from maic_cli.evaluation.judge import CRITERIA
 
 ROOT = Path(__file__).parent.parent
 LABELS = ROOT / "examples" / "calibration" / "labels.jsonl"

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.judge import RoundToJudge, TurnToJudge, judge_round, parse_verdict, rubric_identity
-from maic_cli.engine.judge_rubrics import DEFAULT, PEDAGOGY, normalise_label
 from maic_cli.engine.prompt_set import PromptSet
 from maic_cli.errors import InputError
+from maic_cli.evaluation.calibration import read_labels
+from maic_cli.evaluation.judge import RoundToJudge, TurnToJudge, judge_round, parse_verdict, rubric_identity
+from maic_cli.evaluation.judge_rubrics import DEFAULT, PEDAGOGY, normalise_label
 from maic_cli.llm.scripted import ScriptedLLM
-from maic_cli.store.calibration import read_labels
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
 from tests.test_judge import read_csv
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
@@ -223,7 +223,7 @@ def test_a_loopback_judge_gets_the_label_schema_through_litellm(tmp_path: Path,
 
 
 def test_runs_judged_on_two_rubrics_are_reported_on_the_most_used_one_with_a_warning(tmp_path: Path) -> None:
-    from maic_cli.store.reports import build_report, load_runs, report_markdown
+    from maic_cli.evaluation.reports import build_report, load_runs, report_markdown
 
     scenario = write(tmp_path / "sky.yaml", TWO_ROUNDS)
     out = tmp_path / "out"

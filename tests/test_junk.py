@@ -1,4 +1,4 @@
-"""The junk detector (engine/junk.py): what it finds, what it leaves alone, and how it is made inert.
+"""The junk detector (replies/junk.py): what it finds, what it leaves alone, and how it is made inert.
 
 ``TEACHING`` is ordinary classroom prose (fractions, times, decimals, formulas, code, file
 names, camelCase names): its false-positive count is measured here and must stay 0.
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.engine.junk import (
+from maic_cli.replies.junk import (
     drawn_from,
     drawn_text,
     find_junk,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.learner_quiz import read_answer
-from maic_cli.engine.lesson import QuizQuestion
+from maic_cli.lessons.learner_quiz import read_answer
+from maic_cli.lessons.lesson import QuizQuestion
 from maic_cli.store.transcript import LearnerLine, read_transcript
 from tests.helpers import reply
 

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from maic_cli.engine.learner import LearnerProfile, SimulatedLearner, history, read_move, system_prompt
 from maic_cli.engine.models import Message
 from maic_cli.errors import InputError
+from maic_cli.evaluation.scenarios import load_scenario
 from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.store.learners import builtin_learners, find_learner, load_learner, seat_learner
-from maic_cli.store.scenarios import load_scenario
 
 ROOT = Path(__file__).parent.parent
 

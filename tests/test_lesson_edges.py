@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.engine.events import QuizAnswerEvent
-from maic_cli.engine.lesson import Lesson, LessonPlay, LessonProgress, QuizAnswer, QuizQuestion
-from maic_cli.engine.quiz import AnswerNotUnderstood, grade, parse_choice
 from maic_cli.errors import InputError
+from maic_cli.evaluation.scenarios import load_scenario, scenario_lesson
+from maic_cli.lessons.lesson import Lesson, LessonPlay, LessonProgress, QuizAnswer, QuizQuestion
+from maic_cli.lessons.quiz import AnswerNotUnderstood, grade, parse_choice
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
 from maic_cli.store.lessons import load_lesson
-from maic_cli.store.scenarios import load_scenario, scenario_lesson
 from maic_cli.store.session import load_session
 from tests.helpers import reply
 from tests.test_lesson_player import LESSON, make

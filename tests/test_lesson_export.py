@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.lesson import DiscussionScene, Lesson, QuizScene, SlideScene
+from maic_cli.lessons.lesson import DiscussionScene, Lesson, QuizScene, SlideScene
 from maic_cli.store.lesson_export import notes_markdown
 from maic_cli.store.lesson_import import import_lesson
 from maic_cli.store.lessons import load_lesson

@@ -13,9 +13,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from maic_cli.chat.replay import Player, rebuild_with_notes
 from maic_cli.cli.app import app
-from maic_cli.cli.replay_player import Player, rebuild_with_notes
-from maic_cli.engine.lesson import Lesson
+from maic_cli.lessons.lesson import Lesson
 from maic_cli.store.transcript import read_transcript
 from tests.lesson_transcript import AGENTS_BY_ID, photosynthesis, write_lesson_transcript
 from tests.test_exports import link_targets

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.engine.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.errors import InputError
+from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.store.lessons import load_lesson
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"

@@ -1,4 +1,4 @@
-"""Questions during a lesson answered from it (engine/lesson_ask.py), ``/ask ID``, and a live lecture's context.
+"""Questions during a lesson answered from it (lessons/ask.py), ``/ask ID``, and a live lecture's context.
 
 A small model (the spec's compact prompts: ``openai/smollm2`` here, served by a fake) has its reply
 checked against the lesson and, when it does not carry it, the teacher says the lesson's sentence; a
@@ -15,12 +15,12 @@ import pytest
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.events import ActionEvent, Event, GroundingEvent
-from maic_cli.engine.lecture import LessonPlayer
-from maic_cli.engine.lesson import LessonPlay
-from maic_cli.engine.lesson_ask import ElementNotOnSlide
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.policies import policy_from_flag
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
+from maic_cli.lessons.ask import ElementNotOnSlide
+from maic_cli.lessons.lesson import LessonPlay
+from maic_cli.lessons.player import LessonPlayer
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM
 from maic_cli.llm.spec import ModelSpec

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.errors import InputError
+from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.store.import_pptx import check_zip
 from maic_cli.store.lesson_export import placeholder_png
 from maic_cli.store.lesson_import import import_lesson

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from maic_cli.chat.notices import model_notice
 from maic_cli.cli.app import app
-from maic_cli.cli.notices import model_notice
-from maic_cli.engine.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.errors import InputError
+from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.store.lessons import list_lessons, load_lesson, named_lessons, resolve_lesson
 from tests.helpers import decision, reply
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from maic_cli.authoring.generation import GenerationError, Initiator, LessonBrief, generate_lesson, read_json_object
+from maic_cli.authoring.schemas import COMPACT
 from maic_cli.cli.app import app
-from maic_cli.engine.generation import GenerationError, Initiator, LessonBrief, generate_lesson, read_json_object
-from maic_cli.engine.generation_schemas import COMPACT
-from maic_cli.engine.lesson import DiscussionScene, QuizScene, SlideScene
+from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.llm.port import LLMRequest, StreamPiece
 from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.store.lessons import load_lesson
@@ -136,7 +136,7 @@ def test_safe_fix_ups_are_made_and_counted() -> None:
 
 
 def test_elements_beyond_the_limit_are_dropped_and_an_empty_one_is_a_problem() -> None:
-    from maic_cli.engine.generation_fixes import Fixes, StepProblem, slide_elements
+    from maic_cli.authoring.fixes import Fixes, StepProblem, slide_elements
 
     fixes = Fixes()
     many = [{"type": "text", "id": f"e{n}", "content": f"Fact {n}."} for n in range(7)]
@@ -224,7 +224,7 @@ def test_generation_through_litellm_and_a_loopback_server(tmp_path: Path,
 
 
 def test_numbers_in_a_table_are_text_and_overlong_text_is_cut_to_whole_sentences() -> None:
-    from maic_cli.engine.generation_fixes import MAX_CONTENT, MAX_SAY, Fixes, slide_elements, slide_script
+    from maic_cli.authoring.fixes import MAX_CONTENT, MAX_SAY, Fixes, slide_elements, slide_script
 
     fixes = Fixes()
     table = slide_elements([{"type": "table", "id": "t", "rows": [["x", "x²"], [3, 9.0], [None]]}], 5, fixes)[0]
@@ -243,7 +243,7 @@ def test_a_deeply_nested_reply_is_a_problem_told_to_the_model_not_a_crash() -> N
 
 
 def test_an_endless_reply_is_stopped_at_its_limit() -> None:
-    from maic_cli.engine.generation import MAX_REPLY_CHARS
+    from maic_cli.authoring.generation import MAX_REPLY_CHARS
 
     read = 0
 

@@ -151,7 +151,7 @@ def test_the_demo_model_is_refused_before_anything_runs(tmp_path: Path) -> None:
 # -- progress ------------------------------------------------------------------------------------------
 
 def progress_events() -> list[Any]:
-    from maic_cli.engine.generation import Progress
+    from maic_cli.authoring.generation import Progress
 
     return [Progress("start", "outline", 2, None), Progress("retry", "outline", 2, None, "[bold]x\x1b[2J"),
             Progress("done", "outline", 2, None), Progress("done", "scene 1/3 (slide): elements", 3, 7)]

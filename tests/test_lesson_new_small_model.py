@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from maic_cli.engine.generation_schemas import COMPACT, quiz_schema, script_schema
+from maic_cli.authoring.schemas import COMPACT, quiz_schema, script_schema
 from tests.lesson_steps import (
     REQUIREMENTS,
     generate,
@@ -39,7 +39,7 @@ def test_the_offline_grammar_of_every_compact_step_parses_and_keeps_the_schemas_
     pytest.importorskip("llama_cpp")
     from llama_cpp.llama_grammar import LlamaGrammar
 
-    from maic_cli.engine import generation_schemas as s
+    from maic_cli.authoring import schemas as s
     from maic_cli.llm.local import speech_gbnf
 
     schemas = [s.requirements_schema(COMPACT), s.outline_schema(["slide", "quiz"], 2, COMPACT),

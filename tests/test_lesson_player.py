@@ -1,4 +1,4 @@
-"""The lesson player (engine/lecture.py) driven through the ClassRunner with scripted replies.
+"""The lesson player (lessons/player.py) driven through the ClassRunner with scripted replies.
 
 The full path: a scripted lecture interrupted mid-sentence, a question with the slide in the
 prompts, the lecture resumed, a slide lectured live, a discussion scene, a quiz graded and
@@ -15,12 +15,12 @@ import pytest
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.events import Event
-from maic_cli.engine.lecture import LessonNavigationError, LessonPlayer
-from maic_cli.engine.lesson import Lesson, LessonPlay
 from maic_cli.engine.models import TurnConfig
-from maic_cli.engine.quiz import AnswerNotUnderstood
 from maic_cli.engine.round import RoundResult
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
+from maic_cli.lessons.lesson import Lesson, LessonPlay
+from maic_cli.lessons.player import LessonNavigationError, LessonPlayer
+from maic_cli.lessons.quiz import AnswerNotUnderstood
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
 from maic_cli.store.session import Session, load_session, save_session

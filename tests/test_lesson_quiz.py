@@ -1,4 +1,4 @@
-"""Quiz grading (engine/quiz.py): choice answers by the key, short answers by a scripted model;
+"""Quiz grading (lessons/quiz.py): choice answers by the key, short answers by a scripted model;
 and the lesson's prompts (a golden file of a lecture turn and of a question during a lesson)."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from maic_cli.engine.classroom import Classroom
-from maic_cli.engine.lecture import LessonPlayer
-from maic_cli.engine.lesson import LessonPlay, QuizQuestion
 from maic_cli.engine.models import DirectorState, TurnConfig, TurnRequest
 from maic_cli.engine.preview import agent_call_messages, director_call_messages
-from maic_cli.engine.quiz import AnswerNotUnderstood, grade_choice, grade_short, parse_choice, parse_grade
 from maic_cli.engine.runner import ClassRunner
+from maic_cli.lessons.lesson import LessonPlay, QuizQuestion
+from maic_cli.lessons.player import LessonPlayer
+from maic_cli.lessons.quiz import AnswerNotUnderstood, grade_choice, grade_short, parse_choice, parse_grade
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedLLM, ScriptedReply
 from maic_cli.store.lessons import load_lesson
@@ -163,7 +163,7 @@ def test_lesson_prompts_match_golden(task: str, compact: bool) -> None:
 
 def test_grading_prompt_is_a_template_a_user_can_override() -> None:
     from maic_cli.engine.prompt_set import PromptSet, TemplateSource
-    from maic_cli.engine.quiz import grade_messages
+    from maic_cli.lessons.quiz import grade_messages
 
     custom = PromptSet.builtin().with_overrides(
         {"snippets/grade_short.j2": TemplateSource("Grade {{ question }} out of {{ points }}.", "x.j2")}, "mine")

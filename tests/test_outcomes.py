@@ -7,12 +7,12 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from maic_cli.engine import expectations
 from maic_cli.engine import round as round_module
 from maic_cli.engine.events import EVENT_ADAPTER, DoneEvent
-from maic_cli.engine.metrics import RoundLog
 from maic_cli.engine.models import DirectorState
 from maic_cli.engine.outcomes import DirectorOutcome, StopReason
+from maic_cli.evaluation import expectations
+from maic_cli.evaluation.metrics import RoundLog
 
 
 @pytest.mark.parametrize(("legacy", "outcome"), [

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.engine.parser import ActionItem, StructuredStreamParser, TextItem
+from maic_cli.replies.parser import ActionItem, StructuredStreamParser, TextItem
 from tests.helpers import action, parse_in_chunks, reply
 
 RICH = reply(

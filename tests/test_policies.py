@@ -168,7 +168,7 @@ def test_a_policy_named_by_a_file_never_imports_code(tmp_path: Path, monkeypatch
 
 
 def test_a_scenario_cannot_name_a_director(tmp_path: Path) -> None:
-    from maic_cli.store.scenarios import load_scenario
+    from maic_cli.evaluation.scenarios import load_scenario
 
     path = tmp_path / "s.yaml"
     path.write_text("class: {agents: [teacher]}\nmessages: [hi]\ndirector: evil_director:pick\n")

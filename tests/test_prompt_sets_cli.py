@@ -200,7 +200,7 @@ def test_no_scenario_field_names_a_python_function(tmp_path: Path) -> None:
     result = run(str(scenario), "--model", "demo", "--out", str(tmp_path / "o"))
     assert result.exit_code == 2
     assert f"{scenario}:7: director_function: unknown field" in result.stderr, result.stderr
-    from maic_cli.store.scenarios import Scenario
+    from maic_cli.evaluation.scenarios import Scenario
 
     assert not {"director", "director_function", "function", "module", "hook"} & set(Scenario.model_fields)
 

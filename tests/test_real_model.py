@@ -131,7 +131,7 @@ def test_rounds_on_the_builtin_offline_model(tmp_path: Path) -> None:
     calls = read_transcript(transcript).calls()
     agent_calls = [c for c in calls if c.purpose == "agent"]
     assert all(c.usage.prompt_tokens > 0 and c.ttft is not None for c in agent_calls)
-    # Speech is prose in whole sentences (the grammar and engine/speech.py), whatever the model does.
+    # Speech is prose in whole sentences (the grammar and replies/speech.py), whatever the model does.
     spoken = [m.text.strip() for m in load_session(session).classroom.messages if m.role == "agent" and m.text]
     assert spoken
     for text in spoken:

@@ -1,4 +1,4 @@
-"""Replays a person can follow (cli/replay_player.py): a transcript recorded at once gets a reading pace,
+"""Replays a person can follow (chat/replay.py): a transcript recorded at once gets a reading pace,
 a recorded pace is kept; the sample transcripts are recorded at a human pace; /quit says where the
 transcript is."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from maic_cli.chat.replay import WORD_SECONDS, Player, instant
 from maic_cli.cli.app import app
-from maic_cli.cli.replay_player import WORD_SECONDS, Player, instant
 from maic_cli.engine.events import TextDeltaEvent
 from maic_cli.store.transcript import EventLine, Transcript, read_transcript
 from tests.helpers import decision, reply

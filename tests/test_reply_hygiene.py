@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from maic_cli.engine.agent_prompt import build_agent_prompt
 from maic_cli.engine.agent_reply import cut_before_junk
 from maic_cli.engine.classroom import Classroom
-from maic_cli.engine.metrics import RoundLog
 from maic_cli.engine.models import TurnConfig, UserProfile
 from maic_cli.engine.round import run_round
-from maic_cli.engine.speech import drop_learner_voice, example_sentences, speaks_as_learner
+from maic_cli.evaluation.metrics import RoundLog
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedReply
+from maic_cli.replies.speech import drop_learner_voice, example_sentences, speaks_as_learner
 from maic_cli.ui.export import classroom_to_markdown
 from maic_cli.ui.export_html import classroom_to_html
 from tests.helpers import action, agent, decision, reply

@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.store.run_results import RunResult
+from maic_cli.evaluation.run_results import RunResult
 from tests.test_judge import verdict
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
@@ -56,7 +56,7 @@ def test_save_run_refuses_a_target_outside_runs(tmp_path: Path) -> None:
     import pytest
 
     from maic_cli.errors import InputError
-    from maic_cli.store.run_results import RunResult, save_run
+    from maic_cli.evaluation.run_results import RunResult, save_run
 
     result = RunResult(run_id="../escape", scenario="s", scenario_path="s.yaml", model="m", repeat=1,
                        status="complete")
@@ -84,8 +84,8 @@ def test_a_round_left_by_a_provider_error_is_judged_again_without_rejudge(tmp_pa
 def test_an_unusable_reply_is_not_a_provider_error_and_is_kept() -> None:
     import asyncio
 
-    from maic_cli.engine.judge import judge_round
     from maic_cli.engine.prompt_set import PromptSet
+    from maic_cli.evaluation.judge import judge_round
     from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
     from tests.test_judge import ROUND
 
@@ -100,7 +100,7 @@ def test_an_unusable_reply_is_not_a_provider_error_and_is_kept() -> None:
 def test_ctrl_c_while_the_judge_scores_keeps_the_finished_class(tmp_path: Path, monkeypatch) -> None:
     import asyncio
 
-    from maic_cli.cli import judging
+    from maic_cli.evaluation import judging
 
     async def cancelled(*_args: object, **_kwargs: object) -> None:
         raise asyncio.CancelledError
@@ -129,7 +129,7 @@ def test_a_run_whose_model_failed_is_not_judged_and_the_user_is_told(tmp_path: P
 
 def test_ctrl_c_while_judging_a_batch_says_what_was_saved_and_that_reports_were_not_rebuilt(
         tmp_path: Path, monkeypatch) -> None:
-    from maic_cli.cli import judging
+    from maic_cli.evaluation import judging
 
     out = batch(tmp_path)
     before = (out / "report.json").read_text(encoding="utf-8")
@@ -153,8 +153,8 @@ def test_maic_run_names_report_html(tmp_path: Path) -> None:
 
 # -- 4. a transcript is read only when it is the run's --------------------------------------------------------
 def test_a_symlinked_transcript_is_not_read(tmp_path: Path) -> None:
-    from maic_cli.store.report_tables import transcript_path
-    from maic_cli.store.reports import load_runs
+    from maic_cli.evaluation.report_tables import transcript_path
+    from maic_cli.evaluation.reports import load_runs
 
     out = batch(tmp_path)
     transcript = next((out / "transcripts").iterdir())
@@ -196,7 +196,7 @@ def test_turns_csv_holds_only_the_rounds_the_run_reports(tmp_path: Path) -> None
 
 # -- 8. one redactor per table --------------------------------------------------------------------------------
 def test_a_table_looks_the_keys_up_once(monkeypatch) -> None:
-    from maic_cli.store import report_tables
+    from maic_cli.evaluation import report_tables
 
     made: list[int] = []
     real = report_tables.redactor
@@ -212,7 +212,7 @@ def test_a_table_looks_the_keys_up_once(monkeypatch) -> None:
 
 # -- 5. chart labels are never shared ---------------------------------------------------------------------------
 def test_two_models_sharing_a_file_name_get_their_own_chart_groups() -> None:
-    from maic_cli.ui.report_data import speaker_counts
+    from maic_cli.evaluation.report_data import speaker_counts
 
     runs = [{"model": "scripted:/a/brisk.json", "speaker_sequence": [["teacher"]]},
             {"model": "scripted:/b/brisk.json", "speaker_sequence": [["student", "student"]]}]
@@ -221,7 +221,7 @@ def test_two_models_sharing_a_file_name_get_their_own_chart_groups() -> None:
 
 
 def test_keys_sharing_their_last_39_characters_keep_separate_labels() -> None:
-    from maic_cli.ui.report_data import display_names
+    from maic_cli.evaluation.report_data import display_names
 
     tail = "x" * 45
     names = display_names([f"a/{tail}", f"b/{tail}", "c"])
@@ -235,7 +235,7 @@ def test_keys_sharing_their_last_39_characters_keep_separate_labels() -> None:
 def test_latency_groups_of_models_sharing_a_file_name_are_not_merged() -> None:
     from types import SimpleNamespace
 
-    from maic_cli.ui.report_data import turn_latencies
+    from maic_cli.evaluation.report_data import turn_latencies
 
     def result(model: str, latency: float) -> SimpleNamespace:
         return SimpleNamespace(model=model, prompts="builtin", director="llm",
@@ -248,7 +248,7 @@ def test_latency_groups_of_models_sharing_a_file_name_are_not_merged() -> None:
 
 # -- 6. the judge's reply: a brace in prose, a bare array of turns ---------------------------------------------
 def test_a_valid_verdict_after_a_brace_in_prose_is_read_without_repair() -> None:
-    from maic_cli.engine.judge import parse_verdict
+    from maic_cli.evaluation.judge import parse_verdict
     from tests.test_judge import ROUND
 
     reply = "Using the format {turn, reason}: " + verdict(True, False)
@@ -257,7 +257,7 @@ def test_a_valid_verdict_after_a_brace_in_prose_is_read_without_repair() -> None
 
 
 def test_a_bare_array_of_turns_is_read_as_the_turns() -> None:
-    from maic_cli.engine.judge import parse_verdict
+    from maic_cli.evaluation.judge import parse_verdict
     from tests.test_judge import ROUND
 
     turns = json.loads(verdict(True, True))["turns"]
@@ -269,8 +269,8 @@ def test_a_bare_array_of_turns_is_read_as_the_turns() -> None:
 def test_a_judge_reply_cut_off_at_its_limit_has_its_tokens_estimated() -> None:
     import asyncio
 
-    from maic_cli.engine.judge import MAX_REPLY_CHARS, judge_round
     from maic_cli.engine.prompt_set import PromptSet
+    from maic_cli.evaluation.judge import MAX_REPLY_CHARS, judge_round
     from maic_cli.llm.recording import CallRecord, RecordingLLM
     from maic_cli.llm.scripted import ScriptedLLM
     from tests.test_judge import ROUND
@@ -286,8 +286,8 @@ def test_a_judge_reply_cut_off_at_its_limit_has_its_tokens_estimated() -> None:
 
 # -- 7. judge rates are compared over runs, not as independent turns --------------------------------------------
 def judged_run(run_id: str, new: int, turns: int = 50) -> RunResult:
-    from maic_cli.engine.judge import CRITERIA, RoundVerdict, TurnVerdict
-    from maic_cli.store.run_results import RunJudgement
+    from maic_cli.evaluation.judge import CRITERIA, RoundVerdict, TurnVerdict
+    from maic_cli.evaluation.run_results import RunJudgement
 
     verdicts = [TurnVerdict(turn=n, speaker="teacher", **{c: True for c in CRITERIA}, reason="")
                 .model_copy(update={"new": n <= new}) for n in range(1, turns + 1)]
@@ -298,7 +298,7 @@ def judged_run(run_id: str, new: int, turns: int = 50) -> RunResult:
 
 
 def test_correlated_turns_do_not_make_a_judge_rate_difference_look_real() -> None:
-    from maic_cli.store import report_judge, report_stats
+    from maic_cli.evaluation import report_judge, report_stats
 
     mixed = [judged_run("a1", 50), judged_run("a2", 0), judged_run("a3", 50)]  # one run never adds anything
     steady = [judged_run("b1", 50), judged_run("b2", 50), judged_run("b3", 50)]
@@ -311,7 +311,7 @@ def test_correlated_turns_do_not_make_a_judge_rate_difference_look_real() -> Non
 
 
 def test_a_judge_rate_difference_every_run_shows_is_larger_than_the_noise() -> None:
-    from maic_cli.store import report_judge
+    from maic_cli.evaluation import report_judge
 
     low = [judged_run(f"a{n}", 10) for n in range(3)]
     high = [judged_run(f"b{n}", 45) for n in range(3)]

@@ -1,4 +1,4 @@
-"""95% intervals and comparisons in batch reports (store/report_stats.py)."""
+"""95% intervals and comparisons in batch reports (evaluation/report_stats.py)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.store.report_stats import (
+from maic_cli.evaluation.report_stats import (
     bootstrap_difference,
     bootstrap_mean,
     compare,
     newcombe_difference,
     wilson,
 )
-from maic_cli.store.reports import RunResult
+from maic_cli.evaluation.reports import RunResult
 from tests.helpers import decision, reply
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 

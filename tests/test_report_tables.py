@@ -1,4 +1,4 @@
-"""``turns.csv`` and ``rounds.csv`` (store/report_tables.py): columns, rows, privacy, no formulas."""
+"""``turns.csv`` and ``rounds.csv`` (evaluation/report_tables.py): columns, rows, privacy, no formulas."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import csv
 import stat
 from pathlib import Path
 
-from maic_cli.store.report_tables import ROUND_COLUMNS, TURN_COLUMNS, safe_cell, write_tables
-from maic_cli.store.reports import load_runs
+from maic_cli.evaluation.report_tables import ROUND_COLUMNS, TURN_COLUMNS, safe_cell, write_tables
+from maic_cli.evaluation.reports import load_runs
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
 
@@ -113,7 +113,7 @@ def test_a_results_file_cannot_point_the_tables_at_another_file(tmp_path: Path) 
 
 
 def test_a_reply_dropped_whole_is_no_turn_in_turns_csv_or_for_the_judge(tmp_path: Path) -> None:
-    from maic_cli.store.judge_rounds import rounds_to_judge
+    from maic_cli.evaluation.judge_rounds import rounds_to_judge
     from maic_cli.store.transcript import read_transcript
     from tests.helpers import decision
 

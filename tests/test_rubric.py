@@ -1,4 +1,4 @@
-"""The rubric check of short answers (engine/rubric.py) and how quiz grading uses it (engine/quiz.py):
+"""The rubric check of short answers (lessons/rubric.py) and how quiz grading uses it (lessons/quiz.py):
 a small model's grade is checked, never inverted; the issue's inverted cases; hosted models as before."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.engine.lesson import QuizQuestion
-from maic_cli.engine.quiz import grade, grade_short, measure_answer
-from maic_cli.engine.rubric import answer_stems, measure, read_rubric
+from maic_cli.lessons.lesson import QuizQuestion
+from maic_cli.lessons.quiz import grade, grade_short, measure_answer
+from maic_cli.lessons.rubric import answer_stems, measure, read_rubric
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
 from maic_cli.store.lessons import load_lesson
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.errors import InputError
-from maic_cli.store.scenarios import load_scenario
+from maic_cli.evaluation.scenarios import load_scenario
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
 from tests.helpers import action, decision, reply
 
@@ -281,7 +281,7 @@ def test_ctrl_c_writes_a_partial_report_and_resume_finishes(tmp_path: Path) -> N
 
 def test_greeting_check_reads_only_a_reply_opening() -> None:
     from maic_cli.engine.events import AgentEndEvent, AgentStartEvent, TextDeltaEvent
-    from maic_cli.engine.metrics import GREETING_CHARS, RoundLog
+    from maic_cli.evaluation.metrics import GREETING_CHARS, RoundLog
 
     log = RoundLog(0, "hi")
     log.observe(AgentStartEvent(message_id="m", agent_id="teacher", agent_name="T", avatar="", color=""), {})

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import maic_cli.cli.chat_loop as chat_loop
+import maic_cli.chat.loop as chat_loop
+from maic_cli.chat.line_input import LineReader
+from maic_cli.chat.loop import ChatApp
 from maic_cli.cli.app import app
 from maic_cli.cli.chat_cmd import confirm_session_choices, new_session, session_choices
-from maic_cli.cli.chat_loop import ChatApp
-from maic_cli.cli.line_input import LineReader
 from maic_cli.engine.round import RoundResult
 from maic_cli.errors import InputError
 from maic_cli.llm.factory import make_llm
@@ -290,7 +290,7 @@ def test_invalid_utf8_on_stdin_is_replaced_and_the_rest_is_read(tmp_path: Path) 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 65536])
 def test_line_reader_over_a_pipe_splits_decodes_and_ends(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
-    monkeypatch.setattr("maic_cli.cli.line_input.CHUNK", chunk)  # characters and lines cut across reads
+    monkeypatch.setattr("maic_cli.chat.line_input.CHUNK", chunk)  # characters and lines cut across reads
     read_end, write_end = os.pipe()
     os.write(write_end, "first\nsé©".encode() + b" \xff\r\nlast without newline")
     os.close(write_end)
@@ -382,7 +382,7 @@ def test_a_transcript_that_cannot_be_written_stops_recording(tmp_path: Path, mon
 
 
 def test_lines_that_arrive_after_the_transcript_is_closed_are_dropped(tmp_path: Path) -> None:
-    from maic_cli.cli.chat_recording import GuardedRecorder
+    from maic_cli.chat.recording import GuardedRecorder
     from maic_cli.llm.recording import CallRecord
     from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter
 

@@ -1,4 +1,4 @@
-"""The chat's slash commands are one registry (cli/slash.py): /help, completion and dispatch read it."""
+"""The chat's slash commands are one registry (chat/slash.py): /help, completion and dispatch read it."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from typer.testing import CliRunner
 
+from maic_cli.chat.loop import COMMANDS
+from maic_cli.chat.slash import SlashCommand, SlashCommands
 from maic_cli.cli.app import app
-from maic_cli.cli.chat_loop import COMMANDS
-from maic_cli.cli.slash import SlashCommand, SlashCommands
 from maic_cli.ui.input import ClassCompleter
 from tests.helpers import decision, reply
 

@@ -19,11 +19,11 @@ from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.round import run_round
 from maic_cli.engine.schemas import SPEECH_MARK, agent_reply_schema
-from maic_cli.engine.speech import SentenceGate, drop_copied_sentences, repeats_earlier
 from maic_cli.engine.turn import RETRY_TEMPERATURE
 from maic_cli.llm import local
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedReply
+from maic_cli.replies.speech import SentenceGate, drop_copied_sentences, repeats_earlier
 from tests.helpers import action, agent, decision, reply
 
 CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T", allowed_actions=["wb_open", "wb_draw_text"]),

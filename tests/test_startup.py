@@ -25,9 +25,9 @@ HELPS = [["--help"], ["chat", "--help"], ["replay", "--help"], ["run", "--help"]
          ["agents", "list", "--help"], ["report", "--help"], ["lesson", "--help"], ["lesson", "new", "--help"],
          ["lesson", "check", "--help"], ["--version"]]
 
-FORBIDDEN = ("maic_cli.engine", "maic_cli.store", "maic_cli.llm", "maic_cli.ui", "maic_cli.cli.chat_run",
-             "maic_cli.cli.chat_loop", "maic_cli.cli.batch", "maic_cli.cli.replay_player",
-             "maic_cli.cli.replay_check", "pydantic", "prompt_toolkit", "litellm", "aiohttp", "asyncio", "yaml",
+FORBIDDEN = ("maic_cli.engine", "maic_cli.store", "maic_cli.llm", "maic_cli.ui", "maic_cli.chat.run",
+             "maic_cli.chat.loop", "maic_cli.evaluation.batch", "maic_cli.chat.replay",
+             "maic_cli.evaluation.replay_check", "pydantic", "prompt_toolkit", "litellm", "aiohttp", "asyncio", "yaml",
              "numpy", "jinja2", "matplotlib", "json_repair")
 
 BARE_TYPER_APP = '''
@@ -108,7 +108,7 @@ LIGHT = [["agents", "list"], ["agents", "show", "teacher"], ["agents", "validate
 # `agents show` lists what it may do: engine.actions);
 # a lesson is engine.lesson.  Nothing else of the engine: no turn, round, prompt set or template engine.
 LIGHT_ENGINE = {"maic_cli.engine", "maic_cli.engine.models", "maic_cli.engine.action_params",
-                "maic_cli.engine.sanitize", "maic_cli.engine.lesson", "maic_cli.engine.actions"}
+                "maic_cli.replies.sanitize", "maic_cli.lessons.lesson", "maic_cli.engine.actions"}
 LIGHT_BUDGET = 34  # maic modules; every command module (Typer reads their signatures) is 19 of them
 
 

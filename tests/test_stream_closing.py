@@ -28,8 +28,8 @@ def test_a_failing_turn_closes_its_call_before_the_run_ends(tmp_path: Path) -> N
     import asyncio
     import gc
 
-    from maic_cli.cli.batch import RunContext, run_all
     from maic_cli.cli.batch_plan import expand
+    from maic_cli.evaluation.batch import RunContext, run_all
 
     specs = expand([write(tmp_path / "sky.yaml", QA_SCENARIO)], ["wrong-usage"], 1, None, [])
     from maic_cli.llm.pool import ClientPool

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from maic_cli.chat.replay import rebuild
 from maic_cli.cli.app import app
-from maic_cli.cli.replay_player import rebuild
 from maic_cli.store.session import load_session
 from maic_cli.store.transcript import read_transcript
 from tests.helpers import action, decision, modules_imported_by, reply
@@ -81,7 +81,7 @@ def test_replay_with_model_replay_gives_the_same_events(tmp_path: Path) -> None:
                                  str(tmp_path / "again.json"), "--transcript", str(again)],
                            input="Why is the sky blue?\n")
     assert result.exit_code == 0, result.output
-    from maic_cli.cli.replay_check import normalize
+    from maic_cli.evaluation.replay_check import normalize
 
     first = normalize([e for _, e in read_transcript(transcript_file).events()])
     second = normalize([e for _, e in read_transcript(again).events()])
@@ -173,7 +173,7 @@ def test_a_file_that_is_not_a_transcript_is_refused(tmp_path: Path, content: str
 def test_replay_does_not_import_litellm(tmp_path: Path) -> None:
     transcript_file, _ = record_class(tmp_path, *QA)
     modules = modules_imported_by(["replay", str(transcript_file), "--check"])
-    assert "maic_cli.cli.replay_check" in modules
+    assert "maic_cli.evaluation.replay_check" in modules
     assert "litellm" not in modules
 def test_bundled_samples_replay_and_check(tmp_path: Path) -> None:
     samples = sorted((Path(__file__).parent.parent / "transcripts").glob("*.jsonl"))

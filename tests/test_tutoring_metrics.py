@@ -1,4 +1,4 @@
-"""success@k and telling@k exactly as MathDial's evaluation defines them (engine/tutoring.py)."""
+"""success@k and telling@k exactly as MathDial's evaluation defines them (evaluation/tutoring.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from maic_cli.engine.tutoring import (
+from maic_cli.errors import InputError
+from maic_cli.evaluation.tutoring import (
     Utterance,
     answer_of,
     first_index,
@@ -20,8 +21,7 @@ from maic_cli.engine.tutoring import (
     success_at,
     telling_at,
 )
-from maic_cli.errors import InputError
-from maic_cli.store.tutoring_tasks import read_tasks, task_scenario
+from maic_cli.evaluation.tutoring_tasks import read_tasks, task_scenario
 
 
 def talk(*lines: str) -> list[Utterance]:

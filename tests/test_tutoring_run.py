@@ -26,8 +26,8 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.cli.batch import RunContext, run_all
 from maic_cli.cli.batch_plan import expand
+from maic_cli.evaluation.batch import RunContext, run_all
 from maic_cli.llm.pool import ClientPool
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM
@@ -123,7 +123,7 @@ def test_tutoring_tasks_through_the_runner(tmp_path: Path) -> None:
         assert [c.purpose for c in result.calls] == ["agent"] * 4  # the class's calls
         assert [c.purpose for c in result.learner_calls] == ["learner"] * 3  # the student's, apart
         assert result.learner == TASKS[0]["student_profile"].split()[0] or result.learner == "Tom"
-    from maic_cli.store.reports import build_report
+    from maic_cli.evaluation.reports import build_report
 
     report = build_report(results, {})
     for tutor, expected in EXPECTED.items():

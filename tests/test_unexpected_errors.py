@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import maic_cli.cli.chat_loop as chat_loop
+import maic_cli.chat.loop as chat_loop
+from maic_cli.chat.loop import ChatApp
 from maic_cli.cli.app import app
-from maic_cli.cli.chat_loop import ChatApp
 from maic_cli.errors import SessionError
 from maic_cli.llm.factory import make_llm
 from maic_cli.store.session import Session, load_session, save_session
@@ -91,7 +91,7 @@ def test_an_unexpected_error_is_one_line_never_a_traceback(tmp_path: Path, monke
     def broken_save(session: Session, target: Path) -> None:
         raise RuntimeError("a bug while saving")
 
-    monkeypatch.setattr("maic_cli.cli.chat_run.save_session", broken_save)
+    monkeypatch.setattr("maic_cli.chat.run.save_session", broken_save)
     result = runner.invoke(app, ["chat", "--model", "demo", "--plain", "--session", str(tmp_path / "s.json")],
                            input="hello\n")
     assert result.exit_code == 1

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.store.reports import RunResult, write_reports
+from maic_cli.evaluation.reports import RunResult, write_reports
 from maic_cli.untrusted import (
     PROVIDER_KEY_VARIABLES,
     StreamCleaner,

@@ -16,10 +16,10 @@ from ..untrusted import clean
 
 if TYPE_CHECKING:
     from ..engine.policies import DirectorPolicy
+    from ..evaluation.batch import RunSpec
     from ..llm.pool import ClientPool
     from ..llm.port import LLMClient
     from ..llm.spec import ModelSpec
-    from .batch import RunSpec
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:
@@ -41,22 +41,22 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     """scenario × model × prompt set × director policy × repeat; the run id names the prompt set (or
     the policy) only when several are compared (so a batch with one keeps its ids, and ``--resume``
     works across versions).  A ``.jsonl`` file holds tutoring tasks, one scenario each
-    (cli/batch_learner.py)."""
+    (evaluation/batch_learner.py)."""
     from ..engine.policies import policy_from_flag
-    from ..llm.spec import ModelSpec
-    from ..store.config import load_settings
-    from ..store.personas import load_registry
-    from ..store.scenarios import (
+    from ..evaluation.batch import RunSpec
+    from ..evaluation.batch_learner import learner_setup, load_sources
+    from ..evaluation.prompt_sets import DefaultPromptSets, compared_prompt_sets
+    from ..evaluation.scenarios import (
         prompts_folder,
         resolve_class,
         scenario_files,
         scenario_lesson,
         turn_config,
     )
-    from .batch import RunSpec
-    from .batch_learner import learner_setup, load_sources
+    from ..llm.spec import ModelSpec
+    from ..store.config import load_settings
+    from ..store.personas import load_registry
     from .chat_cmd import resolve_model
-    from .prompt_sets import DefaultPromptSets, compared_prompt_sets
     from .scenario_notice import say_scenario_model
 
     compared = compared_prompt_sets(prompts or [])
@@ -84,7 +84,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
                                          director=policy, director_in_id=len(policies) > 1, lesson=lesson,
                                          learner=learner)
                                  for policy in policies)
-    from ..store.run_results import plain_run_id
+    from ..evaluation.run_results import plain_run_id
 
     unsaved = next((s for s in specs if not plain_run_id(s.run_id)), None)
     if unsaved is not None:  # refused before any model call: a run that cannot be saved is never played

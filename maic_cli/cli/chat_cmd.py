@@ -27,12 +27,12 @@ from .errors import friendly
 from .help_option import MAX_TURNS_HELP, MODEL_HELP, TEMPERATURE_HELP
 
 if TYPE_CHECKING:
+    from ..chat.memory import ChatMemory
     from ..engine.learner import LearnerProfile
-    from ..engine.lesson import LessonPlay
     from ..engine.policies import DirectorPolicy
+    from ..lessons.lesson import LessonPlay
     from ..store.config import Settings
     from ..store.session import Session
-    from .learner_memory import ChatMemory
 
 
 def _sends_or_reads(model: str) -> bool:
@@ -174,7 +174,7 @@ def _warm_up_litellm(model: str) -> None:
 
 def load_lesson_play(argument: Path | str) -> LessonPlay:
     """A lesson by its name (``photosynthesis``: ``maic lesson list``) or its file."""
-    from ..engine.lesson import LessonPlay
+    from ..lessons.lesson import LessonPlay
     from ..store.lessons import load_lesson, resolve_lesson
 
     return LessonPlay(lesson=load_lesson(resolve_lesson(str(argument))), source=str(argument))
@@ -192,7 +192,7 @@ def keep_or_replace_lesson(session: Session, play: LessonPlay) -> None:
 
 def open_memory(session: Session, named: str | None) -> ChatMemory | None:
     """The named learner's memory (none for a learner without a name)."""
-    from .learner_memory import ChatMemory, learner_name
+    from ..chat.memory import ChatMemory, learner_name
 
     name = learner_name(session, named)
     return ChatMemory(session, name) if name else None
@@ -259,10 +259,10 @@ def chat(
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
 
+    from ..chat.notices import model_notice
     from ..store.config import load_settings
     from ..store.prompts import load_prompt_set
     from ..store.session import SessionLock, load_session
-    from .notices import model_notice
 
     if initiator is not None and not topic:
         raise InputError("--initiator opens a discussion: use it with --topic")
@@ -320,7 +320,7 @@ def chat(
             typer.echo(f"maic: note: the class remembers {one_line(memory.name)} from {memory.profile.sessions} "
                        "earlier sessions (maic learner show; --no-memory to leave it out)", err=True)
         _warm_up_litellm(session.model)
-        from .chat_run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
+        from ..chat.run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
 
         interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty() and not plain
         code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,

@@ -1,9 +1,9 @@
 """``maic judge calibrate LABELS.jsonl --judge MODEL``: how far the judge agrees with a person.
 
-The judge (cli/judging.py's, with the rubric of the prompt set in use) scores each turn a
-person has labelled (store/calibration.py), one call per turn as a one-turn round; its
+The judge (evaluation/judging.py's, with the rubric of the prompt set in use) scores each turn a
+person has labelled (evaluation/calibration.py), one call per turn as a one-turn round; its
 yes/no per criterion is set against the person's, and agreement is reported per criterion:
-accuracy, macro-F1 and Cohen's κ, each with a 95% bootstrap interval (engine/agreement.py).
+accuracy, macro-F1 and Cohen's κ, each with a 95% bootstrap interval (evaluation/agreement.py).
 A verdict the judge could not give (an unusable reply, a provider error) is counted as
 missing, not as a disagreement.  ``--out FILE`` keeps the numbers as JSON.  ``--rubric pedagogy``
 judges the labelled turns on the pedagogy rubric's dimensions, three labels each (yes / to some
@@ -23,7 +23,7 @@ from .errors import friendly
 from .help_option import help_option
 
 if TYPE_CHECKING:
-    from ..engine.judge_rubrics import Rubric
+    from ..evaluation.judge_rubrics import Rubric
 
 app = typer.Typer(help="The judge: calibrate it against turns a person has labelled.", no_args_is_help=True)
 
@@ -36,8 +36,8 @@ def _judge(show_help: bool = help_option()) -> None:
 async def judge_labelled(llm: Any, prompts: Any, items: list[Any],
                          rubric: Rubric | None = None) -> tuple[list[dict[str, str | None]], list[Any]]:
     """The judge's label per criterion for each item (``None``: missing), and its calls."""
-    from ..engine.judge import RoundToJudge, TurnToJudge, judge_round
-    from ..engine.judge_rubrics import DEFAULT
+    from ..evaluation.judge import RoundToJudge, TurnToJudge, judge_round
+    from ..evaluation.judge_rubrics import DEFAULT
     from ..llm.recording import CallRecord, RecordingLLM
 
     rubric = rubric or DEFAULT
@@ -59,8 +59,8 @@ async def judge_labelled(llm: Any, prompts: Any, items: list[Any],
 
 def calibration_report(items: list[Any], judged: list[dict[str, str | None]],
                        rubric: Rubric | None = None) -> dict[str, Any]:
-    from ..engine.agreement import agreement
-    from ..engine.judge_rubrics import DEFAULT
+    from ..evaluation.agreement import agreement
+    from ..evaluation.judge_rubrics import DEFAULT
 
     rubric = rubric or DEFAULT
     dimensions: dict[str, Any] = {}
@@ -92,11 +92,11 @@ def calibrate(
     from rich.console import Console
     from rich.table import Table
 
+    from ..evaluation.calibration import read_labels
+    from ..evaluation.judging import judge_rubric, make_judge
     from ..llm.port import close_llm
-    from ..store.calibration import read_labels
     from ..store.paths import write_atomic
     from ..store.prompts import load_prompt_set
-    from .judging import judge_rubric, make_judge
 
     kind = judge_rubric(rubric)
     items = read_labels(labels, kind)

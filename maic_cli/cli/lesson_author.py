@@ -24,8 +24,8 @@ from ..untrusted import one_line
 from .errors import friendly
 
 if TYPE_CHECKING:
-    from ..engine.generation import LessonBrief
-    from ..engine.lesson import Lesson
+    from ..authoring.generation import LessonBrief
+    from ..lessons.lesson import Lesson
 
 _MODEL_HELP = ("A litellm model (openai/gpt-4o-mini, …), local (the built-in offline model) or scripted:FILE. "
                "Default: as for maic chat. [env: MAIC_MODEL]")
@@ -46,8 +46,8 @@ def _yaml_out(out: Path | None, source: Path) -> Path:
 
 def _model_brief(lesson: Lesson, model: str | None, api_base: str | None) -> tuple[str, LessonBrief, object]:
     """The chosen model, a brief for the lesson, and the client (as ``maic lesson new`` chooses them)."""
-    from ..engine import generation_schemas as limits
-    from ..engine.generation import LessonBrief
+    from ..authoring import schemas as limits
+    from ..authoring.generation import LessonBrief
     from ..llm.factory import make_llm
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
@@ -92,7 +92,7 @@ def import_command(
         typer.echo(f"maic: note: {one_line(note)}", err=True)
     header = [f"Imported from {file.name} by maic lesson import on {_stamp()}", f"check it: maic lesson check {path}"]
     if model is not None:
-        from ..engine.generation_authoring import check_prompts, complete_lesson
+        from ..authoring.scenes import check_prompts, complete_lesson
 
         prompt_set = load_prompt_set(prompts)
         chosen, brief, llm = _model_brief(lesson, model, api_base)
@@ -148,7 +148,7 @@ def regen_command(
     """Write one scene of a lesson again with a model; every other scene stays byte for byte."""
     import asyncio
 
-    from ..engine.generation_authoring import check_prompts, regenerate_scene
+    from ..authoring.scenes import check_prompts, regenerate_scene
     from ..files import read_bounded
     from ..llm.port import LLMClient
     from ..store.lesson_splice import check_splice, splice_scene

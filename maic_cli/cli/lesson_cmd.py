@@ -2,7 +2,7 @@
 
 ``new`` resolves the model like ``maic chat`` (``--model``, ``$MAIC_MODEL``, config.yaml, a
 provider key, then the built-in offline model), runs the generation pipeline
-(``engine/generation.py``) with its progress on stderr, and writes the YAML only at the
+(``authoring/generation.py``) with its progress on stderr, and writes the YAML only at the
 end, atomically: Ctrl-C at any point exits 130 and leaves no file.  An existing file is
 not overwritten without ``--force``.  stdout gets the path written; everything else
 (progress, usage, notes) goes to stderr.
@@ -30,10 +30,10 @@ from .help_option import LITELLM_MODELS, LOCAL_MODEL, MODEL_DEFAULT, help_option
 from .lesson_progress import class_initiators, refuse_model, result_summary, run_closing
 
 if TYPE_CHECKING:
-    from ..engine.generation import GeneratedLesson, LessonBrief
-    from ..engine.generation_authoring import LessonOutline
-    from ..engine.lesson import Lesson
+    from ..authoring.generation import GeneratedLesson, LessonBrief
+    from ..authoring.scenes import LessonOutline
     from ..engine.prompt_set import PromptSet
+    from ..lessons.lesson import Lesson
     from ..llm.port import LLMClient
     from .lesson_progress import StepReporter
 
@@ -50,14 +50,14 @@ def _lesson(show_help: bool = help_option()) -> None:
 
 def default_out(topic: str, suffix: str = "") -> Path:
     """``<topic slug><suffix>.yaml`` in the current folder."""
-    from ..engine.generation_fixes import slug
+    from ..authoring.fixes import slug
     from ..untrusted import clean
 
     return Path(f"{slug(clean(topic), 'lesson', limit=60)}{suffix}.yaml")
 
 
 async def generate(brief: LessonBrief, llm: LLMClient, prompts: PromptSet, reporter: StepReporter) -> GeneratedLesson:
-    from ..engine.generation import generate_lesson
+    from ..authoring.generation import generate_lesson
     from ..llm.port import close_llm
 
     try:
@@ -94,9 +94,9 @@ def new(
     """Generate a lesson file from a topic (or an outline): outline, slides, lecture scripts, quizzes, discussions."""
     import asyncio
 
-    from ..engine import generation_schemas as limits
-    from ..engine.generation import LessonBrief
-    from ..engine.generation_authoring import LessonOutline, check_prompts
+    from ..authoring import schemas as limits
+    from ..authoring.generation import LessonBrief
+    from ..authoring.scenes import LessonOutline, check_prompts
     from ..llm.factory import make_llm
     from ..llm.keys import check_key
     from ..llm.spec import ModelSpec
@@ -173,21 +173,21 @@ def new(
 
 def plan_outline_call(brief: LessonBrief, llm: LLMClient, prompts: PromptSet,
                       reporter: StepReporter) -> Awaitable[LessonOutline]:
-    from ..engine.generation_authoring import plan_outline
+    from ..authoring.scenes import plan_outline
 
     return plan_outline(brief, llm, prompts=prompts, progress=reporter)
 
 
 def from_outline_call(outline: LessonOutline, brief: LessonBrief, llm: LLMClient, prompts: PromptSet,
                       reporter: StepReporter) -> Awaitable[GeneratedLesson]:
-    from ..engine.generation_authoring import lesson_from_outline
+    from ..authoring.scenes import lesson_from_outline
 
     return lesson_from_outline(outline, brief, llm, prompts=prompts, progress=reporter)
 
 
 def outline_lines(lesson: Lesson) -> list[str]:
     """The lesson at a glance: its header, then one line per scene (and its questions)."""
-    from ..engine.lesson import QuizScene, SlideScene
+    from ..lessons.lesson import QuizScene, SlideScene
 
     lines = [lesson.title, f"level: {lesson.level}" + (f" · language: {lesson.language}" if lesson.language else "")]
     if lesson.description:

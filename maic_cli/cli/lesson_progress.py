@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.status import Status
 
-    from ..engine.generation import GeneratedLesson, Initiator, Progress
+    from ..authoring.generation import GeneratedLesson, Initiator, Progress
     from ..llm.port import LLMClient, Usage
     from ..llm.spec import ModelSpec
 
@@ -108,7 +108,7 @@ def refuse_model(spec: ModelSpec) -> None:
 
 def class_initiators(agents_dir: list[Path]) -> tuple[Initiator, ...]:
     """The default class's students: who may open a generated discussion."""
-    from ..engine.generation import Initiator
+    from ..authoring.generation import Initiator
     from ..store.personas import DEFAULT_CLASS, load_registry
 
     registry = load_registry(agents_dir)

@@ -50,8 +50,8 @@ def fresh_class(agents: str | None, agents_dir: list[Path], topic: str | None) -
 
 def next_request(session: Session, model: str, ask: str | None) -> TurnRequest:
     """The turn request of the class's next call: its state, after ``ask`` if given, for ``model``."""
-    from ..engine.lecture import lesson_context
     from ..engine.models import TurnRequest
+    from ..lessons.player import lesson_context
     from ..llm.spec import ModelSpec
 
     classroom = session.classroom.model_copy(deep=True)

@@ -2,7 +2,7 @@
 
 Never imports litellm: a transcript replays from its own events.  ``maic replay --help``
 imports only Typer: the transcript store, the engine and the views are imported when a
-transcript is actually read (the playback is :mod:`maic_cli.cli.replay_player`).
+transcript is actually read (the playback is :mod:`maic_cli.chat.replay`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def replay(
     for warning in transcript.warnings:
         typer.echo(f"maic: warning: {clean(warning)}", err=True)
     if check:
-        from .replay_check import check_transcript
+        from ..evaluation.replay_check import check_transcript
 
         result = asyncio.run(check_transcript(transcript))
         if not result.ok:
@@ -55,7 +55,7 @@ def replay(
         write_and_send(all_statements([transcript]), to_file=records, lrs=lrs)
         if records is not None or export_to is None:
             return
-    from .replay_player import Player, export
+    from ..chat.replay import Player, export
 
     if export_to is not None:
         export(transcript, export_to)

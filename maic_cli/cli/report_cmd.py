@@ -7,7 +7,7 @@ intervals for an old batch).  Several folders: their runs are combined into
 Only maic's own batch folders are read or written.
 
 ``--judge MODEL`` first judges the stored transcripts of one batch (no class is
-re-run; cli/judging.py) and keeps the verdicts in its ``runs/`` results.  A run already
+re-run; evaluation/judging.py) and keeps the verdicts in its ``runs/`` results.  A run already
 judged by the same model with the same rubric keeps its verdicts (so an interrupted
 judging continues where it stopped, and judging again costs nothing); ``--rejudge``
 judges every run again.  The rubric comes from ``--prompts DIR``, else
@@ -48,9 +48,9 @@ def judge_batch(folder: Path, results: list[Any], model: str, *, api_base: str |
     """Judge a finished batch's transcripts in place; (judged, skipped)."""
     import asyncio
 
-    from ..engine.judge import ATTEMPTS
+    from ..evaluation.judge import ATTEMPTS
+    from ..evaluation.judging import judge_folder, make_judge, say_error_runs_not_judged
     from ..store.prompts import load_prompt_set
-    from .judging import judge_folder, make_judge, say_error_runs_not_judged
 
     judging = make_judge(model, load_prompt_set(prompts), api_base=api_base, rubric=rubric)
     todo = judging.to_judge(results, rejudge=rejudge)
@@ -90,9 +90,9 @@ def report(
 
     require_report()
 
-    from ..store.batch_folder import is_batch_folder
-    from ..store.reports import load_runs
-    from .batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
+    from ..evaluation.batch_folder import is_batch_folder
+    from ..evaluation.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
+    from ..evaluation.reports import load_runs
 
     for folder in folders:
         if not folder.is_dir() or not is_batch_folder(folder):

@@ -2,7 +2,7 @@
 
 Scenarios run with every ``--model`` and every ``--prompts`` set (compared side by side
 in the report), each ``--repeat`` times.  ``--judge MODEL`` scores every run's turns
-after its class (cli/judging.py).
+after its class (evaluation/judging.py).
 
 ``maic run --help`` must stay as quick as a bare Typer app's: the scenario and report
 stores, the engine, the LLM clients and Rich's live display are imported inside the
@@ -29,8 +29,8 @@ from .xapi_cmd import LRS_HELP, batch_records, check_lrs
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..store.reports import RunResult
-    from .batch import RunContext, RunSpec
+    from ..evaluation.batch import RunContext, RunSpec
+    from ..evaluation.reports import RunResult
 
 
 async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurrency: int,
@@ -40,7 +40,7 @@ async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurre
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from .batch import run_all
+    from ..evaluation.batch import run_all
 
     total = len(specs)
     finished = 0
@@ -129,18 +129,18 @@ def run(
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
 
+    from ..evaluation.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
     from .batch_plan import client_pool, expand, take_shard
-    from .batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
     from .extras import require_report
 
     require_report()  # before any run: the report at the end needs it
 
     from rich.console import Console
 
+    from ..evaluation.batch import RunContext
+    from ..evaluation.batch_folder import check_resumable, claim
+    from ..evaluation.reports import load_runs
     from ..llm.openai_compat import STRUCTURED_MODES
-    from ..store.batch_folder import check_resumable, claim
-    from ..store.reports import load_runs
-    from .batch import RunContext
 
     console = Console(stderr=True) if sys.stderr.isatty() and not plain else None
     stdout = Console() if sys.stdout.isatty() else Console(width=160)
@@ -179,13 +179,13 @@ def run(
     for raw in dict.fromkeys(spec.model.raw for spec in specs if router is None):  # before the folder is claimed
         check_key(raw, api_base=base_url, client=client)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
-    from .prompt_sets import check_same_prompt_sets
+    from ..evaluation.prompt_sets import check_same_prompt_sets
 
     check_same_prompt_sets(specs, done, folder)
     todo = [spec for spec in specs if spec.run_id not in done or done[spec.run_id].status == "cancelled"]
     judging = None
     if judge:
-        from .judging import batch_rubric, make_judge
+        from ..evaluation.judging import batch_rubric, make_judge
 
         judging = make_judge(judge, batch_rubric((spec.prompts for spec in specs), rubric), api_base=judge_api_base,
                              structured=structured, rubric=rubric)
@@ -202,12 +202,12 @@ def run(
     wanted = {spec.run_id for spec in specs}
     kept = {r.run_id: r for r in done.values() if r.run_id in wanted}
     if judging is not None and kept and not interrupted:  # --resume --judge: the runs done before, too
-        from .judging import judge_folder
+        from ..evaluation.judging import judge_folder
 
         asyncio.run(judge_folder(judging, folder, judging.to_judge(list(kept.values())), concurrency=concurrency))
     kept.update({r.run_id: r for r in results})
     if judging is not None:
-        from .judging import say_error_runs_not_judged
+        from ..evaluation.judging import say_error_runs_not_judged
 
         say_error_runs_not_judged(list(kept.values()))
     meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),

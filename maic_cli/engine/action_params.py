@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from .sanitize import replace_surrogates
+from ..replies.sanitize import replace_surrogates
 
 BOARD_WIDTH, BOARD_HEIGHT = 1000, 560
 MAX_ROWS, MAX_COLUMNS = 100, 20

@@ -17,7 +17,7 @@ sentence left out).
 
 What a small model may not do (gated replies): speak in the learner's place (such a sentence
 is left out, ``learner_voice``; an opening that does it is asked again), say junk — an
-address, URL, path, hash or random token (engine/junk.py): the reply is cut before the
+address, URL, path, hash or random token (replies/junk.py): the reply is cut before the
 sentence that holds it (``junk_cut``) — or draw board text that does not come from its own
 speech, the learner's message or the lesson (``hygiene.sources``; the drawing is dropped).
 Any model's speech and board text is made inert (URLs and addresses defanged), a whole word
@@ -30,13 +30,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .actions import CATALOGUE, accept_action_params
-from .events import ActionEvent, Event, TextDeltaEvent
-from .junk import drawn_from, drawn_text, first_junk, inert_params, make_inert
-from .models import AgentConfig, WhiteboardActionRecord, new_id
-from .parser import StructuredStreamParser
-from .parser_items import Item, TextItem
-from .speech import (
+from ..replies.junk import drawn_from, drawn_text, first_junk, inert_params, make_inert
+from ..replies.parser import StructuredStreamParser
+from ..replies.parser_items import Item, TextItem
+from ..replies.speech import (
     SentenceGate,
     WordGate,
     drop_copied_sentences,
@@ -48,6 +45,9 @@ from .speech import (
     speaks_as_learner,
     split_sentences,
 )
+from .actions import CATALOGUE, accept_action_params
+from .events import ActionEvent, Event, TextDeltaEvent
+from .models import AgentConfig, WhiteboardActionRecord, new_id
 
 CHECK_CHARS = 60  # about one sentence: enough to tell a copy, little delay before speech shows
 HEARD_CHARS = 800  # kept of the opening: what repeats_earlier compares (2 × its 400) and no more

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from ..replies.sanitize import MAX_DEPTH, clean_tree, replace_surrogates
 from .events import CallUsage, Event
 from .models import ActionRecord, DirectorState, Message, MessagePart, StoreState
-from .sanitize import MAX_DEPTH, clean_tree, replace_surrogates
 from .whiteboard import apply_action
 
 # A class nests about eight containers deep before an action's params begin.

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .json_reply import first_json_object
+from ..replies.json_reply import first_json_object
+from ..replies.sanitize import replace_surrogates
 from .models import DirectorState, TurnConfig
-from .sanitize import replace_surrogates
 
 USER = "USER"
 END = "END"
@@ -59,7 +59,7 @@ _MAX_REPAIR = 2000  # characters given to json_repair (slow on long text); a dec
 
 
 def _first_decision_object(text: str) -> dict[str, object] | None:
-    """The first object with a ``next_agent`` key (engine/json_reply.py)."""
+    """The first object with a ``next_agent`` key (replies/json_reply.py)."""
     found, _ = first_json_object(text, accept=lambda value: "next_agent" in value,
                                  max_depth=_MAX_DECISION_DEPTH, max_repair=_MAX_REPAIR)
     return found

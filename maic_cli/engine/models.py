@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..replies.sanitize import clean_object
 from .action_params import ELEMENT_ACTIONS, PARAM_MODELS, coerce_params
-from .sanitize import clean_object
 
 Role = Literal["teacher", "assistant", "student"]
 SceneType = Literal["slide", "whiteboard"]
@@ -266,7 +266,7 @@ def default_initiator(agents: list[AgentConfig]) -> str:
 
 class LessonContext(BaseModel):
     """Where the class is in a lesson, for the agent and director prompts.  Request-scoped: the
-    lesson player (engine/lecture.py) sets it from the session's lesson; it is never stored."""
+    lesson player (lessons/player.py) sets it from the session's lesson; it is never stored."""
 
     title: str
     level: str = ""
@@ -277,7 +277,7 @@ class LessonContext(BaseModel):
     # (no learner message); discuss: the lesson's discussion scene opens.
     task: Literal["question", "lecture", "discuss"] = "question"
     quiz: list[str] = Field(default_factory=list)  # the learner's graded answers, to talk them over
-    # A question's grounding (engine/grounding.py): the lesson's passages that answer it, or beyond: the
+    # A question's grounding (lessons/grounding.py): the lesson's passages that answer it, or beyond: the
     # question is not the lesson's (say so, bring it back).  focus: the slide element asked about, whole.
     grounding: list[str] = Field(default_factory=list)
     beyond: bool = False

@@ -8,7 +8,7 @@ is an agent id, ``"USER"`` (the learner's turn), ``"END"`` or ``None`` (ask the 
   (the initiator opens a discussion, on its opening turn only), then at most one or two others who add
   something — a student when the last speaker asked a question, else the assistant
   or student with the highest priority who has not spoken — then the learner.  A learner's question
-  during a lesson is the teacher's alone: the answer comes from the lesson (engine/lesson_ask.py), and a
+  during a lesson is the teacher's alone: the answer comes from the lesson (lessons/ask.py), and a
   classmate's guess on a small model only adds noise (measured on the offline model: off-topic stories).
 * ``hybrid`` — the rules where they are sure (the round's first speaker; handing back
   once ``HYBRID_HAND_BACK`` agents have spoken or nobody is left), the LLM otherwise.

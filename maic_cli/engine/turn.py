@@ -16,6 +16,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
+from ..replies.sanitize import replace_surrogates
+from ..replies.speech import example_sentences
 from .actions import allowed_actions
 from .agent_prompt import build_agent_call
 from .agent_reply import Hygiene, ReplyStream
@@ -45,9 +47,7 @@ from .models import (
 from .outcomes import DirectorOutcome
 from .policies import DirectorPolicy
 from .prompt_set import PromptSet
-from .sanitize import replace_surrogates
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
-from .speech import example_sentences
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
 MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway

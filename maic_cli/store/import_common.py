@@ -5,7 +5,7 @@ untrusted: text is cleaned (no terminal control sequences, invisible characters 
 and cut to what a lesson holds, counts are bounded, and a problem is one line
 ``path: problem`` (exit 2).  Importers call :class:`Draft` with what they found; it makes
 the element ids (simple words, unique in their slide), turns notes into scripts
-(``engine/notes_script.py``) and builds a :class:`~maic_cli.engine.lesson.Lesson`.
+(``authoring/notes_script.py``) and builds a :class:`~maic_cli.lessons.lesson.Lesson`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..engine.lesson import MAX_SCENES, Lesson, Scene, SlideScene
+from ..authoring.notes_script import notes_script
 from ..engine.models import SlideElement
-from ..engine.notes_script import notes_script
 from ..errors import InputError
+from ..lessons.lesson import MAX_SCENES, Lesson, Scene, SlideScene
 from ..untrusted import clean
 
 MAX_ELEMENTS = 40  # = SlideScene.elements' limit

@@ -35,9 +35,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..engine.lesson import LETTERS, DiscussionScene, QuizQuestion, QuizScene
 from ..errors import InputError
 from ..files import read_bounded
+from ..lessons.lesson import LETTERS, DiscussionScene, QuizQuestion, QuizScene
 from .import_common import MAX_CELL, MAX_ITEMS, MAX_ROWS, Draft, DraftSlide, line, slug, text
 
 MAX_NOTES_BYTES = 2 * 2**20

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from ..engine.lesson import DiscussionScene, QuizQuestion, QuizScene, Scene
+from ..lessons.lesson import DiscussionScene, QuizQuestion, QuizScene, Scene
 from .import_common import Draft, DraftSlide, line
 
 _ID = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"

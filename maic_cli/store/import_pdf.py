@@ -17,9 +17,9 @@ import re
 import warnings
 from pathlib import Path
 
-from ..engine.lesson import MAX_SCENES
 from ..errors import InputError
 from ..files import read_bounded
+from ..lessons.lesson import MAX_SCENES
 from .import_common import MAX_ITEMS, Draft, DraftSlide, line, text
 
 MAX_PDF_BYTES = 50 * 2**20

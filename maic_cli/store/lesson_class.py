@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..engine.lesson import DiscussionScene, Lesson
+from ..lessons.lesson import DiscussionScene, Lesson
 from ..untrusted import one_line
 from ..yamlfile import line_of, read_yaml
 from .lessons import MAX_LESSON_BYTES

@@ -21,10 +21,10 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ..engine.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, SlideScene
+from ..authoring.notes_script import script_notes
 from ..engine.models import SlideElement
-from ..engine.notes_script import script_notes
 from ..errors import InputError
+from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, SlideScene
 from .paths import write_atomic
 
 FORMATS = (".pptx", ".md")

@@ -2,7 +2,7 @@
 
 The kind is told by the file's suffix; each reader (``import_pptx``, ``import_markdown``,
 ``import_pdf``) returns a draft that :mod:`.import_common` turns into a validated
-:class:`~maic_cli.engine.lesson.Lesson`.  No model is called here: nothing is invented.
+:class:`~maic_cli.lessons.lesson.Lesson`.  No model is called here: nothing is invented.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..engine.lesson import Lesson
 from ..errors import InputError
+from ..lessons.lesson import Lesson
 
 SUFFIXES = (".pptx", ".md", ".markdown", ".pdf")
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from ..engine.lesson import Lesson, Scene
 from ..errors import InputError
+from ..lessons.lesson import Lesson, Scene
 from ..yamlfile import SAFE_LOADER
 from .lesson_writer import _BlockDumper, _prune
 

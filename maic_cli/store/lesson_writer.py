@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
-from ..engine.generation_authoring import LessonOutline
-from ..engine.lesson import Lesson
+from ..authoring.scenes import LessonOutline
 from ..errors import InputError
+from ..lessons.lesson import Lesson
 from ..untrusted import one_line
 from .lessons import MAX_LESSON_BYTES
 from .paths import write_atomic

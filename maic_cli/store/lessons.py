@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.lesson import Lesson
 from ..errors import InputError, MaicError
+from ..lessons.lesson import Lesson
 from ..untrusted import one_line
 from ..yamlfile import load_model
 from .paths import builtin_dir, maic_home

@@ -20,10 +20,10 @@ from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.classroom import Classroom
-from ..engine.lesson import LessonPlay
 from ..engine.models import AgentConfig, TurnConfig, UserProfile, new_id
 from ..errors import InputError, SessionError
 from ..files import read_bounded
+from ..lessons.lesson import LessonPlay
 from .paths import open_private, write_atomic
 
 SESSION_VERSION = 1

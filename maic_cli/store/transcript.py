@@ -167,7 +167,7 @@ class LearnerLine(_Line):
 class RoundLine(_Line):
     kind: Literal["round"]
     trigger: str | None = None
-    lecture: bool = False  # a lesson's scripted lecture (engine/lecture.py), not a round of the class
+    lecture: bool = False  # a lesson's scripted lecture (lessons/player.py), not a round of the class
     overrides: RoundOverrides | None = None  # the round's own config changes (a lesson's lecture, discussion)
 
 

@@ -20,8 +20,8 @@ import re
 
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, Message, WhiteboardElement
-from ..engine.sanitize import replace_surrogates
 from ..engine.whiteboard import describe_element, usable_params
+from ..replies.sanitize import replace_surrogates
 from .export_lesson import code_fence, note_markdown, other_slides
 from .lesson_notes import POINTERS, LessonNotes, pointer_line
 from .text import clean

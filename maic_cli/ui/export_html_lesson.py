@@ -11,7 +11,7 @@ import html
 
 from ..engine.events import QuizAnswerEvent
 from ..engine.models import Slide, SlideElement
-from ..engine.sanitize import replace_surrogates
+from ..replies.sanitize import replace_surrogates
 from .latex import latex_to_unicode
 from .lesson_notes import (
     MAX_COLUMNS,

@@ -24,7 +24,7 @@ from .text import clean
 
 class ClassCompleter(Completer):
     """Slash commands at the start of a line (``commands``: name → help, from the chat's registry in
-    cli/slash.py); ``@id`` mentions of agents."""
+    chat/slash.py); ``@id`` mentions of agents."""
 
     def __init__(self, agent_ids: list[str], commands: Mapping[str, str]) -> None:
         self.commands = WordCompleter(list(commands), sentence=True, meta_dict=dict(commands))

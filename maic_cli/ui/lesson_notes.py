@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from ..engine.classroom import Classroom
 from ..engine.events import ActionEvent, Event, LessonEvent, QuizAnswerEvent, QuizScoreEvent, SceneEvent
-from ..engine.lesson import LETTERS
 from ..engine.models import Slide, SlideElement
-from ..engine.sanitize import replace_surrogates
+from ..lessons.lesson import LETTERS
+from ..replies.sanitize import replace_surrogates
 from .text import clean
 
 Note = LessonEvent | SceneEvent | QuizAnswerEvent | QuizScoreEvent | ActionEvent

@@ -7,8 +7,8 @@ text (a lesson file is untrusted).
 
 from __future__ import annotations
 
-from ..engine.lecture import LessonPlayer, OutlineEntry
-from ..engine.lesson import LETTERS, QuizQuestion, QuizScene, SlideScene
+from ..lessons.lesson import LETTERS, QuizQuestion, QuizScene, SlideScene
+from ..lessons.player import LessonPlayer, OutlineEntry
 
 
 def outline_lines(entries: list[OutlineEntry]) -> list[str]:

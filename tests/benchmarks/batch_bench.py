@@ -35,8 +35,8 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from maic_cli.cli.batch import RunContext, run_all
 from maic_cli.cli.batch_plan import client_pool, expand
+from maic_cli.evaluation.batch import RunContext, run_all
 from maic_cli.llm.litellm_client import import_litellm
 from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply
 

@@ -5,7 +5,7 @@ Run:  python tests/benchmarks/grading_agreement.py [--model local] [--show] [--s
 Grades every answer of the answer sets (``grading_set.yaml``: the sample lessons' rubric questions and
 questions of other subjects; ``grading_heldout.yaml``: written after the check was tuned) three ways:
 
-* ``measure``: the deterministic rubric check alone (engine/rubric.py), no model;
+* ``measure``: the deterministic rubric check alone (lessons/rubric.py), no model;
 * ``model``: the model alone, as a hosted model is graded (``small=False``: its grade as it gives it);
 * ``checked``: the model checked by the rubric, as the built-in model is graded (``small=True``).
 
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import yaml
 
-from maic_cli.engine.lesson import QuizQuestion
-from maic_cli.engine.quiz import grade_short, measure_answer
+from maic_cli.lessons.lesson import QuizQuestion
+from maic_cli.lessons.quiz import grade_short, measure_answer
 from maic_cli.llm.port import LLMClient, LLMRequest, StreamPiece, read_reply
 from maic_cli.store.lessons import load_lesson
 

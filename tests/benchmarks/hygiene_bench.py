@@ -6,8 +6,8 @@ Plays ordinary learner questions, one round each, with the default class on Smol
 ``maic chat --model local`` runs it (compact prompts, the ``rules`` director), and compares what
 the model wrote (every agent call's raw reply, retries included) with what the class showed:
 
-* junk: addresses, URLs, paths, hashes and random tokens (engine/junk.py) in speech and board text;
-* learner voice: sentences in which an agent speaks as the learner (engine/speech.py);
+* junk: addresses, URLs, paths, hashes and random tokens (replies/junk.py) in speech and board text;
+* learner voice: sentences in which an agent speaks as the learner (replies/speech.py);
 * example echoes: five words in a row of the prompt's own example sentences;
 * dropped replies (no turn) and shown empty turns (must be 0), and calls asked again.
 
@@ -21,14 +21,14 @@ import asyncio
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.events import Event
-from maic_cli.engine.junk import drawn_text, find_junk
 from maic_cli.engine.models import TurnConfig, UserProfile
-from maic_cli.engine.parser import StructuredStreamParser
 from maic_cli.engine.policies import builtin_policy
 from maic_cli.engine.round import run_round
-from maic_cli.engine.speech import echoes_example, example_sentences, speaks_as_learner, split_sentences
 from maic_cli.llm.local import LocalLlamaClient
 from maic_cli.llm.recording import CallRecord, RecordingLLM
+from maic_cli.replies.junk import drawn_text, find_junk
+from maic_cli.replies.parser import StructuredStreamParser
+from maic_cli.replies.speech import echoes_example, example_sentences, speaks_as_learner, split_sentences
 from maic_cli.store.personas import load_registry
 
 QUESTIONS = [

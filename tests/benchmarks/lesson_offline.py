@@ -4,7 +4,7 @@ Run:  python tests/benchmarks/lesson_offline.py [--scenes N] [--topics N] [--sho
 
 Generates a lesson on each of ten everyday topics with SmolLM2-135M (compact limits, as
 ``maic lesson new --model local`` runs it) and checks each with
-``engine/generation_lint.lesson_problems`` — field names as content, cut words, dangling
+``authoring/lint.lesson_problems`` — field names as content, cut words, dangling
 brackets, options that talk about answering, the same option in two questions, a sentence
 said twice.  It prints, per topic, whether generation finished, the problems found and the
 time, then how many lessons were clean.  ``--show`` prints every lesson's text to read.
@@ -24,9 +24,9 @@ import asyncio
 import sys
 import time
 
-from maic_cli.engine.generation import GenerationError, LessonBrief, generate_lesson
-from maic_cli.engine.generation_lint import lesson_problems
-from maic_cli.engine.generation_schemas import COMPACT
+from maic_cli.authoring.generation import GenerationError, LessonBrief, generate_lesson
+from maic_cli.authoring.lint import lesson_problems
+from maic_cli.authoring.schemas import COMPACT
 from maic_cli.llm.local import LocalLlamaClient
 from maic_cli.store.lesson_writer import lesson_yaml
 

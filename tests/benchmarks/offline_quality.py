@@ -9,10 +9,10 @@ for the offline model), the default class (``agents/``).  Three parts:
 
 * ``free`` — six ordinary learner questions with no lesson, one round each;
 * ``lesson`` — questions asked during the built-in lessons (``lessons/``), at the slide they
-  belong to, through the lesson player (grounded: engine/lesson_ask.py), and three questions
+  belong to, through the lesson player (grounded: lessons/ask.py), and three questions
   outside the lesson;
 * ``grading`` — right and wrong short answers to the lessons' short questions, graded by the
-  grading entry point (``engine/quiz.py``'s ``grade``) on the offline model.
+  grading entry point (``lessons/quiz.py``'s ``grade``) on the offline model.
 
 Then it prints what a watcher would notice:
 
@@ -29,7 +29,7 @@ Then it prints what a watcher would notice:
 * students (and the assistant) clearing or deleting board elements;
 * the median and worst time per round;
 * grounded answers (lesson part): the share of lesson questions whose teacher's reply carries a
-  retrieved lesson sentence (engine/grounding.py's ``carries``, as engine/lesson_ask.py checks it),
+  retrieved lesson sentence (lessons/grounding.py's ``carries``, as lessons/ask.py checks it),
   the share after the teacher's fallback, how many fallbacks, and the questions outside the lesson
   met honestly;
 * grading agreement: right answers given at least half the points, wrong ones less than half;
@@ -55,12 +55,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from maic_cli.engine.classroom import Classroom
-from maic_cli.engine.grounding import carries, ground
-from maic_cli.engine.lecture import LessonPlayer
-from maic_cli.engine.lesson import Lesson, LessonPlay, QuizScene
 from maic_cli.engine.models import Message, TurnConfig, UserProfile
-from maic_cli.engine.quiz import grade
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
+from maic_cli.lessons.grounding import carries, ground
+from maic_cli.lessons.lesson import Lesson, LessonPlay, QuizScene
+from maic_cli.lessons.player import LessonPlayer
+from maic_cli.lessons.quiz import grade
 from maic_cli.llm.local import LocalLlamaClient
 from maic_cli.llm.port import LLMClient
 from maic_cli.llm.recording import CallRecord, RecordingLLM

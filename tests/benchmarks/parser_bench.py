@@ -17,7 +17,7 @@ import random
 import sys
 import time
 
-from maic_cli.engine.parser import StructuredStreamParser
+from maic_cli.replies.parser import StructuredStreamParser
 
 SIZES = [5, 20, 50, 200, 1000]
 TARGETS_MS = {50: 10.0, 1000: 200.0}

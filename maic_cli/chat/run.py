@@ -1,0 +1,208 @@
+"""Wiring for one ``maic chat`` run: the model, the transcript, the view, the input, the loop.
+
+A transcript path read from a session file is used only inside maic's folders (beside the
+session, or under ``$MAIC_HOME/transcripts``) and only for a ``.jsonl`` file; anything else
+is replaced by the default with a note.  ``--transcript`` typed by the user goes anywhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..engine.policies import DirectorPolicy, default_policy_name
+from ..engine.prompt_set import PromptSet
+from ..errors import InputError, MaicError, SessionError
+from ..llm.factory import make_llm
+from ..llm.spec import ModelSpec
+from ..store.paths import maic_home
+from ..store.session import Session, save_session
+from ..store.transcript import TranscriptHeader, TranscriptWriter
+from ..ui.plain import PlainView
+from ..ui.text import clean, color_or_default
+from ..ui.views import ScreenState, render_header
+from ..ui.whiteboard_view import render_slide, render_whiteboard
+from .lesson import watch_keys
+from .line_input import LineReader
+from .loop import COMMANDS, ChatApp
+from .memory import ChatMemory
+from .notices import model_notice
+from .recording import GuardedRecorder
+
+if TYPE_CHECKING:
+    from ..engine.learner import LearnerProfile
+    from .watch import Watcher
+
+EXIT_ROUND_FAILED = 1  # plain mode: the last round ended in a provider error
+DEFAULT_PACE = 0.12  # seconds per word of a scripted lecture on a terminal (a brisk reading pace)
+
+
+def class_table(session: Session) -> Table:
+    table = Table(box=None, pad_edge=False)
+    for column in ("id", "", "name", "role"):
+        table.add_column(column)
+    for agent in session.agents:
+        table.add_row(agent.id, Text(clean(agent.avatar)), Text(clean(agent.name), style=color_or_default(agent.color)),
+                      agent.role)
+    return table
+
+
+def mode_label(session: Session) -> str:
+    if session.lesson is not None:
+        return f"lesson: {session.lesson.lesson.title}"
+    topic = session.config.discussion_topic
+    return f"discussion: {topic}" if topic else "Q&A"
+
+
+async def run_chat(session: Session, path: Path, *, interactive: bool, temperature: float | None = None,
+                   notice: str | None = None, resumed: bool = False, console: Console | None = None,
+                   prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
+                   transcript: Path | None = None, prompts: PromptSet | None = None,
+                   director: DirectorPolicy | None = None, pace: float | None = None,
+                   memory: ChatMemory | None = None,
+                   watch: tuple[LearnerProfile, str | None] | None = None) -> int:
+    """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``pace``: seconds per
+    word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output).
+    ``memory``: the named learner's memory, updated when the class ends.  ``watch``: a simulated learner
+    (and its model; ``None``: the class's) takes the learner's seat (chat/watch.py)."""
+    make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
+                                    structured=structured)
+    llm = make_client(session.model)  # a bad model fails here, before any file is written
+    session.transcript = str(transcript_path(session, path, transcript))
+    recorder = open_transcript(session, path, typed=transcript is not None, memory=memory)
+    try:
+        try:
+            save_session(session, path)  # the file exists (and is valid) from the first moment
+        except OSError as exc:
+            raise SessionError(f"{path}: cannot save the session: {exc.strerror or exc}") from None
+        watcher = None
+        if watch is not None:
+            from ..engine.learner import SimulatedLearner
+            from .watch import Watcher
+
+            learner_model = watch[1] or session.model
+            watcher = Watcher(SimulatedLearner(watch[0], recorder.wrap(make_client(learner_model)),
+                                               temperature=temperature), learner_model)
+            watcher.mark(recorder)
+        app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
+                         resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
+                         prompts=prompts, director=director, pace=pace, watcher=watcher)
+    finally:
+        recorder.close()
+    if memory is not None:
+        memory.finish()
+    if app.save_error is not None:
+        raise SessionError(f"{path}: the session could not be saved ({app.save_error}); "
+                           "the file holds its last good version")
+    failed = app.last_result is not None and app.last_result.reason == "error"
+    return EXIT_ROUND_FAILED if failed and not interactive else 0
+
+
+def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
+    """Where to record: the user's ``--transcript``, else the session's own (if confined), else the default."""
+    if typed is not None:
+        return typed.expanduser()
+    default = maic_home() / "transcripts" / f"{path.stem}.jsonl"
+    if session.transcript is None:
+        return default
+    stored = Path(session.transcript).expanduser().resolve()
+    transcripts = (maic_home() / "transcripts").resolve()
+    if stored.suffix == ".jsonl" and (stored.parent == path.resolve().parent or stored.is_relative_to(transcripts)):
+        return stored
+    sys.stderr.write(f"maic: note: the session names a transcript outside maic's folders "
+                     f"({clean(session.transcript)[:200]}); recording to {default} instead\n")
+    return default
+
+
+def open_transcript(session: Session, path: Path, *, typed: bool, memory: ChatMemory | None = None) -> GuardedRecorder:
+    target = Path(session.transcript or "")
+    spec = ModelSpec.parse(session.model)
+    director = session.config.director or default_policy_name(spec.compact_prompts)  # the policy it plays under
+    header = TranscriptHeader(model=session.model, produced_by=spec.produced_by, agents=session.agents,
+                              config=session.config.model_copy(update={"director": director}), profile=session.profile,
+                              store=session.classroom.store,
+                              session=str(path))
+    try:
+        writer = TranscriptWriter(target, header)
+        return GuardedRecorder(memory.tee(writer) if memory is not None else writer)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a maic transcript"
+        error = InputError if typed else MaicError
+        raise error(f"{'--transcript ' if typed else ''}{target}: cannot record the transcript there: "
+                    f"{reason}") from None
+
+
+async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
+               interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
+               prompt_output: Any, prompts: PromptSet | None = None,
+               director: DirectorPolicy | None = None, pace: float | None = None,
+               watcher: Watcher | None = None) -> ChatApp:
+    if interactive:
+        from ..ui.input import make_prompt_session
+        from ..ui.live import LiveView
+
+        console = console or Console()
+        state = ScreenState(classroom=session.classroom, agents={a.id: a for a in session.agents},
+                            model=session.model, mode=mode_label(session), session_path=str(path),
+                            learner=session.profile.nickname, max_turns=session.config.max_turns,
+                            notice=notice)
+        state.notes.echo_questions = False  # the chat asks each quiz question itself
+        view: Any = LiveView(console, state)
+        prompt = make_prompt_session(maic_home() / "history", [a.id for a in session.agents],
+                                     commands=COMMANDS.helps(), input=prompt_input, output=prompt_output)
+
+        def show_whiteboard() -> None:
+            slide = render_slide(session.classroom.store)
+            if slide is not None:
+                console.print(slide)
+            console.print(render_whiteboard(session.classroom.store, limit=1000))
+
+        def model_changed(model: str) -> None:  # the header follows /model
+            state.model, state.notice = model, model_notice(model, lesson=session.lesson is not None)
+
+        app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
+                      show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
+                      on_model_change=model_changed, prompts=prompts, director=director,
+                      pace=DEFAULT_PACE if pace is None else pace, keys=watch_keys)
+        console.print(render_header(state))
+        console.print(Text("Ask the class anything. @id asks one agent first; /help lists commands; "
+                           "Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
+        if resumed:
+            console.print(Text(f"Resumed {path} ({len(session.classroom.messages)} messages).", style="dim"))
+
+        async def read_line() -> str | None:
+            return await prompt.prompt_async("you › ", default=app.take_typed())  # a key that paused a lecture
+    else:
+        view = PlainView(sys.stdout, sys.stderr, {a.id: a for a in session.agents}, echo_questions=False)
+        if notice:
+            sys.stderr.write(f"maic: note: {notice}\n")
+
+        def show_whiteboard_plain() -> None:
+            from ..engine.whiteboard import whiteboard_summary
+
+            view.info(whiteboard_summary(session.classroom.store))
+
+        app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
+                      show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director,
+                      pace=pace)  # plain output: at once, unless --pace asks
+
+        read_line = LineReader(sys.stdin).next_line
+
+    # A simulated learner (--watch) speaks instead of the keyboard.
+    await app.run(watcher.reader(app) if watcher is not None else read_line)
+    if app.save_error is None:
+        message = f"Session saved: {path}"
+        if not recorder.stopped and session.transcript:  # where the class was recorded, and how to see it again
+            message += f"\nTranscript: {session.transcript} (maic replay {shlex.quote(session.transcript)})"
+        if interactive and console is not None:
+            console.print(Text(message, style="dim"))
+        else:
+            sys.stderr.write(message + "\n")
+    return app

@@ -1,0 +1,1 @@
+"""Lessons: the lesson model, the player that walks its scenes, quizzes and their grading, grounded answers."""

@@ -1,0 +1,232 @@
+"""A learner's question during a lesson, answered from the lesson (``LessonPlayer.ask`` and ``/ask``).
+
+Pure engine, like the player.  The question is grounded first (:func:`~.grounding.ground`): the
+lesson's best passages, or the verdict that it goes beyond the lesson, go into the agent and
+director prompts (``LessonContext.grounding`` / ``beyond`` / ``focus``) for every model.  Then:
+
+* a hosted model's round is played and stands as it is — its replies are never replaced;
+* on a small model (the spec's compact prompts), a question beyond the lesson is not put to the
+  model at all: the teacher says plainly that it goes beyond today's lesson and brings the learner
+  back (a ``grounding`` event of kind ``beyond``, then the teacher's message);
+* on a small model, a question of the lesson is played as a round, and when the teacher's reply (a
+  student's, when the question went to a student) does not carry the passages
+  (:func:`~.grounding.carries`: a student's lucky phrase is not the answer), the teacher says the lesson's sentences
+  plainly (a ``grounding`` event of kind ``fallback``, the spotlight on the element they come from,
+  then the teacher's message).  The event is what reports and the benchmark count.
+
+A small model's live lecture of a slide with no script is checked the same way
+(:func:`check_lecture`): when it says none of the slide's sentences, the teacher reads them.
+
+``/ask ID question`` (and ``@ID question``, ID an element of the slide on screen) puts the
+spotlight on that element first and gives the class the element whole as the question's context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncGenerator
+from typing import Protocol
+
+from ..engine.events import ActionEvent, AgentEndEvent, AgentStartEvent, Event, GroundingEvent, TextDeltaEvent
+from ..engine.models import AgentConfig, LessonContext, SlideElement, new_id
+from ..engine.round import RoundResult
+from ..engine.runner import ClassRunner
+from ..errors import InputError
+from .context import LessonTask
+from .grounding import (
+    SPOKEN_KINDS,
+    Grounding,
+    as_sentence,
+    beyond_text,
+    carries,
+    element_passages,
+    fallback_passages,
+    fallback_text,
+    ground,
+    needs_answer,
+)
+from .lesson import Lesson, LessonPlay, Scene, SlideScene
+
+
+class LessonPlayer(Protocol):
+    """What this module needs of the lesson player (lessons/player.py, which calls it)."""
+
+    runner: ClassRunner
+    play: LessonPlay
+    pace: float | None
+
+    @property
+    def lesson(self) -> Lesson: ...
+    @property
+    def scene(self) -> Scene: ...
+    @property
+    def teacher(self) -> AgentConfig: ...
+    def position(self) -> str: ...
+    def context(self, task: LessonTask = "question") -> LessonContext: ...
+
+WORDS = re.compile(r"\S+\s*")
+MAX_FOCUS = 1500  # characters of the element asked about, in the prompt
+LECTURE_READS = 4  # sentences of a slide the teacher reads out after a small model's lecture that said none
+
+
+class ElementNotOnSlide(InputError):
+    """``/ask ID``: no element ``ID`` on the slide on screen."""
+
+
+def element_whole(element: SlideElement, most: int = MAX_FOCUS) -> str:
+    """``[id] type: content`` with the whole content (bounded), as the prompts show the element asked about."""
+    if element.type == "code" and element.content:
+        text = element.content.strip()
+    else:
+        text = element.plain_text().strip()
+    if len(text) > most:
+        text = text[:most - 1] + "…"
+    return f"[{element.id}] {element.type}: {text}"
+
+
+def slide_element(player: LessonPlayer, element_id: str) -> SlideElement:
+    """The element ``element_id`` of the slide on screen (:class:`ElementNotOnSlide` if there is none)."""
+    scene = player.scene
+    if not isinstance(scene, SlideScene):
+        raise ElementNotOnSlide(f"/ask {element_id}: the lesson is at a {scene.type}, not a slide; ask without an id")
+    for element in scene.elements:
+        if element.id == element_id:
+            return element
+    ids = ", ".join(e.id for e in scene.elements) or "none"
+    raise ElementNotOnSlide(f"/ask: no element {element_id!r} on this slide (its elements: {ids})")
+
+
+def element_ids(player: LessonPlayer) -> list[str]:
+    """The ids of the slide on screen's elements (none at a quiz or a discussion)."""
+    scene = player.scene
+    return [e.id for e in scene.elements] if isinstance(scene, SlideScene) else []
+
+
+async def _teacher_says(teacher: AgentConfig, text: str, before: list[Event],
+                        pace: float | None) -> AsyncGenerator[Event, None]:
+    """``before`` (the grounding event, a spotlight), then ``text`` as one teacher message."""
+    for event in before:
+        yield event
+    message_id = new_id("msg")
+    yield AgentStartEvent(message_id=message_id, agent_id=teacher.id, agent_name=teacher.name,
+                          avatar=teacher.avatar, color=teacher.color)
+    for number, chunk in enumerate(WORDS.findall(text)):
+        await asyncio.sleep((pace or 0) if number else 0)
+        yield TextDeltaEvent(message_id=message_id, content=chunk)
+    yield AgentEndEvent(message_id=message_id, agent_id=teacher.id)
+
+
+def _round_replies(player: LessonPlayer, since: int) -> list[str]:
+    return [m.text for m in player.runner.classroom.messages[since:] if m.role == "agent" and m.text.strip()]
+
+
+def _answers(player: LessonPlayer, since: int) -> list[str]:
+    """The round's answers that must carry the lesson: the teacher's (the one who answers in a small
+    model's Q&A), else everyone's (a question put to a student with ``@id``)."""
+    agents = player.runner.agents
+    messages = [m for m in player.runner.classroom.messages[since:] if m.role == "agent" and m.text.strip()]
+    teacher = [m.text for m in messages if (a := agents.get(m.agent_id or "")) is not None and a.role == "teacher"]
+    return teacher or [m.text for m in messages]
+
+
+async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = None,
+                       question: str | None = None) -> RoundResult:
+    """The learner's ``text``, answered from the lesson (see the module); ``focus``: the slide element it is
+    about (already checked), ``question``: what to ground when ``text`` carries more than the question."""
+    runner, play = player.runner, player.play
+    scene = player.scene
+    grounding = ground(play.lesson, question if question is not None else text, current=scene.id,
+                       answered=play.progress.answers.keys(), focus=focus)
+    element = slide_element(player, focus) if focus is not None else None
+    beyond = grounding.verdict == "beyond"
+    runner.config.lesson = player.context().model_copy(update={
+        "grounding": [] if beyond else grounding.lines, "beyond": beyond,
+        "focus": element_whole(element) if element is not None else None})
+    small = runner.spec.compact_prompts
+    try:
+        if small and beyond:
+            runner.add_learner_message(text)
+            grounded = GroundingEvent(kind="beyond", question=text[:500])
+            return await runner.play_scripted(
+                _teacher_says(player.teacher, beyond_text(scene.title if isinstance(scene, SlideScene) else
+                                                          player.position()), [grounded], player.pace),
+                trigger=player.teacher.id)
+        since = len(runner.classroom.messages) + 1  # after the learner's message
+        result = await runner.play(text)
+        if small and result.reason not in ("aborted", "error") and needs_answer(text, grounding):
+            await _fall_back(player, text, grounding, _answers(player, since))
+        return result
+    finally:
+        runner.config.lesson = player.context()  # the grounding was this question's only
+
+
+async def _fall_back(player: LessonPlayer, question: str, grounding: Grounding, replies: list[str]) -> None:
+    """When no reply carries the lesson's passages, the teacher says them plainly."""
+    language = player.lesson.language or "english"
+    if any(carries(reply, grounding, language) for reply in replies):
+        return
+    said = fallback_text(grounding)
+    if said is None:
+        return
+    teacher = player.teacher
+    chosen = fallback_passages(grounding)
+    before: list[Event] = [GroundingEvent(kind="fallback", question=question[:500], sentences=[p.text for p in chosen])]
+    pointed = next((p.element_id for p in chosen if p.element_id and p.scene_id == player.scene.id), None)
+    if pointed is not None:
+        before.append(ActionEvent(action_id=new_id("act"), action_name="spotlight", params={"elementId": pointed},
+                                  agent_id=teacher.id, message_id=new_id("msg")))
+    await player.runner.play_scripted(_teacher_says(teacher, said, before, player.pace), trigger=teacher.id)
+
+
+def slide_reading(scene: SlideScene, most: int = LECTURE_READS) -> tuple[list[str], str | None]:
+    """The slide's own sentences as the teacher reads them out (text and bullets, at most ``most``), and the
+    element they start at."""
+    said: list[str] = []
+    first: str | None = None
+    for element in scene.elements:
+        if element.type == "bullets":
+            found = [item for item in element.items if item.strip()]
+        elif element.type == "text" and element.content.strip():
+            found = [element.content]
+        else:
+            continue
+        found = [as_sentence(" ".join(text.split())) for text in found if not text.rstrip().endswith("?")]
+        if found and first is None:
+            first = element.id
+        said += found
+    return said[:most], first
+
+
+async def check_lecture(player: LessonPlayer, since: int) -> None:
+    """On a small model, a live lecture that says none of the slide's sentences is followed by the teacher
+    reading them plainly (a ``grounding`` event of kind ``fallback``); a hosted model's lecture stands."""
+    scene = player.scene
+    if not player.runner.spec.compact_prompts or not isinstance(scene, SlideScene):
+        return
+    passages = [p for element in scene.elements for p in element_passages(element, scene)
+                if p.kind in SPOKEN_KINDS and not p.is_question]
+    language = player.lesson.language or "english"
+    slide = Grounding("general", passages)
+    if any(carries(reply, slide, language, among=passages) for reply in _round_replies(player, since)):
+        return
+    sentences, first = slide_reading(scene)
+    if not sentences:
+        return
+    teacher = player.teacher
+    before: list[Event] = [GroundingEvent(kind="fallback", sentences=sentences)]
+    if first is not None:
+        before.append(ActionEvent(action_id=new_id("act"), action_name="spotlight", params={"elementId": first},
+                                  agent_id=teacher.id, message_id=new_id("msg")))
+    await player.runner.play_scripted(_teacher_says(teacher, "The slide says: " + " ".join(sentences), before,
+                                                    player.pace), trigger=teacher.id)
+
+
+async def ask_about(player: LessonPlayer, element_id: str, question: str) -> RoundResult:
+    """``/ask ID question``: the spotlight on the element, then the question with the element as its context."""
+    element = slide_element(player, element_id)
+    teacher = player.teacher
+    player.runner.emit(ActionEvent(action_id=new_id("act"), action_name="spotlight",
+                                   params={"elementId": element.id}, agent_id=teacher.id, message_id=new_id("msg")))
+    asked = question.strip() or "What does this mean?"
+    return await ask_grounded(player, f"About [{element.id}]: {asked}", focus=element.id, question=asked)
