@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.engine.events import AgentStartEvent, QuizScoreEvent, SceneEvent
-from maic_cli.engine.lesson_expect import LessonExpectations, LessonLog, check_lesson
 from maic_cli.errors import InputError
-from maic_cli.store.judge_rounds import rounds_to_judge
+from maic_cli.evaluation.judge_rounds import rounds_to_judge
+from maic_cli.evaluation.lesson_expect import LessonExpectations, LessonLog, check_lesson
+from maic_cli.evaluation.scenarios import load_scenario, scenario_lesson
 from maic_cli.store.lessons import load_lesson
-from maic_cli.store.scenarios import load_scenario, scenario_lesson
 from maic_cli.store.transcript import LearnerLine, RoundLine, read_transcript
 from tests.helpers import decision, reply
 
@@ -55,6 +55,23 @@ def test_what_a_scenario_says_of_its_lesson_is_checked(tmp_path: Path, block: st
     path = _scenario(tmp_path, block)
     with pytest.raises(InputError, match=message):
         scenario_lesson(load_scenario(path), path)
+
+
+def test_a_scenario_names_a_built_in_lesson_instead_of_carrying_a_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAIC_HOME", str(tmp_path / "home"))
+    path = _scenario(tmp_path, "  name: fractions\n")
+    lesson = scenario_lesson(load_scenario(path), path)
+    assert lesson is not None and "fraction" in lesson.title.lower()
+    path = _scenario(tmp_path, "  name: no-such-lesson\n")
+    with pytest.raises(InputError, match=r"lesson.name: no lesson named 'no-such-lesson' \(lessons: .*photosynthesis"):
+        scenario_lesson(load_scenario(path), path)
+
+
+@pytest.mark.parametrize("block", ["  name: ../etc/passwd\n", "  name: fractions\n  file: lessons/photo.yaml\n",
+                                   "  answers: {q1: C}\n"])
+def test_a_scenario_lesson_is_one_name_or_one_file(tmp_path: Path, block: str) -> None:
+    with pytest.raises(InputError, match=r"lesson.yaml:\d+: lesson"):
+        load_scenario(_scenario(tmp_path, block))
 
 
 def test_a_lesson_path_is_relative_and_a_range_is_ordered(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ from ..errors import InputError
 from ..lessons.lesson import Lesson
 from ..lessons.quiz import AnswerNotUnderstood, parse_choice
 from ..store.learners import LearnerSeat
-from ..store.lessons import load_lesson
+from ..store.lessons import load_lesson, named_lessons
 from ..store.personas import Registry
 from ..yamlfile import load_model, yaml_files
 from .expectations import Expectations
@@ -106,13 +106,15 @@ class LessonQuestion(BaseModel):
 
 
 class LessonRun(BaseModel):
-    """A lesson the scenario plays: the file (relative to the scenario), the learner's part in it
-    (questions that interrupt the lecture, quiz answers by question id) and what it must do.
+    """A lesson the scenario plays: a named lesson (``name``: a built-in one or the user's own, as
+    ``maic lesson list`` shows them) or a file beside the scenario (``file``), the learner's part
+    in it (questions that interrupt the lecture, quiz answers by question id) and what it must do.
     A quiz is answered in full or not at all (then the learner skips it)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    file: str = Field(min_length=1)
+    name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
+    file: str | None = Field(default=None, min_length=1)
     questions: list[LessonQuestion] = Field(default_factory=list)
     answers: dict[str, str] = Field(default_factory=dict)  # question id (or quiz/question) → what is typed
     expect: LessonExpectations = Field(default_factory=LessonExpectations)
@@ -124,8 +126,15 @@ class LessonRun(BaseModel):
 
     @field_validator("file")
     @classmethod
-    def _relative(cls, value: str) -> str:
-        return _relative_inside(value, "a lesson file")
+    def _relative(cls, value: str | None) -> str | None:
+        return None if value is None else _relative_inside(value, "a lesson file")
+
+    @model_validator(mode="after")
+    def _name_or_file(self) -> LessonRun:
+        if (self.name is None) == (self.file is None):
+            raise ValueError("name a lesson (name: photosynthesis, as maic lesson list shows) or give its file "
+                             "(file: lessons/mine.yaml, beside the scenario), one of the two")
+        return self
 
     @field_validator("answers", mode="before")
     @classmethod
@@ -222,9 +231,17 @@ def scenario_lesson(scenario: Scenario, path: Path) -> Lesson | None:
     if scenario.lesson is None:
         return None
     spec = scenario.lesson
-    lesson_path = _inside(path, "lesson.file", spec.file)
-    if not lesson_path.is_file():
-        raise InputError(f"{path}: lesson.file: {spec.file}: no such lesson file beside the scenario")
+    if spec.name is not None:
+        named = named_lessons()
+        if spec.name not in named:
+            raise InputError(f"{path}: lesson.name: no lesson named {spec.name!r} "
+                             f"(lessons: {', '.join(sorted(named)) or 'none installed'})")
+        lesson_path = named[spec.name]
+    else:
+        assert spec.file is not None  # one of the two (the model's validator)
+        lesson_path = _inside(path, "lesson.file", spec.file)
+        if not lesson_path.is_file():
+            raise InputError(f"{path}: lesson.file: {spec.file}: no such lesson file beside the scenario")
     lesson = load_lesson(lesson_path)
     problems = spec.expect.problems_with(lesson)
     scenes = {scene.id: scene for scene in lesson.scenes}
