@@ -57,7 +57,8 @@ def test_what_a_scenario_says_of_its_lesson_is_checked(tmp_path: Path, block: st
         scenario_lesson(load_scenario(path), path)
 
 
-def test_a_scenario_names_a_built_in_lesson_instead_of_carrying_a_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scenario_names_a_built_in_lesson_instead_of_carrying_a_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAIC_HOME", str(tmp_path / "home"))
     path = _scenario(tmp_path, "  name: fractions\n")
     lesson = scenario_lesson(load_scenario(path), path)
