@@ -92,6 +92,50 @@ def test_slash_save_writes_a_copy_even_when_nothing_changed(tmp_path: Path) -> N
     assert load_session(copy).classroom.messages == load_session(session_file).classroom.messages
 
 
+def test_a_lesson_is_saved_per_scene_and_lecture_not_per_script_step(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening the fractions lesson plays its first slide's script (a dozen steps) and stops:
+    created, the scene entered, the lecture ended — the count does not grow with the steps."""
+    monkeypatch.setenv("MAIC_HOME", str(tmp_path / "home"))
+    written = count_writes(monkeypatch)
+    session_file = tmp_path / "class.json"
+    result = CliRunner().invoke(app, ["chat", "--model", "demo", "--no-memory", "--lesson", "fractions",
+                                      "--session", str(session_file)], input="/quit\n")
+    assert result.exit_code == 0, result.output
+    session = load_session(session_file)
+    assert session.lesson is not None and session.lesson.progress.step >= 10  # the whole script was said
+    assert len(written) <= 4  # it was 13: one write per script step
+
+
+def test_a_lesson_killed_mid_lecture_resumes_from_its_last_saved_boundary(tmp_path: Path) -> None:
+    """SIGKILL a real ``maic chat --lesson`` while a slow lecture streams: the file loads, and
+    the next chat goes on from the scene's start without losing the class."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "MAIC_HOME": str(tmp_path / "home")}
+    session_file = tmp_path / "class.json"
+    proc = subprocess.Popen([sys.executable, "-m", "maic_cli", "chat", "--model", "demo", "--no-memory", "--lesson",
+                             "fractions", "--session", str(session_file), "--plain", "--pace", "0.05"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 60
+    seen = b""
+    while b"three of them" not in seen and time.monotonic() < deadline:  # the lecture is streaming
+        seen += proc.stdout.read1(256)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            stream.close()
+    assert b"Imagine one pizza" in seen and b"underneath" not in seen  # killed mid-lecture
+    session = load_session(session_file)
+    assert session.lesson is not None and session.lesson.progress.scene == 0
+    assert not any(m.interrupted for m in session.classroom.messages)
+    result = CliRunner().invoke(app, ["chat", "--model", "demo", "--no-memory", "--session", str(session_file)],
+                                input="/quit\n", env={"MAIC_HOME": str(tmp_path / "home")})
+    assert result.exit_code == 0, result.output
+    assert "Imagine one pizza" in result.output  # the lecture plays again from the saved step
+    assert load_session(session_file).lesson is not None
+
+
 KILLS = 6
 
 

@@ -2,16 +2,17 @@
 
 Pure engine (no files, no terminal): every change is an event that goes through the
 runner's hooks, so the view, the transcript and the classroom see it as they see a
-round, and the progress (``LessonPlay.progress``, kept in the session) is saved after
-every step.  The caller (``maic chat``, ``maic run``) decides when to call what:
+round, and the progress (``LessonPlay.progress``, kept in the session) is saved when a
+scene is entered, a lecture ends or stops, a discussion round ends and a quiz answer is
+graded.  The caller (``maic chat``, ``maic run``) decides when to call what:
 
 * :meth:`LessonPlayer.start` opens the lesson (a ``lesson`` event, then a ``scene`` event
   for the current scene) — also when a saved session resumes it.
 * :meth:`~LessonPlayer.lecture` plays the current slide.  A slide with a script is said by
   the lesson's teacher (the first agent whose role is teacher, else the first agent): a
   ``say`` step streams in word-sized chunks (``pace`` seconds apart; none by default), a
-  ``spotlight``/``laser`` step is an ``action`` event, and ``progress.step`` moves on (and
-  is saved) after each step.  One lecture is one teacher message.  A slide without a script
+  ``spotlight``/``laser`` step is an ``action`` event, and ``progress.step`` moves on after
+  each step (saved when the lecture ends or stops).  One lecture is one teacher message.  A slide without a script
   is lectured live: one round where the teacher speaks first with the lecture instruction in
   the prompt, capped at one agent turn (a lecture is the teacher's; the students' turn comes
   when the learner asks, and the cap keeps an unattended lecture from running on).
@@ -252,9 +253,11 @@ class LessonPlayer:
         return words
 
     async def _script_events(self, scene: SlideScene, teacher: AgentConfig) -> AsyncGenerator[Event, None]:
-        """The rest of the slide's script as one teacher message; the step moves on (and is saved)
-        right after its last event, with no pause in between, so a cancel falls between steps or
-        inside a ``say`` (which is then said again on resume)."""
+        """The rest of the slide's script as one teacher message; the step moves on right after its
+        last event, with no pause in between, so a cancel falls between steps or inside a ``say``
+        (which is then said again on resume).  Nothing is saved per step: the lecture is saved when
+        it ends or stops (:meth:`lecture`), so a file killed mid-lecture holds the state before it
+        (the lecture plays again from there, its partial message not yet in the classroom)."""
         message_id = new_id("msg")
         yield AgentStartEvent(message_id=message_id, agent_id=teacher.id, agent_name=teacher.name,
                               avatar=teacher.avatar, color=teacher.color)
@@ -271,7 +274,6 @@ class LessonPlayer:
                 yield ActionEvent(action_id=new_id("act"), action_name="spotlight" if step.spotlight else "laser",
                                   params={"elementId": step.target}, agent_id=teacher.id, message_id=message_id)
             self.progress.step += 1
-            self.runner.save()
         yield AgentEndEvent(message_id=message_id, agent_id=teacher.id)
 
     # -- the learner, discussions -------------------------------------------------------------------------
