@@ -80,7 +80,8 @@ def main() -> None:
     for m in seen:
         if room(m) not in rooms:
             rooms.append(room(m))
-    print(f"one learner line ({LINE!r}, --model demo{', --lesson ' + lesson if lesson else ''}): {len(seen)} modules in {len(rooms)} rooms, "
+    how = f"--model demo, --lesson {lesson}" if lesson else "--model demo"
+    print(f"one learner line ({LINE!r}, {how}): {len(seen)} modules in {len(rooms)} rooms, "
           f"{len(crossings)} calls between modules, {len(up)} calls back up")
     print("rooms, in order of first entry:", " → ".join(rooms))
     print("modules:", ", ".join(m.removeprefix("maic_cli.") for m in seen))
