@@ -110,3 +110,12 @@ def test_a_lesson_grades_with_the_spec_it_was_given(tmp_path: Path, parses: list
     answers = load_session(tmp_path / "s.json").lesson.progress.answers  # type: ignore[union-attr]
     assert answers  # a quiz was answered and graded …
     assert parses == ["demo"]  # … without the grader parsing the client's name again
+
+
+def test_a_watched_learner_and_the_class_each_parse_their_model_once(tmp_path: Path, parses: list[str]) -> None:
+    learner = tmp_path / "learner.json"
+    learner.write_text(json.dumps(["Why is 1/2 + 1/3 not 2/5?", "Got it, thanks! <done>"]), encoding="utf-8")
+    teacher = _script(tmp_path, 2)
+    _chat("--watch", "fraction_mixup", "--learner-model", f"scripted:{learner}", "-m", teacher, "--agents", "teacher",
+          "--plain", "-s", str(tmp_path / "s.json"), stdin="")
+    assert sorted(parses) == sorted([f"scripted:{learner}", teacher])
