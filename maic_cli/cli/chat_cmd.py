@@ -36,8 +36,6 @@ if TYPE_CHECKING:
     from .learner_memory import ChatMemory
 
 
-
-
 def default_model() -> str:
     """A provider key's default, then the built-in offline model, then the canned demo."""
     from ..llm.local import offline_available
