@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from maic_cli.chat.run import run_chat
 from maic_cli.cli.app import app
 from maic_cli.cli.chat_cmd import new_session
+from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.config import Settings
 from maic_cli.store.session import SESSION_VERSION, SessionLock, load_session
 from tests.helpers import action, decision, reply
@@ -282,8 +283,8 @@ def test_model_switch_keeps_the_chat_settings(tmp_path: Path, monkeypatch: pytes
     calls: list[tuple[str, dict[str, object]]] = []
     real = chat_run.make_llm
 
-    def recording(model: str, **kwargs: object):  # type: ignore[no-untyped-def]
-        calls.append((model, kwargs))
+    def recording(model: ModelSpec, **kwargs: object):  # type: ignore[no-untyped-def]
+        calls.append((model.raw, kwargs))
         return real(model, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(chat_run, "make_llm", recording)

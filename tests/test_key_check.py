@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.llm.keys import check_key, missing_keys
+from maic_cli.llm.spec import ModelSpec
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
 from tests.helpers import decision, reply
 
@@ -45,21 +46,21 @@ def assert_refused(result: object, variable: str, flag: str = "--model") -> None
 
 
 def test_litellm_names_the_variable_a_provider_needs(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert missing_keys("openai/gpt-4o-mini") == ["OPENAI_API_KEY"]
-    assert "ANTHROPIC_API_KEY" in missing_keys("anthropic/claude-3-5-haiku-latest")
+    assert missing_keys(ModelSpec.parse("openai/gpt-4o-mini")) == ["OPENAI_API_KEY"]
+    assert "ANTHROPIC_API_KEY" in missing_keys(ModelSpec.parse("anthropic/claude-3-5-haiku-latest"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    assert missing_keys("openai/gpt-4o-mini") == []
+    assert missing_keys(ModelSpec.parse("openai/gpt-4o-mini")) == []
 
 
 @pytest.mark.parametrize("model", ["local", "demo", "scripted:x.yaml", "replay:x.jsonl"])
 def test_models_without_a_provider_are_not_checked(model: str) -> None:
-    assert missing_keys(model) == []
+    assert missing_keys(ModelSpec.parse(model)) == []
 
 
 def test_a_server_of_ones_own_or_an_explicit_key_is_not_checked() -> None:
-    assert missing_keys("openai/gpt-4o-mini", api_base="http://127.0.0.1:8080/v1") == []
-    assert missing_keys("openai/gpt-4o-mini", api_key="sk-given") == []
-    check_key("openai/gpt-4o-mini", api_base="http://127.0.0.1:8080/v1")  # no error
+    assert missing_keys(ModelSpec.parse("openai/gpt-4o-mini"), api_base="http://127.0.0.1:8080/v1") == []
+    assert missing_keys(ModelSpec.parse("openai/gpt-4o-mini"), api_key="sk-given") == []
+    check_key(ModelSpec.parse("openai/gpt-4o-mini"), api_base="http://127.0.0.1:8080/v1")  # no error
 
 
 def test_chat_without_the_key_writes_no_session(maic_home: Path, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from maic_cli.chat.notices import model_notice
 from maic_cli.cli.app import app
 from maic_cli.errors import InputError
 from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
+from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.lessons import list_lessons, load_lesson, named_lessons, resolve_lesson
 from tests.helpers import decision, reply
 
@@ -119,8 +120,8 @@ def test_ask_without_a_lesson_says_how_to_open_one(maic_home: Path, tmp_path: Pa
 
 
 def test_the_offline_header_offers_the_lessons_unless_a_lesson_is_on() -> None:
-    bare = model_notice("local") or ""
+    bare = model_notice(ModelSpec.parse("local")) or ""
     assert "small offline model" in bare and "--lesson photosynthesis" in bare and "maic lesson list" in bare
     assert "\n" not in bare
-    assert "--lesson" not in (model_notice("local", lesson=True) or "")
-    assert model_notice("openai/gpt-4o-mini") is None
+    assert "--lesson" not in (model_notice(ModelSpec.parse("local"), lesson=True) or "")
+    assert model_notice(ModelSpec.parse("openai/gpt-4o-mini")) is None

@@ -166,8 +166,9 @@ def test_a_chat_creates_only_private_files_and_folders(maic_home: Path, monkeypa
 
 def test_an_explicit_api_key_is_redacted_like_an_environment_one() -> None:
     from maic_cli.llm.factory import make_llm
+    from maic_cli.llm.spec import ModelSpec
 
-    make_llm("openai/x", api_key="explicit-key-1234567890", api_base="http://127.0.0.1:9")
+    make_llm(ModelSpec.parse("openai/x"), api_key="explicit-key-1234567890", api_base="http://127.0.0.1:9")
     assert "explicit-key" not in str(LLMError("auth", "openai", "bad key explicit-key-1234567890"))
 
 

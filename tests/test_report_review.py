@@ -280,7 +280,7 @@ def test_a_judge_reply_cut_off_at_its_limit_has_its_tokens_estimated() -> None:
     llm = RecordingLLM(ScriptedLLM([endless, endless]), records.append)
     asyncio.run(judge_round(llm, PromptSet.builtin(), ROUND))
     assert [r.error_kind for r in records] == ["cancelled", "cancelled"]
-    assert all(r.usage["prompt_tokens"] > 0 and r.usage["completion_tokens"] >= MAX_REPLY_CHARS // 4
+    assert all(r.usage.prompt_tokens > 0 and r.usage.completion_tokens >= MAX_REPLY_CHARS // 4
                for r in records)
 
 

@@ -14,6 +14,7 @@ from maic_cli.llm.port import ClosableLLM, LLMError, LLMRequest, StreamPiece, cl
 from maic_cli.llm.recording import RecordingLLM
 from maic_cli.llm.retrying import MAX_BACKOFF, RetryingClient
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
+from maic_cli.llm.spec import ModelSpec
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
 
 REQUEST = LLMRequest(messages=[{"role": "user", "content": "hi"}])
@@ -109,9 +110,9 @@ def test_closing_is_optional_and_reaches_through_wrappers(loopback_server: Loopb
 
 
 def test_make_llm_wraps_provider_clients_in_retries() -> None:
-    llm = make_llm("openai/some-model", rate_limit_retries=10)
+    llm = make_llm(ModelSpec.parse("openai/some-model"), rate_limit_retries=10)
     assert isinstance(llm, RetryingClient) and isinstance(llm.inner, LitellmClient)
     assert (llm.retries, llm.rate_limit_retries, llm.model) == (3, 10, "openai/some-model")
-    direct = make_llm("openai/some-model", client="direct", api_base="http://127.0.0.1:9/v1")
+    direct = make_llm(ModelSpec.parse("openai/some-model", client="direct"), api_base="http://127.0.0.1:9/v1")
     assert isinstance(direct, RetryingClient) and isinstance(direct.inner, DirectClient)
     assert not isinstance(direct.inner, LitellmClient)  # shared code by functions, not inheritance

@@ -11,6 +11,7 @@ from maic_cli.errors import InputError
 from maic_cli.llm.factory import make_llm
 from maic_cli.llm.port import LLMError, LLMRequest
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
+from maic_cli.llm.spec import ModelSpec
 
 
 def collect(llm: ScriptedLLM, purpose: str = "agent") -> str:
@@ -27,7 +28,7 @@ def collect(llm: ScriptedLLM, purpose: str = "agent") -> str:
 def test_file_with_strings_and_mappings(tmp_path: Path) -> None:
     script = tmp_path / "s.yaml"
     script.write_text("- first reply\n- reply: second\n  chunk_size: 2\n", encoding="utf-8")
-    llm = make_llm(f"scripted:{script}")
+    llm = make_llm(ModelSpec.parse(f"scripted:{script}"))
     assert isinstance(llm, ScriptedLLM)
     assert collect(llm, "director") == "first reply"
     assert collect(llm) == "second"
@@ -39,7 +40,7 @@ def test_file_with_strings_and_mappings(tmp_path: Path) -> None:
 def test_json_file_works_too(tmp_path: Path) -> None:
     script = tmp_path / "s.json"
     script.write_text('["a", {"reply": "b"}]', encoding="utf-8")
-    llm = make_llm(f"scripted:{script}")
+    llm = make_llm(ModelSpec.parse(f"scripted:{script}"))
     assert collect(llm) + collect(llm) == "ab"  # type: ignore[arg-type]
 
 
@@ -47,7 +48,7 @@ def test_bad_script_names_file_line_and_field(tmp_path: Path) -> None:
     script = tmp_path / "s.yaml"
     script.write_text("- ok\n- reply: x\n  error: meteor\n", encoding="utf-8")
     with pytest.raises(InputError) as caught:
-        make_llm(f"scripted:{script}")
+        make_llm(ModelSpec.parse(f"scripted:{script}"))
     assert str(caught.value).startswith(f"{script}:3: 1.error")
 
 

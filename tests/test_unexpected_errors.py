@@ -14,6 +14,7 @@ from maic_cli.chat.loop import ChatApp
 from maic_cli.cli.app import app
 from maic_cli.errors import SessionError
 from maic_cli.llm.factory import make_llm
+from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.session import Session, load_session, save_session
 from tests.helpers import reply
 from tests.test_session_hardening import runner, saved_session, script
@@ -60,7 +61,8 @@ def test_a_save_that_raises_at_a_rounds_end_leaves_the_live_terminal_sane(tmp_pa
     console = Console(file=out, force_terminal=True, width=100, height=30, color_system=None)
     view = LiveView(console, ScreenState(classroom=session.classroom, agents={a.id: a for a in session.agents},
                                          model=session.model))
-    app_ = ChatApp(session=session, path=path, llm=make_llm(session.model), make_client=make_llm, view=view)
+    app_ = ChatApp(session=session, path=path, llm=make_llm(ModelSpec.parse(session.model)), make_client=make_llm,
+                   view=view)
     stdout = sys.stdout
 
     live_when_failing: list[bool] = []

@@ -29,6 +29,7 @@ from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa
 from ..errors import MaicError
 from ..lessons.lesson import LessonPlay
 from ..llm.port import LLMClient
+from ..llm.spec import ModelSpec
 from ..signals import on_sigint
 from ..store.lessons import load_lesson, resolve_lesson
 from ..store.paths import open_private
@@ -42,14 +43,15 @@ from .slash import SlashCommands
 
 
 class ChatApp:
-    def __init__(self, *, session: Session, path: Path, llm: LLMClient, make_client: Callable[[str], LLMClient],
-                 view: View,
+    def __init__(self, *, session: Session, path: Path, llm: LLMClient,
+                 make_client: Callable[[ModelSpec], LLMClient], view: View, spec: ModelSpec | None = None,
                  recorder: GuardedRecorder | None = None, show_whiteboard: Callable[[], None] | None = None,
                  show_class: Callable[[], None] | None = None,
-                 on_model_change: Callable[[str], None] | None = None, prompts: PromptSet | None = None,
+                 on_model_change: Callable[[ModelSpec], None] | None = None, prompts: PromptSet | None = None,
                  director: DirectorPolicy | None = None, pace: float | None = None,
                  keys: KeyWatch | None = None) -> None:
-        """``llm`` serves the session's model; ``make_client`` builds another after ``/model`` (so a
+        """``llm`` serves the session's model (``spec``, as parsed where it was chosen; ``None``: parsed
+        from ``llm.model``); ``make_client`` builds another after ``/model`` (so a
         switch keeps the chat's --api-base, --temperature and --structured).  ``pace`` (seconds per
         word of a scripted lecture) and ``keys`` (any key pauses a lecture) are for a lesson."""
         self.session = session
@@ -62,7 +64,7 @@ class ChatApp:
         self._make_client = make_client
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
         self.runner = ClassRunner(session.classroom, session.config, self._wrap(llm), agents=self.agents,
-                                  profile=session.profile, prompts=prompts, hooks=[_ChatHooks(self)],
+                                  profile=session.profile, spec=spec, prompts=prompts, hooks=[_ChatHooks(self)],
                                   director=director)
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
@@ -224,15 +226,16 @@ class ChatApp:
         if not argument:
             self.view.info(f"Model: {self.session.model}")
             return
+        spec = ModelSpec.parse(argument)  # the one parse of a /model switch
         try:
-            self.runner.set_llm(self._wrap(self._make_client(argument)))
+            self.runner.set_llm(self._wrap(self._make_client(spec)), spec)
         except MaicError as exc:
             self.view.error(str(exc))
             return
         self.session.model = argument
         self.save()
         if self._on_model_change is not None:
-            self._on_model_change(argument)
+            self._on_model_change(spec)
         self.view.info(f"Model switched to {argument}")
 
     async def run(self, read_line: Callable[[], Awaitable[str | None]]) -> None:

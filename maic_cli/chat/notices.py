@@ -12,10 +12,10 @@ REAL_MODEL_HINT = "for a real class: --model openai/gpt-4o-mini, MAIC_MODEL or O
 LESSON_HINT = "best with a lesson: maic chat --lesson photosynthesis (maic lesson list)"
 
 
-def model_notice(model: str, *, lesson: bool = False) -> str | None:
+def model_notice(spec: ModelSpec, *, lesson: bool = False) -> str | None:
     """One line for the header when the class runs on something other than a real model
     (``lesson``: the class plays a lesson, so the lessons are not offered again)."""
-    kind = ModelSpec.parse(model).kind
+    kind = spec.kind
     if kind == "local":
         if not lesson:
             return f"small offline model (SmolLM2-135M): weak at free questions; {LESSON_HINT}; {REAL_MODEL_HINT}"

@@ -31,30 +31,46 @@ class GuardedRecorder:
     """A recorder whose first write failure (a full disk) is reported and ends the recording.
 
     After :meth:`close`, late lines (a reply stream finalized as the program leaves) are dropped.
+    Each method has the :class:`Recorder` signature, so mypy checks every call the chat makes.
     """
 
     def __init__(self, inner: Recorder) -> None:
         self.inner = inner
         self.report: Callable[[str], None] = lambda text: None  # ChatApp points it at its view
         self.stopped = False
-        self.learner = self._guard(inner.learner)
-        self.round_started = self._guard(inner.round_started)
-        self.lecture_started = self._guard(inner.lecture_started)
-        self.event = self._guard(inner.event)
-        self.round_finished = self._guard(inner.round_finished)
-        self.call = self._guard(inner.call)
+        self._learner: Callable[[str], None] = inner.learner
 
-    def _guard(self, write: Callable[..., None]) -> Callable[..., None]:
-        def guarded(*args: object) -> None:
-            if self.stopped:
-                return
-            try:
-                write(*args)
-            except OSError as exc:
-                self.stopped = True
-                self.report(f"cannot write the transcript ({exc.strerror or exc}); recording stopped, "
-                            "the class goes on")
-        return guarded
+    def learner_to(self, write: Callable[[str], None]) -> None:
+        """Learner lines go to ``write`` from now on (a watched learner's, marked with its name and model)."""
+        self._learner = write
+
+    def _guarded(self, write: Callable[[], None]) -> None:
+        if self.stopped:
+            return
+        try:
+            write()
+        except OSError as exc:
+            self.stopped = True
+            self.report(f"cannot write the transcript ({exc.strerror or exc}); recording stopped, "
+                        "the class goes on")
+
+    def learner(self, text: str) -> None:
+        self._guarded(lambda: self._learner(text))
+
+    def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
+        self._guarded(lambda: self.inner.round_started(trigger, overrides))
+
+    def lecture_started(self, trigger: str | None) -> None:
+        self._guarded(lambda: self.inner.lecture_started(trigger))
+
+    def event(self, event: Event) -> None:
+        self._guarded(lambda: self.inner.event(event))
+
+    def round_finished(self, reason: StopReason, error: str | None = None) -> None:
+        self._guarded(lambda: self.inner.round_finished(reason, error))
+
+    def call(self, record: CallRecord) -> None:
+        self._guarded(lambda: self.inner.call(record))
 
     def wrap(self, llm: LLMClient) -> LLMClient:
         """``llm``, recording each of its calls."""

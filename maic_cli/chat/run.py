@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -21,12 +22,14 @@ from ..engine.policies import DirectorPolicy, default_policy_name
 from ..engine.prompt_set import PromptSet
 from ..errors import InputError, MaicError, SessionError
 from ..llm.factory import make_llm
+from ..llm.port import LLMClient
 from ..llm.spec import ModelSpec
 from ..store.paths import maic_home
 from ..store.session import Session, save_session
 from ..store.transcript import TranscriptHeader, TranscriptWriter
 from ..ui.plain import PlainView
 from ..ui.text import clean, color_or_default
+from ..ui.view import View
 from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from .lesson import watch_keys
@@ -37,6 +40,9 @@ from .notices import model_notice
 from .recording import GuardedRecorder
 
 if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
     from ..engine.learner import LearnerProfile
     from .watch import Watcher
 
@@ -61,22 +67,25 @@ def mode_label(session: Session) -> str:
     return f"discussion: {topic}" if topic else "Q&A"
 
 
-async def run_chat(session: Session, path: Path, *, interactive: bool, temperature: float | None = None,
+async def run_chat(session: Session, path: Path, *, interactive: bool, spec: ModelSpec | None = None,
+                   temperature: float | None = None,
                    notice: str | None = None, resumed: bool = False, console: Console | None = None,
-                   prompt_input: Any = None, prompt_output: Any = None, structured: str = "auto",
+                   prompt_input: Input | None = None, prompt_output: Output | None = None, structured: str = "auto",
                    transcript: Path | None = None, prompts: PromptSet | None = None,
                    director: DirectorPolicy | None = None, pace: float | None = None,
                    memory: ChatMemory | None = None,
-                   watch: tuple[LearnerProfile, str | None] | None = None) -> int:
-    """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``pace``: seconds per
+                   watch: tuple[LearnerProfile, ModelSpec | None] | None = None) -> int:
+    """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``spec``: the session's
+    model as ``maic chat`` parsed it (``None``: parsed here from ``session.model``).  ``pace``: seconds per
     word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output).
     ``memory``: the named learner's memory, updated when the class ends.  ``watch``: a simulated learner
     (and its model; ``None``: the class's) takes the learner's seat (chat/watch.py)."""
-    make_client = functools.partial(make_llm, api_base=session.api_base, temperature=temperature,
-                                    structured=structured)
-    llm = make_client(session.model)  # a bad model fails here, before any file is written
+    make_client: Callable[[ModelSpec], LLMClient] = functools.partial(
+        make_llm, api_base=session.api_base, temperature=temperature, structured=structured)
+    spec = spec or ModelSpec.parse(session.model)
+    llm = make_client(spec)  # a bad model fails here, before any file is written
     session.transcript = str(transcript_path(session, path, transcript))
-    recorder = open_transcript(session, path, typed=transcript is not None, memory=memory)
+    recorder = open_transcript(session, path, spec, typed=transcript is not None, memory=memory)
     try:
         try:
             save_session(session, path)  # the file exists (and is valid) from the first moment
@@ -87,11 +96,11 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
             from ..engine.learner import SimulatedLearner
             from .watch import Watcher
 
-            learner_model = watch[1] or session.model
+            learner_model = watch[1] or spec
             watcher = Watcher(SimulatedLearner(watch[0], recorder.wrap(make_client(learner_model)),
-                                               temperature=temperature), learner_model)
+                                               temperature=temperature), learner_model.raw)
             watcher.mark(recorder)
-        app = await _run(session, path, llm, make_client, recorder, interactive=interactive, notice=notice,
+        app = await _run(session, path, spec, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
                          prompts=prompts, director=director, pace=pace, watcher=watcher)
     finally:
@@ -121,11 +130,11 @@ def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
     return default
 
 
-def open_transcript(session: Session, path: Path, *, typed: bool, memory: ChatMemory | None = None) -> GuardedRecorder:
+def open_transcript(session: Session, path: Path, spec: ModelSpec, *, typed: bool,
+                    memory: ChatMemory | None = None) -> GuardedRecorder:
     target = Path(session.transcript or "")
-    spec = ModelSpec.parse(session.model)
     director = session.config.director or default_policy_name(spec.compact_prompts)  # the policy it plays under
-    header = TranscriptHeader(model=session.model, produced_by=spec.produced_by, agents=session.agents,
+    header = TranscriptHeader(model=spec.raw, produced_by=spec.produced_by, agents=session.agents,
                               config=session.config.model_copy(update={"director": director}), profile=session.profile,
                               store=session.classroom.store,
                               session=str(path))
@@ -139,22 +148,24 @@ def open_transcript(session: Session, path: Path, *, typed: bool, memory: ChatMe
                     f"{reason}") from None
 
 
-async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorder: GuardedRecorder, *,
-               interactive: bool, notice: str | None, resumed: bool, console: Console | None, prompt_input: Any,
-               prompt_output: Any, prompts: PromptSet | None = None,
+async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
+               make_client: Callable[[ModelSpec], LLMClient], recorder: GuardedRecorder, *,
+               interactive: bool, notice: str | None, resumed: bool, console: Console | None,
+               prompt_input: Input | None, prompt_output: Output | None, prompts: PromptSet | None = None,
                director: DirectorPolicy | None = None, pace: float | None = None,
                watcher: Watcher | None = None) -> ChatApp:
+    view: View  # the live layout on a terminal, plain lines in a pipe: mypy checks every call against the seam
     if interactive:
         from ..ui.input import make_prompt_session
         from ..ui.live import LiveView
 
         console = console or Console()
         state = ScreenState(classroom=session.classroom, agents={a.id: a for a in session.agents},
-                            model=session.model, mode=mode_label(session), session_path=str(path),
+                            model=spec.raw, mode=mode_label(session), session_path=str(path),
                             learner=session.profile.nickname, max_turns=session.config.max_turns,
                             notice=notice)
         state.notes.echo_questions = False  # the chat asks each quiz question itself
-        view: Any = LiveView(console, state)
+        view = LiveView(console, state)
         prompt = make_prompt_session(maic_home() / "history", [a.id for a in session.agents],
                                      commands=COMMANDS.helps(), input=prompt_input, output=prompt_output)
 
@@ -164,10 +175,11 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
                 console.print(slide)
             console.print(render_whiteboard(session.classroom.store, limit=1000))
 
-        def model_changed(model: str) -> None:  # the header follows /model
-            state.model, state.notice = model, model_notice(model, lesson=session.lesson is not None)
+        def model_changed(model: ModelSpec) -> None:  # the header follows /model
+            state.model, state.notice = model.raw, model_notice(model, lesson=session.lesson is not None)
 
-        app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
+        app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
+                      recorder=recorder,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
                       on_model_change=model_changed, prompts=prompts, director=director,
                       pace=DEFAULT_PACE if pace is None else pace, keys=watch_keys)
@@ -189,8 +201,8 @@ async def _run(session: Session, path: Path, llm: Any, make_client: Any, recorde
 
             view.info(whiteboard_summary(session.classroom.store))
 
-        app = ChatApp(session=session, path=path, llm=llm, make_client=make_client, view=view, recorder=recorder,
-                      show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director,
+        app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
+                      recorder=recorder, show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director,
                       pace=pace)  # plain output: at once, unless --pace asks
 
         read_line = LineReader(sys.stdin).next_line

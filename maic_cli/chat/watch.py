@@ -43,8 +43,7 @@ class Watcher:
         while not isinstance(writer, TranscriptWriter) and hasattr(writer, "inner"):  # through any tee
             writer = writer.inner
         if isinstance(writer, TranscriptWriter):
-            recorder.learner = recorder._guard(
-                functools.partial(writer.learner, simulated=self.name, model=self.model))
+            recorder.learner_to(functools.partial(writer.learner, simulated=self.name, model=self.model))
 
     def reader(self, app: ChatApp) -> Callable[[], Awaitable[str | None]]:
         """The chat loop's ``read_line``: the learner's next line, shown in the app's view."""

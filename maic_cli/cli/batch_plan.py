@@ -56,7 +56,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
-    from .chat_cmd import resolve_model
+    from .chat_cmd import chosen_model
     from .scenario_notice import say_scenario_model
 
     compared = compared_prompt_sets(prompts or [])
@@ -71,10 +71,10 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
         config = turn_config(scenario, agents, max_turns)
         lesson = scenario_lesson(scenario, path)
         sets = compared or [defaults.for_scenario(prompts_folder(scenario, path))]
-        if not models and scenario.model:
-            say_scenario_model(path, scenario.model, api_base or settings.api_base)
-        for model in models or [scenario.model or resolve_model(settings, None)]:
-            model_spec = ModelSpec.parse(model, client=client, router=router, api_base=api_base)
+        for model in models or [scenario.model or chosen_model(settings, None)]:
+            model_spec = ModelSpec.parse(model, client=client, router=router, api_base=api_base)  # the one parse
+            if not models and scenario.model:
+                say_scenario_model(path, model_spec, api_base or settings.api_base)
             learner = learner_setup(scenario, path, task, model_spec, learner_model, turns, client=client,
                                     router=router, api_base=api_base)
             for label, prompt_set in sets:
@@ -132,9 +132,8 @@ def client_pool(*, api_base: str | None, router_file: Path | None, seed: int | N
 
             return RouterClient(router, names, spec.raw, extra=extra, structured=structured, temperature=temperature)
         if not spec.is_real:
-            return make_llm(spec.raw)
-        served_by = "direct" if spec.kind == "direct" else "litellm"
-        return make_llm(spec.raw, api_base=api_base, extra=extra, structured=structured, temperature=temperature,
-                        client=served_by, rate_limit_retries=10)  # rate limits slow a batch down, not fail it
+            return make_llm(spec)
+        return make_llm(spec, api_base=api_base, extra=extra, structured=structured, temperature=temperature,
+                        rate_limit_retries=10)  # rate limits slow a batch down, not fail it
 
     return ClientPool(build)

@@ -31,15 +31,9 @@ if TYPE_CHECKING:
     from ..engine.learner import LearnerProfile
     from ..engine.policies import DirectorPolicy
     from ..lessons.lesson import LessonPlay
+    from ..llm.spec import ModelSpec
     from ..store.config import Settings
     from ..store.session import Session
-
-
-def _sends_or_reads(model: str) -> bool:
-    """A model that sends a key somewhere or reads a file (the offline model and the demo do neither)."""
-    from ..llm.spec import ModelSpec
-
-    return ModelSpec.parse(model).kind not in ("local", "demo")
 
 
 def default_model() -> str:
@@ -50,7 +44,7 @@ def default_model() -> str:
     return provider_default_model() or ("local" if offline_available() else "demo")
 
 
-def resolve_model(settings: Settings, resumed: Session | None) -> str:
+def chosen_model(settings: Settings, resumed: Session | None) -> str:
     """Flag/env/config first, then the resumed session's, then :func:`default_model`."""
     if settings.model:
         return settings.model
@@ -59,13 +53,22 @@ def resolve_model(settings: Settings, resumed: Session | None) -> str:
     return default_model()
 
 
-def session_choices(settings: Settings, resumed: Session) -> dict[str, str]:
-    """The flags a resumed session would set on its own: its model and api_base where the user's
-    settings name none and they differ from what the settings give (a safe model needs no one's word)."""
+def resolve_model(settings: Settings, resumed: Session | None) -> ModelSpec:
+    """The :func:`chosen_model`, parsed here once: everything after is handed the spec."""
+    from ..llm.spec import ModelSpec
+
+    return ModelSpec.parse(chosen_model(settings, resumed))
+
+
+def session_choices(settings: Settings, resumed: Session, model: ModelSpec) -> dict[str, str]:
+    """The flags a resumed session would set on its own: its model (``model``, as :func:`resolve_model`
+    gave it) and api_base where the user's settings name none and they differ from what the settings
+    give (a safe model — one that sends no key and reads no file, the offline one or the demo — needs
+    no one's word)."""
     choices = {}
-    model = resumed.model
-    if not settings.model and model and _sends_or_reads(model) and model != default_model():
-        choices["--model"] = model
+    chosen_by_file = not settings.model and bool(resumed.model) and model.raw == resumed.model
+    if chosen_by_file and model.kind not in ("local", "demo") and model.raw != default_model():
+        choices["--model"] = model.raw
     if not settings.api_base and resumed.api_base:
         choices["--api-base"] = resumed.api_base
     return choices
@@ -144,21 +147,20 @@ def choose_director(session: Session, flag: str | None) -> DirectorPolicy | None
     return None
 
 
-def check_resumed(path: Path, settings: Settings, resumed: Session, new_class_options: Mapping[str, object]) -> None:
+def check_resumed(path: Path, settings: Settings, resumed: Session, model: ModelSpec,
+                  new_class_options: Mapping[str, object]) -> None:
     """Before a resumed session is used: confirm what it chose on its own, name the options it ignores."""
     terminal = sys.stdin is not None and sys.stdin.isatty()
     ask = (lambda question: typer.confirm(question, default=False, err=True)) if terminal else None
-    confirm_session_choices(path, session_choices(settings, resumed), ask)
+    confirm_session_choices(path, session_choices(settings, resumed, model), ask)
     note = ignored_on_resume(new_class_options)
     if note:
         typer.echo(f"maic: note: {note}", err=True)
 
 
-def _warm_up_litellm(model: str) -> None:
+def _warm_up_litellm(spec: ModelSpec) -> None:
     """Import litellm in the background so the prompt is ready before it is."""
-    from ..llm.spec import ModelSpec
-
-    if not ModelSpec.parse(model).uses_litellm:
+    if not spec.uses_litellm:
         return
 
     def warm() -> None:
@@ -199,8 +201,9 @@ def open_memory(session: Session, named: str | None) -> ChatMemory | None:
 
 
 def watched_learner(watch: str | None, learner_model: str | None,
-                    lesson: bool) -> tuple[LearnerProfile, str | None] | None:
-    """``--watch``: the simulated learner (a file, or a built-in learner's name) and its model."""
+                    lesson: bool) -> tuple[LearnerProfile, ModelSpec | None] | None:
+    """``--watch``: the simulated learner (a file, or a built-in learner's name) and its model
+    (``None``: the class's)."""
     if watch is None:
         if learner_model is not None:
             raise InputError("--learner-model is the model of a simulated learner: use it with --watch")
@@ -208,9 +211,10 @@ def watched_learner(watch: str | None, learner_model: str | None,
     if lesson:
         raise InputError("--watch with --lesson: a simulated learner does not attend lessons in chat yet; "
                          "seat it in a lesson scenario of maic run, or watch it in a class")
+    from ..llm.spec import ModelSpec
     from ..store.learners import find_learner
 
-    return find_learner(watch), learner_model
+    return find_learner(watch), ModelSpec.parse(learner_model) if learner_model is not None else None
 
 
 @friendly
@@ -295,22 +299,26 @@ def chat(
     path = session_path_for(session_file, resume_latest)
     from ..llm.keys import check_key
 
+    spec = None
     if not path.exists():  # a new class: a hosted model's missing key is said before any file is written
-        check_key(resolve_model(settings, None), api_base=settings.api_base)
+        spec = resolve_model(settings, None)
+        check_key(spec, api_base=settings.api_base)
     new_class_options = {"--agents": agents, "--agents-dir": agents_dir, "--topic": topic, "--initiator": initiator,
                          "--name": name, "--bio": bio, "--language": language}
     with SessionLock(path):
         resumed = load_session(path) if path.exists() else None
+        if resumed is not None or spec is None:  # the model a resumed session brings, parsed once
+            spec = resolve_model(settings, resumed)
         if resumed is not None:
-            check_resumed(path, settings, resumed, new_class_options)
+            check_resumed(path, settings, resumed, spec, new_class_options)
         session = resumed or new_session(settings, topic, initiator)
         if play is not None:
             keep_or_replace_lesson(session, play)
-        session.model = resolve_model(settings, resumed)
+        session.model = spec.raw
         if settings.api_base:
             session.api_base = settings.api_base
         if resumed is not None:
-            check_key(session.model, api_base=session.api_base)
+            check_key(spec, api_base=session.api_base)
         if resumed is not None and settings.max_turns:
             session.config.max_turns = settings.max_turns
         policy = choose_director(session, director)
@@ -319,12 +327,13 @@ def chat(
         if memory is not None and memory.profile.sessions:
             typer.echo(f"maic: note: the class remembers {one_line(memory.name)} from {memory.profile.sessions} "
                        "earlier sessions (maic learner show; --no-memory to leave it out)", err=True)
-        _warm_up_litellm(session.model)
+        _warm_up_litellm(spec)
         from ..chat.run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
 
         interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty() and not plain
-        code = asyncio.run(run_chat(session, path, interactive=interactive, temperature=settings.temperature,
-                                    notice=model_notice(session.model, lesson=session.lesson is not None),
+        code = asyncio.run(run_chat(session, path, spec=spec, interactive=interactive,
+                                    temperature=settings.temperature,
+                                    notice=model_notice(spec, lesson=session.lesson is not None),
                                     resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
                                     prompts=prompt_set, director=policy, pace=pace, memory=memory, watch=watched))

@@ -114,7 +114,7 @@ def calibrate(
     named = {} if kind.boolean else {"rubric_name": kind.name}
     report = {"judge": judge, **named, "rubric": made.rubric.version, "rubric_fingerprint": made.rubric.fingerprint,
               **calibration_report(items, judged, kind),
-              "judge_calls": len(calls), "judge_cost": round(sum(c.usage.get("cost", 0) or 0 for c in calls), 6)}
+              "judge_calls": len(calls), "judge_cost": round(sum(c.usage.cost for c in calls), 6)}
     table = Table(title=f"judge {clean(judge)} vs the labels ({len(items)} turns)", box=None, pad_edge=False)
     for column in ("criterion", "pairs", "missing", "accuracy", "macro-F1", "Cohen's κ"):
         table.add_column(column, justify="left" if column == "criterion" else "right")

@@ -49,21 +49,19 @@ def _model_brief(lesson: Lesson, model: str | None, api_base: str | None) -> tup
     from ..authoring import schemas as limits
     from ..authoring.generation import LessonBrief
     from ..llm.factory import make_llm
-    from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from .chat_cmd import resolve_model
     from .lesson_progress import class_initiators, refuse_model
 
     settings = load_settings({"model": model, "api_base": api_base})
-    chosen = resolve_model(settings, None)
-    spec = ModelSpec.parse(chosen)
+    spec = resolve_model(settings, None)
     refuse_model(spec)
     brief = LessonBrief(topic=lesson.title, level=lesson.level, language=lesson.language or "English",
                         scenes=len(lesson.scenes), initiators=class_initiators(settings.agents_dir),
                         limits=limits.COMPACT if spec.compact_prompts else limits.FULL)
-    llm = make_llm(chosen, api_base=settings.api_base, temperature=settings.temperature,
+    llm = make_llm(spec, api_base=settings.api_base, temperature=settings.temperature,
                    structured=settings.structured or "auto")
-    return chosen, brief, llm
+    return spec.raw, brief, llm
 
 
 def import_command(

@@ -99,7 +99,6 @@ def new(
     from ..authoring.scenes import LessonOutline, check_prompts
     from ..llm.factory import make_llm
     from ..llm.keys import check_key
-    from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.lesson_writer import check_writable, free_name, outline_yaml, write_lesson
     from ..store.paths import write_atomic
@@ -129,10 +128,10 @@ def new(
     check_writable(path, force)  # before any model call
     prompt_set = load_prompt_set(prompts)
     settings = load_settings({"model": model, "api_base": api_base, "structured": structured})
-    chosen = resolve_model(settings, None)
-    spec = ModelSpec.parse(chosen)
+    spec = resolve_model(settings, None)
+    chosen = spec.raw
     refuse_model(spec)
-    check_key(chosen, api_base=settings.api_base)  # a hosted model without its key: one line, before any call
+    check_key(spec, api_base=settings.api_base)  # a hosted model without its key: one line, before any call
     brief = LessonBrief(topic=topic, level=level, language=language, scenes=scenes,
                         initiators=class_initiators(settings.agents_dir),
                         limits=limits.COMPACT if spec.compact_prompts else limits.FULL)
@@ -140,7 +139,7 @@ def new(
     what = "an outline" if outline_only else "a lesson"
     typer.echo(f"maic: generating {what} on {one_line(topic)!r} with {one_line(chosen)} into {one_line(str(path))}",
                err=True)
-    llm = make_llm(chosen, api_base=settings.api_base, temperature=settings.temperature,
+    llm = make_llm(spec, api_base=settings.api_base, temperature=settings.temperature,
                    structured=settings.structured or "auto")
     reporter = StepReporter()
     try:

@@ -99,7 +99,7 @@ def show(
     from ..store.prompts import load_prompt_set
     from ..store.session import load_session
     from ..untrusted import clean
-    from .chat_cmd import resolve_model
+    from .chat_cmd import chosen_model
 
     if who not in ("director", "agent"):
         raise InputError(f"{who}: show `director` or `agent ID`")
@@ -112,7 +112,7 @@ def show(
     if ask is None and session_file is None and not topic:  # a discussion opens without the learner
         ask = EXAMPLE_QUESTION
     settings = load_settings({"name": name})
-    model = model or resolve_model(settings, session)
+    model = model or chosen_model(settings, session)
     if name and session_file is None:
         session.profile.nickname = name
     if not no_memory:

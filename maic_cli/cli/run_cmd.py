@@ -176,8 +176,8 @@ def run(
                               turns=turns), shard)
     from ..llm.keys import check_key
 
-    for raw in dict.fromkeys(spec.model.raw for spec in specs if router is None):  # before the folder is claimed
-        check_key(raw, api_base=base_url, client=client)
+    for model_spec in dict.fromkeys(spec.model for spec in specs if router is None):  # before the folder is claimed
+        check_key(model_spec, api_base=base_url)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from ..evaluation.prompt_sets import check_same_prompt_sets
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from ..untrusted import clean
+
+if TYPE_CHECKING:
+    from ..llm.spec import ModelSpec
 
 
 def key_variable(model: str) -> str:
@@ -23,14 +27,12 @@ def key_variable(model: str) -> str:
     return re.sub(r"[^A-Z0-9]+", "_", provider.upper()).strip("_") + "_API_KEY"
 
 
-def say_scenario_model(path: Path, model: str, api_base: str | None) -> None:
+def say_scenario_model(path: Path, spec: ModelSpec, api_base: str | None) -> None:
     """A scenario chose the model (no ``--model``): say which, and which key of the user's it is sent with,
     as a resumed session does; a canned or offline model sends nothing and needs no word."""
-    from ..llm.spec import ModelSpec
-
-    spec = ModelSpec.parse(model)
     if not spec.sends_key:
         return
+    model = spec.raw
     variable = key_variable(model)
     key = f"your {variable} is sent with its calls" if os.environ.get(variable) else f"{variable} is not set"
     where = f" at {clean(api_base)}" if api_base else ""

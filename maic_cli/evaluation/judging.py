@@ -87,13 +87,13 @@ def make_judge(model: str, prompts: PromptSet, *, api_base: str | None = None, s
                rubric: str = "default") -> Judge:
     """The judge, checked before anything runs: its model file can be read and its rubric renders."""
     kind = judge_rubric(rubric)
-    spec = ModelSpec.parse(model)
-    check_key(model, flag="--judge", api_base=api_base)
+    spec = ModelSpec.parse(model)  # --judge, parsed once: the spec is what is passed on
+    check_key(spec, flag="--judge", api_base=api_base)
 
     def build(judge_spec: ModelSpec) -> LLMClient:
         if not judge_spec.is_real:
-            return make_llm(judge_spec.raw)
-        return make_llm(judge_spec.raw, api_base=api_base, structured=structured, rate_limit_retries=10)
+            return make_llm(judge_spec)
+        return make_llm(judge_spec, api_base=api_base, structured=structured, rate_limit_retries=10)
 
     try:
         judge_messages(prompts, _SAMPLE, kind)

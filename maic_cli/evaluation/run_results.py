@@ -51,8 +51,8 @@ class CallStat(BaseModel):
     def from_record(cls, record: CallRecord) -> CallStat:
         return cls(purpose=record.purpose, agent_id=record.agent_id, ttft=record.ttft, duration=record.duration,
                    error_kind=record.error_kind,
-                   **{k: record.usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens", "cached_tokens",
-                                                         "cost")})
+                   **{k: getattr(record.usage, k) for k in ("prompt_tokens", "completion_tokens", "cached_tokens",
+                                                            "cost")})
 
 
 class RunJudgement(BaseModel):

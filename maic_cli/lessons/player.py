@@ -339,7 +339,8 @@ class LessonPlayer:
         if not isinstance(scene, QuizScene) or question not in scene.questions:
             raise LessonNavigationError("that question is not part of the current quiz")
         language = self.lesson.language or self.runner.config.language
-        graded = await grade(question, text, self.runner.llm, language=language, prompts=self.runner.prompts)
+        graded = await grade(question, text, self.runner.llm, language=language, prompts=self.runner.prompts,
+                             small=self.runner.spec.compact_prompts)
         self.progress.answers[f"{scene.id}/{question.id}"] = graded
         self.runner.emit(answer_event(scene, question, graded))
         if self.current_question() is None:

@@ -1,6 +1,8 @@
-"""Build a client from a model string: :func:`make_llm` picks the implementation the spec names.
+"""Build a client from a model spec: :func:`make_llm` picks the implementation the spec names.
 
-Model strings: any litellm string (``openai/gpt-4o-mini``, ``ollama/llama3``, …),
+The string is parsed once, where the user gave it (:meth:`ModelSpec.parse`, which also decides
+whether a litellm string is served by litellm, maic's direct client or a Router); the spec is what
+is passed here.  Model strings: any litellm string (``openai/gpt-4o-mini``, ``ollama/llama3``, …),
 ``scripted:FILE``, ``replay:FILE``, ``local`` (the built-in offline model, with the
 ``offline`` extra) or ``demo`` (canned replies, no model).  litellm is imported only when a litellm
 model is actually called.  The litellm and direct clients come wrapped in a
@@ -19,11 +21,12 @@ from .port import LLMClient
 from .spec import ModelSpec
 
 
-def make_llm(model: str, *, api_base: str | None = None, api_key: str | None = None,
+def make_llm(spec: ModelSpec, *, api_base: str | None = None, api_key: str | None = None,
              temperature: float | None = None, extra: dict[str, Any] | None = None,
-             structured: str = "auto", client: str = "litellm",
-             rate_limit_retries: int | None = None) -> LLMClient:
-    spec = ModelSpec.parse(model, client=client, api_base=api_base)
+             structured: str = "auto", rate_limit_retries: int | None = None) -> LLMClient:
+    """The client ``spec`` names (a ``router`` spec is served as a litellm one: a Router is built by
+    its caller, cli/batch_plan.py, from the ``--router`` file)."""
+    model = spec.raw
     if spec.kind == "local":
         from .local import LocalLlamaClient
 

@@ -23,10 +23,8 @@ from .spec import ModelSpec
 _VARIABLE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 
 
-def missing_keys(model: str, *, api_base: str | None = None, api_key: str | None = None,
-                 client: str = "litellm") -> list[str]:
-    """The environment variables litellm says ``model`` needs and does not find (none: nothing to set)."""
-    spec = ModelSpec.parse(model, client=client)
+def missing_keys(spec: ModelSpec, *, api_base: str | None = None, api_key: str | None = None) -> list[str]:
+    """The environment variables litellm says ``spec`` needs and does not find (none: nothing to set)."""
     if not spec.is_real or spec.kind == "router" or api_base or api_key:
         return []
     from .litellm_client import import_litellm
@@ -41,12 +39,12 @@ def missing_keys(model: str, *, api_base: str | None = None, api_key: str | None
     return [name for name in names if isinstance(name, str) and _VARIABLE.match(name)][:4]
 
 
-def check_key(model: str, *, flag: str = "--model", api_base: str | None = None, api_key: str | None = None,
-              client: str = "litellm") -> None:
+def check_key(spec: ModelSpec, *, flag: str = "--model", api_base: str | None = None,
+              api_key: str | None = None) -> None:
     """Refuse a hosted model whose key is not set: one :class:`InputError` line (exit 2) naming the variable."""
-    names = missing_keys(model, api_base=api_base, api_key=api_key, client=client)
+    names = missing_keys(spec, api_base=api_base, api_key=api_key)
     if not names:
         return
     variables = " and ".join(names)
-    raise InputError(f"{flag} {one_line(model)[:120]}: no API key: set {variables} (export {names[0]}=…), "
+    raise InputError(f"{flag} {one_line(spec.raw)[:120]}: no API key: set {variables} (export {names[0]}=…), "
                      "or use --model local for the offline model")

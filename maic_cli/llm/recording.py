@@ -1,10 +1,16 @@
-"""A decorator for any LLM client that reports each call when it ends.
+"""One LLM call as maic records it (:class:`CallRecord`), and a decorator that records each call of any client.
 
-The report (:class:`CallRecord`) holds what a transcript needs for a
-deterministic replay: the messages sent, the raw reply text, usage, time to
-first token, duration, and the error if the call failed or was cancelled.  A call cut
-off before its usage came (a judge reply past its limit, Ctrl-C) has its tokens estimated
-(prompt and the characters received, as the scripted model's estimate), so it is counted.
+:class:`CallRecord` is the one shape of a call everywhere: :class:`RecordingLLM` fills it as a call
+streams, a transcript writes it as an ``llm_call`` line (store/transcript.py ``CallLine`` adds the
+line's ``kind`` and ``t``), ``replay:`` reads it back (llm/replay.py), and a batch's run result keeps
+its numbers (evaluation/run_results.py ``CallStat.from_record``).  The field names are the ones on disk,
+so every transcript ever written still loads.  A record read from a file is untrusted: the model
+validates it (wrong types are refused with their field, ``inf``/``NaN`` never pass).
+
+A record holds what a deterministic replay needs: the messages sent, the raw reply text, usage,
+time to first token, duration, and the error if the call failed or was cancelled.  A call cut off
+before its usage came (a judge reply past its limit, Ctrl-C) has its tokens estimated (prompt and
+the characters received, as the scripted model's estimate), so it is counted.
 """
 
 from __future__ import annotations
@@ -12,26 +18,39 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .port import LLMClient, LLMError, LLMRequest, StreamPiece, Usage, close_llm, estimate_tokens, prompt_estimate
 
 
-@dataclass
-class CallRecord:
-    purpose: str
-    agent_id: str | None
-    messages: list[dict[str, str]]
+class CallRecord(BaseModel):
+    """One model call: what was sent, what came back, what it cost, how it ended (other keys of a
+    file's line are ignored)."""
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+
+    purpose: str = "agent"  # an LLMRequest purpose: director, agent, grade, generate, judge, learner
+    agent_id: str | None = None
+    messages: list[dict[str, Any]] = Field(default_factory=list)
     reply: str = ""
-    usage: dict[str, Any] = field(default_factory=dict)
-    ttft: float | None = None
+    usage: Usage = Field(default_factory=Usage)
+    ttft: float | None = None  # seconds to the first token (None: no text came)
     duration: float = 0.0
-    error_kind: str | None = None
+    error_kind: str | None = None  # an LLMError kind, or "cancelled"
     error: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)  # shallow: asdict() would deep-copy every message
+
+_USAGE: TypeAdapter[Usage] = TypeAdapter(Usage)
+
+
+def checked_usage(usage: Usage) -> Usage:
+    """A copy of a client's usage, numbers checked (a client that reports ``"many"`` tokens: none counted)."""
+    try:
+        return _USAGE.validate_python(vars(usage))
+    except ValidationError:
+        return Usage()
 
 
 class RecordingLLM:
@@ -45,6 +64,7 @@ class RecordingLLM:
                             messages=[dict(m) for m in request.messages])
         start = time.monotonic()
         parts: list[str] = []
+        usage: Usage | None = None
         try:
             async for piece in self.inner.stream(request):
                 if piece.text:
@@ -52,7 +72,7 @@ class RecordingLLM:
                         record.ttft = round(time.monotonic() - start, 4)
                     parts.append(piece.text)
                 if piece.usage is not None:
-                    record.usage = asdict(piece.usage)
+                    usage = piece.usage
                 yield piece
         except LLMError as exc:
             record.error_kind, record.error = exc.kind, str(exc)
@@ -62,9 +82,11 @@ class RecordingLLM:
             raise
         finally:
             record.reply = "".join(parts)
-            if record.error_kind == "cancelled" and not record.usage:  # cut off before the usage came: estimated
-                record.usage = asdict(Usage(prompt_tokens=prompt_estimate(request),
-                                            completion_tokens=estimate_tokens(record.reply)))
+            if usage is not None:
+                record.usage = checked_usage(usage)
+            elif record.error_kind == "cancelled":  # cut off before the usage came: estimated
+                record.usage = Usage(prompt_tokens=prompt_estimate(request),
+                                     completion_tokens=estimate_tokens(record.reply))
             record.duration = round(time.monotonic() - start, 4)
             self.on_call(record)
 

@@ -5,8 +5,8 @@ class can be re-run exactly (``maic replay --check`` uses this to find the first
 event that a prompt or director change altered).  A recorded failure is served
 again as the same kind of :class:`LLMError`; a call that the learner
 interrupted serves its partial text and is then cancelled again.  Each recorded
-call is validated (:class:`RecordedCall`): a wrong-typed one is refused with its
-line, never served.
+call is validated (:class:`~.recording.CallRecord`, the one shape of a call): a wrong-typed
+one is refused with its line, never served.
 """
 
 from __future__ import annotations
@@ -14,31 +14,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from ..errors import InputError
 from ..jsonl import read_json_lines
-from .port import LLMError, LLMRequest, StreamPiece, Usage
+from .port import LLMError, LLMRequest, StreamPiece
+from .recording import CallRecord
 
 CHUNK = 8
-
-
-class RecordedCall(BaseModel):
-    """One ``llm_call`` line as a replay reads it (other keys are ignored)."""
-
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
-
-    purpose: str = "agent"
-    agent_id: str | None = None
-    messages: list[dict[str, Any]] = Field(default_factory=list)
-    reply: str = ""
-    usage: Usage = Field(default_factory=Usage)
-    ttft: float | None = None
-    duration: float = 0.0
-    error_kind: str | None = None  # an LLMError kind, or "cancelled"
-    error: str | None = None
 
 
 def validation_problem(error: ValidationError, skip: int = 0) -> str:
@@ -51,7 +35,7 @@ def validation_problem(error: ValidationError, skip: int = 0) -> str:
     return f"{'.'.join(steps) or '(top level)'}: {first['msg']}"
 
 
-def read_call_records(path: Path) -> list[RecordedCall]:
+def read_call_records(path: Path) -> list[CallRecord]:
     """The ``llm_call`` lines of a transcript (a cut-off last line is ignored)."""
     lines, _ = read_json_lines(path, "transcript")
     if not lines or not isinstance(lines[0][1], dict) or lines[0][1].get("kind") != "header":
@@ -60,14 +44,14 @@ def read_call_records(path: Path) -> list[RecordedCall]:
     for number, entry in lines:
         if isinstance(entry, dict) and entry.get("kind") == "llm_call":
             try:
-                records.append(RecordedCall.model_validate(entry))
+                records.append(CallRecord.model_validate(entry))
             except ValidationError as exc:
                 raise InputError(f"{path}:{number}: llm_call: {validation_problem(exc)}") from None
     return records
 
 
 class ReplayLLM:
-    def __init__(self, records: Sequence[RecordedCall], *, name: str = "replay") -> None:
+    def __init__(self, records: Sequence[CallRecord], *, name: str = "replay") -> None:
         self.records = records
         self.model = name
         self.position = 0

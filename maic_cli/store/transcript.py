@@ -34,9 +34,9 @@ from ..engine.round import StopReason
 from ..errors import InputError
 from ..files import open_regular
 from ..jsonl import MAX_LINE_BYTES, read_json_lines
-from ..llm.port import LLMClient
+from ..llm.port import LLMClient, Usage
 from ..llm.recording import CallRecord, RecordingLLM
-from ..llm.replay import RecordedCall, validation_problem
+from ..llm.replay import validation_problem
 from ..untrusted import redact
 from .paths import open_private
 
@@ -112,13 +112,13 @@ class TranscriptWriter:
     def call(self, record: CallRecord) -> None:
         if self._file.closed:  # a stream closed after the class ended (e.g. its output pipe broke)
             return
-        entry = record.to_json()
-        if entry.get("error"):
-            entry["error"] = redact(entry["error"])
+        entry = {**dict(record), "kind": "llm_call", "t": self._t()}  # shallow: the messages are not copied
+        if record.error:
+            entry["error"] = redact(record.error)
         try:
-            line = CallLine(kind="llm_call", t=self._t(), **entry)
-        except ValidationError:  # a client reported usage that is not numbers: the call is kept without it
-            line = CallLine(kind="llm_call", t=self._t(), **{**entry, "usage": {}})
+            line = CallLine.model_validate(entry)
+        except ValidationError:  # usage someone set that is not numbers: the call is kept without it
+            line = CallLine.model_validate({**entry, "usage": Usage()})
         self._write(line)
 
     def round_finished(self, reason: StopReason, error: str | None = None) -> None:
@@ -176,7 +176,9 @@ class EventLine(_Line):
     event: Event
 
 
-class CallLine(RecordedCall):
+class CallLine(CallRecord):
+    """A call as a transcript line: the call record, its ``kind`` and when it ended."""
+
     kind: Literal["llm_call"]
     t: Seconds = 0.0
 

@@ -128,8 +128,9 @@ def main() -> int:
     llm = None
     if args.model:
         from maic_cli.llm.factory import make_llm
+        from maic_cli.llm.spec import ModelSpec
 
-        llm = make_llm(args.model)
+        llm = make_llm(ModelSpec.parse(args.model))
     started = time.perf_counter()
     for path in args.set or SETS:
         items = entries([path])

@@ -39,9 +39,9 @@ async def main() -> int:
     seen: dict[str, int] = {}
     shares = []
     for number, call in enumerate(calls, 1):
-        prompt = call.usage.get("prompt_tokens", 0)
-        cached = call.usage.get("cached_tokens", 0)
-        completion = call.usage.get("completion_tokens", 0)
+        prompt = call.usage.prompt_tokens
+        cached = call.usage.cached_tokens
+        completion = call.usage.completion_tokens
         generating = call.duration - (call.ttft or 0)
         speed = completion / generating if generating > 0 else 0.0
         share = cached / prompt if prompt else 0.0

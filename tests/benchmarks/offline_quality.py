@@ -149,7 +149,8 @@ def describe_calls(calls: list[CallRecord]) -> str:
     parts = []
     for purpose in ("director", "agent"):
         mine = [c for c in calls if c.purpose == purpose]
-        tokens = [sum(c.usage.get(k, 0) for c in mine) for k in ("prompt_tokens", "cached_tokens", "completion_tokens")]
+        tokens = [sum(getattr(c.usage, k) for c in mine)
+                  for k in ("prompt_tokens", "cached_tokens", "completion_tokens")]
         parts.append(f"{purpose} {len(mine)} calls {sum(c.duration for c in mine):.1f} s "
                      f"prompt {tokens[0]} cached {tokens[1]} out {tokens[2]}")
     return "; ".join(parts)
