@@ -91,6 +91,14 @@ def test_dependency_arrows_point_one_way() -> None:
     assert wrong == []
 
 
+def test_command_modules_never_import_each_other() -> None:
+    """A ``*_cmd`` module is one command's flags; what two commands share lives in a room (or in a
+    cli helper module), so a command can change without another one noticing."""
+    commands = {m for m in imports() if m.startswith("maic_cli.cli.") and m.endswith("_cmd")}
+    graph = imports()
+    assert sorted(f"{m} imports {d}" for m in commands for d in graph[m] if d in commands) == []
+
+
 def test_every_package_is_a_known_room() -> None:
     packages = {p.parent.name for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE}
     assert packages - set(ROOMS) <= {"testing"}

@@ -19,8 +19,8 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from maic_cli.chat.run import run_chat
+from maic_cli.chat.setup import new_session
 from maic_cli.cli.app import app
-from maic_cli.cli.chat_cmd import new_session
 from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.config import Settings
 from maic_cli.store.session import SESSION_VERSION, SessionLock, load_session

@@ -272,7 +272,7 @@ def test_learner_help_imports_nothing_heavy(argv: list[str]) -> None:
 def test_the_end_of_a_chat_reads_the_profile_again_and_leaves_a_broken_one_alone(
         capsys: pytest.CaptureFixture[str]) -> None:
     from maic_cli.chat.memory import ChatMemory, learner_name
-    from maic_cli.cli.chat_cmd import new_session
+    from maic_cli.chat.setup import new_session
     from maic_cli.store.config import Settings
 
     long_name = "Ada " + "L" * 80

@@ -16,8 +16,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from maic_cli.chat.loop import ChatApp
+from maic_cli.chat.setup import new_session
 from maic_cli.cli.app import app
-from maic_cli.cli.chat_cmd import new_session
 from maic_cli.engine.events import Event
 from maic_cli.lessons.lesson import LessonPlay
 from maic_cli.llm.scripted import ScriptedLLM

@@ -122,7 +122,7 @@ def test_a_transcript_with_corrections_replays_and_checks_clean(tmp_path: Path) 
 
 
 def test_a_resumed_session_that_named_a_hook_says_it_is_not_loaded(capsys: pytest.CaptureFixture[str]) -> None:
-    from maic_cli.cli.chat_cmd import choose_director, new_session
+    from maic_cli.chat.setup import choose_director, new_session
     from maic_cli.store.config import Settings
 
     session = new_session(Settings(agents=["teacher"]), None, None)

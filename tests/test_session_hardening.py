@@ -17,11 +17,11 @@ import pytest
 from typer.testing import CliRunner
 
 import maic_cli.chat.loop as chat_loop
+from maic_cli.chat import setup as chat_setup
 from maic_cli.chat.line_input import LineReader
 from maic_cli.chat.loop import ChatApp
-from maic_cli.cli import chat_cmd
+from maic_cli.chat.setup import confirm_session_choices, new_session, resolve_model
 from maic_cli.cli.app import app
-from maic_cli.cli.chat_cmd import confirm_session_choices, new_session, resolve_model
 from maic_cli.engine.round import RoundResult
 from maic_cli.errors import InputError
 from maic_cli.llm.factory import make_llm
@@ -97,7 +97,7 @@ def test_what_needs_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
         return Session(config=new_session(Settings(agents=["teacher"]), None, None).config, **fields)
 
     def session_choices(settings: Settings, resumed: Session) -> dict[str, str]:  # the model as maic chat parses it
-        return chat_cmd.session_choices(settings, resumed, resolve_model(settings, resumed))
+        return chat_setup.session_choices(settings, resumed, resolve_model(settings, resumed))
 
     assert session_choices(settings, session(model="demo")) == {}
     assert session_choices(settings, session(model="local")) == {}

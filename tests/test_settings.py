@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from maic_cli.chat.notices import model_notice
-from maic_cli.cli.chat_cmd import resolve_model
+from maic_cli.chat.setup import resolve_model
 from maic_cli.errors import InputError
 from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.config import Settings, load_settings

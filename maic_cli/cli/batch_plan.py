@@ -42,6 +42,7 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     the policy) only when several are compared (so a batch with one keeps its ids, and ``--resume``
     works across versions).  A ``.jsonl`` file holds tutoring tasks, one scenario each
     (evaluation/batch_learner.py)."""
+    from ..chat.setup import chosen_model
     from ..engine.policies import policy_from_flag
     from ..evaluation.batch import RunSpec
     from ..evaluation.batch_learner import learner_setup, load_sources
@@ -56,7 +57,6 @@ def expand(paths: list[Path], models: list[str], repeat: int, max_turns: int | N
     from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.personas import load_registry
-    from .chat_cmd import chosen_model
     from .scenario_notice import say_scenario_model
 
     compared = compared_prompt_sets(prompts or [])

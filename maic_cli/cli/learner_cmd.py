@@ -25,7 +25,7 @@ from ..errors import InputError, MaicError
 from ..untrusted import clean
 from .errors import friendly
 from .help_option import help_option
-from .xapi_cmd import LRS_HELP
+from .xapi_send import LRS_HELP
 
 app = typer.Typer(help="The learner's memory and learning records: list, show, edit, forget, export.",
                   no_args_is_help=True)
@@ -166,7 +166,7 @@ def export(
     lrs: str = typer.Option(None, "--lrs", help=LRS_HELP),
 ) -> None:
     """The learner's learning records (xAPI), to a file and/or a learning record store."""
-    from .xapi_cmd import all_statements, write_and_send
+    from .xapi_send import all_statements, write_and_send
 
     if xapi is None and lrs is None:
         raise InputError("say where: --xapi FILE.jsonl and/or --lrs URL")

@@ -48,9 +48,9 @@ def _model_brief(lesson: Lesson, model: str | None, api_base: str | None) -> tup
     """The chosen model, a brief for the lesson, and the client (as ``maic lesson new`` chooses them)."""
     from ..authoring import schemas as limits
     from ..authoring.generation import LessonBrief
+    from ..chat.setup import resolve_model
     from ..llm.factory import make_llm
     from ..store.config import load_settings
-    from .chat_cmd import resolve_model
     from .lesson_progress import class_initiators, refuse_model
 
     settings = load_settings({"model": model, "api_base": api_base})

@@ -97,6 +97,7 @@ def new(
     from ..authoring import schemas as limits
     from ..authoring.generation import LessonBrief
     from ..authoring.scenes import LessonOutline, check_prompts
+    from ..chat.setup import resolve_model
     from ..llm.factory import make_llm
     from ..llm.keys import check_key
     from ..store.config import load_settings
@@ -104,7 +105,6 @@ def new(
     from ..store.paths import write_atomic
     from ..store.prompts import load_prompt_set
     from ..yamlfile import load_model
-    from .chat_cmd import resolve_model
     from .lesson_progress import StepReporter, usage_line
 
     if outline_only and from_outline is not None:

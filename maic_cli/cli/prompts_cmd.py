@@ -40,8 +40,8 @@ def _prompts(show_help: bool = help_option()) -> None:
 
 def fresh_class(agents: str | None, agents_dir: list[Path], topic: str | None) -> Session:
     """A new class as ``maic chat`` would make it (default personas unless ``agents`` names some)."""
+    from ..chat.setup import new_session
     from ..store.config import load_settings
-    from .chat_cmd import new_session
 
     settings = load_settings({"agents_dir": agents_dir or None,
                               "agents": [a.strip() for a in agents.split(",") if a.strip()] if agents else None})
@@ -94,12 +94,12 @@ def show(
     no_memory: bool = typer.Option(False, "--no-memory", help="Without the learner's memory."),
 ) -> None:
     """Print the exact messages the director's or an agent's next call would send."""
+    from ..chat.setup import chosen_model
     from ..engine.preview import agent_call_messages, director_call_messages
     from ..store.config import load_settings
     from ..store.prompts import load_prompt_set
     from ..store.session import load_session
     from ..untrusted import clean
-    from .chat_cmd import chosen_model
 
     if who not in ("director", "agent"):
         raise InputError(f"{who}: show `director` or `agent ID`")
@@ -116,7 +116,7 @@ def show(
     if name and session_file is None:
         session.profile.nickname = name
     if not no_memory:
-        from .chat_cmd import open_memory
+        from ..chat.setup import open_memory
 
         open_memory(session, settings.name)  # the learner's memory, as a chat would load it
     request = next_request(session, model, ask)

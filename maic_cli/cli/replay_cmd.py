@@ -14,7 +14,7 @@ import typer
 
 from ..untrusted import clean
 from .errors import friendly
-from .xapi_cmd import LRS_HELP, is_xapi_file
+from .xapi_send import LRS_HELP, is_xapi_file
 
 
 @friendly
@@ -50,7 +50,7 @@ def replay(
         return
     records = export_to if export_to is not None and is_xapi_file(export_to) else None
     if records is not None or lrs is not None:
-        from .xapi_cmd import all_statements, write_and_send
+        from .xapi_send import all_statements, write_and_send
 
         write_and_send(all_statements([transcript]), to_file=records, lrs=lrs)
         if records is not None or export_to is None:

@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..untrusted import clean
 from .errors import EXIT_INTERRUPTED, check_choice, friendly
 from .help_option import MAX_TURNS_HELP, MODEL_DEFAULT, MODEL_KINDS, TEMPERATURE_HELP
-from .xapi_cmd import LRS_HELP, batch_records, check_lrs
+from .xapi_send import LRS_HELP, batch_records, check_lrs
 
 if TYPE_CHECKING:
     from rich.console import Console
