@@ -11,7 +11,7 @@ import pytest
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.events import Event
-from maic_cli.engine.models import AgentConfig, DirectorState, Message, TurnConfig
+from maic_cli.engine.models import AgentConfig, DirectorState, LessonContext, Message, TurnConfig
 from maic_cli.engine.policies import builtin_policy, default_policy_name, load_hook, policy_from_flag
 from maic_cli.engine.round import RoundResult
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
@@ -57,10 +57,12 @@ class Collect(RunnerHooks):
 
 
 def play(llm: ScriptedLLM, *, director: str | None = None, config: TurnConfig | None = None,
-         spec: ModelSpec | None = None, text: str = "Why is the sky blue?") -> tuple[RoundResult, list[Event]]:
+         spec: ModelSpec | None = None, text: str = "Why is the sky blue?",
+         lesson: LessonContext | None = None) -> tuple[RoundResult, list[Event]]:
     hooks = Collect()
     runner = ClassRunner(Classroom(), config or TurnConfig(agent_ids=list(CLASS)), llm, agents=CLASS,
                          spec=spec, hooks=[hooks], director=policy_from_flag(director) if director else None)
+    runner.enter_scene(lesson)
     result = asyncio.run(runner.play(text))
     assert llm.remaining == 0  # every scripted reply used: exactly the calls the policy needs
     return result, hooks.events
@@ -84,12 +86,10 @@ def test_rules_a_question_to_the_class_goes_to_a_student_and_allows_a_third_spea
 
 
 def test_rules_a_question_during_a_lesson_is_the_teachers_alone() -> None:
-    from maic_cli.engine.models import LessonContext
-
     lesson = LessonContext(title="Plants", level="beginner", scene="What a plant needs", kind="slide",
                            position="slide 1 of 3", task="question")
     llm = ScriptedLLM([reply("Most of the mass comes from the air.")])
-    result, _ = play(llm, director="rules", config=TurnConfig(agent_ids=list(CLASS), lesson=lesson))
+    result, _ = play(llm, director="rules", lesson=lesson)
     assert result.speakers == ["teacher"] and result.reason == "cue_user"
     assert director_calls(llm) == 0
 

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..engine.policies import DirectorPolicy, default_policy_name
+from ..engine.policies import DirectorPolicy, choose_policy
 from ..engine.prompt_set import PromptSet
 from ..errors import InputError, MaicError, SessionError
 from ..llm.factory import make_llm
@@ -76,7 +76,7 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, temperatu
                                     structured=structured)
     llm = make_client(session.model)  # a bad model fails here, before any file is written
     session.transcript = str(transcript_path(session, path, transcript))
-    recorder = open_transcript(session, path, typed=transcript is not None, memory=memory)
+    recorder = open_transcript(session, path, typed=transcript is not None, memory=memory, director=director)
     try:
         try:
             save_session(session, path)  # the file exists (and is valid) from the first moment
@@ -121,12 +121,13 @@ def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
     return default
 
 
-def open_transcript(session: Session, path: Path, *, typed: bool, memory: ChatMemory | None = None) -> GuardedRecorder:
+def open_transcript(session: Session, path: Path, *, typed: bool, memory: ChatMemory | None = None,
+                    director: DirectorPolicy | None = None) -> GuardedRecorder:
     target = Path(session.transcript or "")
     spec = ModelSpec.parse(session.model)
-    director = session.config.director or default_policy_name(spec.compact_prompts)  # the policy it plays under
+    policy = choose_policy(director, session.config.director, spec.compact_prompts)  # the policy it plays under
     header = TranscriptHeader(model=session.model, produced_by=spec.produced_by, agents=session.agents,
-                              config=session.config.model_copy(update={"director": director}), profile=session.profile,
+                              config=session.config.model_copy(update={"director": policy.name}), profile=session.profile,
                               store=session.classroom.store,
                               session=str(path))
     try:

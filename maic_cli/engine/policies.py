@@ -136,6 +136,19 @@ def default_policy_name(compact_prompts: bool) -> str:
     return "rules" if compact_prompts else "llm"
 
 
+def choose_policy(flag: DirectorPolicy | None, stored: str | None, compact_prompts: bool) -> DirectorPolicy:
+    """The one place that decides who picks the speakers: the policy the user's ``--director`` flag
+    gave (``flag``: a built-in or a hook), else a built-in policy the session or scenario names
+    (``stored``: a file's name never imports code, so a hook's name there is passed over), else the
+    model's default (:func:`default_policy_name`)."""
+    if flag is not None:
+        return flag
+    named = builtin_policy(stored)
+    if named is not None:
+        return named
+    return DirectorPolicy(default_policy_name(compact_prompts), _BUILTINS[default_policy_name(compact_prompts)])
+
+
 def load_hook(spec: str) -> DirectorPolicy:
     """``module:function`` from ``--director`` (a flag the user typed, never a file's field).
 
@@ -202,5 +215,5 @@ def policy_from_flag(value: str) -> DirectorPolicy:
     return builtin_policy(value) or load_hook(value)
 
 
-__all__ = ["BUILTIN_POLICIES", "DirectorPolicy", "PolicyFn", "builtin_policy", "default_policy_name",
+__all__ = ["BUILTIN_POLICIES", "DirectorPolicy", "PolicyFn", "builtin_policy", "choose_policy", "default_policy_name",
            "hybrid", "load_hook", "policy_from_flag", "rules"]
