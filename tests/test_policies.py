@@ -12,6 +12,7 @@ import pytest
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.events import Event
 from maic_cli.engine.models import AgentConfig, DirectorState, LessonContext, Message, TurnConfig
+from maic_cli.engine.outcomes import Pick
 from maic_cli.engine.policies import builtin_policy, default_policy_name, load_hook, policy_from_flag
 from maic_cli.engine.round import RoundResult
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
@@ -189,8 +190,8 @@ def test_rules_the_initiator_opens_only_the_discussions_first_round() -> None:
     config = TurnConfig(agent_ids=list(CLASS), discussion_topic="Is math invented?", initiator_id="mia")
     opening = [Message.from_learner("Go on.")]
     later = [*opening, Message(role="agent", agent_id="mia"), Message.from_learner("And proofs?")]
-    assert rules(list(CLASS.values()), DirectorState(), opening, config) == "mia"
-    assert rules(list(CLASS.values()), DirectorState(), later, config) == "teacher"
+    assert rules(list(CLASS.values()), DirectorState(), opening, config) == Pick.agent("mia")
+    assert rules(list(CLASS.values()), DirectorState(), later, config) == Pick.agent("teacher")
 
 
 def test_a_hooks_pick_is_read_like_the_llms_spaces_and_case_aside() -> None:

@@ -127,8 +127,8 @@ def open_transcript(session: Session, path: Path, *, typed: bool, memory: ChatMe
     spec = ModelSpec.parse(session.model)
     policy = choose_policy(director, session.config.director, spec.compact_prompts)  # the policy it plays under
     header = TranscriptHeader(model=session.model, produced_by=spec.produced_by, agents=session.agents,
-                              config=session.config.model_copy(update={"director": policy.name}), profile=session.profile,
-                              store=session.classroom.store,
+                              config=session.config.model_copy(update={"director": policy.name}),
+                              profile=session.profile, store=session.classroom.store,
                               session=str(path))
     try:
         writer = TranscriptWriter(target, header)

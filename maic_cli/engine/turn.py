@@ -19,7 +19,7 @@ from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
 from .actions import allowed_actions
 from .agent_prompt import build_agent_call
 from .agent_reply import Hygiene, ReplyStream
-from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
+from .director import decide_by_rules, parse_director_pick
 from .director_prompt import build_director_prompt
 from .events import (
     AgentEndEvent,
@@ -42,15 +42,13 @@ from .models import (
     TurnRequest,
     new_id,
 )
-from .outcomes import DirectorOutcome
+from .outcomes import MAX_PICK, USER, DirectorOutcome, Pick
 from .policies import DirectorPolicy
 from .prompt_set import PromptSet
-from .sanitize import replace_surrogates
 from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 from .speech import example_sentences
 
 DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
-MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
 MAX_PICK_ERROR = 300  # characters of a failing hook's message in the error event
 COMPACT_MAX_TOKENS = 160  # a small model's turn: at most three short items
 RECENT_REPLIES = 12  # how many earlier agent replies a new one is checked against
@@ -108,17 +106,6 @@ def _done(state: DirectorState, usage: TurnUsage, outcome: DirectorOutcome, **ex
     return DoneEvent(director_state=state, usage=usage, outcome=outcome, **extra)  # type: ignore[arg-type]
 
 
-def director_outcome(decision: DirectorDecision, agents: Mapping[str, AgentConfig]) -> DirectorOutcome:
-    """The typed outcome of the director's decision, given who is in the class."""
-    if decision.next_agent_id == USER:
-        return DirectorOutcome.user()
-    if decision.should_end or not decision.next_agent_id:
-        return DirectorOutcome.end()
-    if decision.next_agent_id in agents:
-        return DirectorOutcome.agent(decision.next_agent_id)
-    return DirectorOutcome.invalid(decision.next_agent_id)
-
-
 def _learner_text(messages: list[Message]) -> str | None:
     return next((m.text for m in reversed(messages) if m.role == "user"), None)
 
@@ -133,18 +120,8 @@ def _director_facts(request: TurnRequest, state: DirectorState, schema: dict[str
                      may_hand_back=USER in choices, learner_text=_learner_text(request.messages))
 
 
-def decision_for(pick: str) -> DirectorDecision:
-    """A policy's or guard's pick (an agent id, ``USER`` or ``END``) as a decision."""
-    pick = replace_surrogates(pick.strip())[:MAX_PICK]
-    if pick.upper() == END:
-        return DirectorDecision(None, True)
-    if pick.upper() == USER:
-        return DirectorDecision(USER, False)
-    return DirectorDecision(pick, False)
-
-
 async def _ask_llm(request: TurnRequest, llm: LLMClient, agents: dict[str, AgentConfig], state: DirectorState,
-                   usage: TurnUsage, prompts: PromptSet | None) -> DirectorDecision:
+                   usage: TurnUsage, prompts: PromptSet | None) -> Pick:
     """One LLM director call, parsed defensively (raises :class:`LLMError`)."""
     config = request.config
     prompt = build_director_prompt(list(agents.values()), state, request.messages,
@@ -156,20 +133,23 @@ async def _ask_llm(request: TurnRequest, llm: LLMClient, agents: dict[str, Agent
                       purpose="director", temperature=request.model.temperature,
                       max_tokens=60, response_schema=schema,
                       facts=_director_facts(request, state, schema, agents))
-    return parse_director_decision(await _collect(llm, call, usage.director))
+    return parse_director_pick(await _collect(llm, call, usage.director))
 
 
 def _policy_pick(policy: DirectorPolicy, request: TurnRequest, agents: dict[str, AgentConfig],
-                 state: DirectorState) -> str | None:
-    """The policy's pick (``None``: ask the LLM); a hook that raises or answers something other
-    than a string or ``None`` becomes a ``ValueError`` naming the policy (the round reports it)."""
+                 state: DirectorState) -> Pick | None:
+    """The policy's pick (``None``: ask the LLM; a hook's string is read as a pick here); a hook that
+    raises or answers something other than a pick, a string or ``None`` becomes a ``ValueError`` naming
+    the policy (the round reports it)."""
     try:
         pick = policy.decide(list(agents.values()), state.model_copy(deep=True), list(request.messages),
                              request.config)
     except Exception as exc:  # noqa: BLE001 - a researcher's hook may raise anything; the round reports it
         detail = " ".join(str(exc).split())[:MAX_PICK_ERROR]
         raise ValueError(f"director {policy.name}: {type(exc).__name__}: {detail}") from None
-    if pick is not None and not isinstance(pick, str):
+    if isinstance(pick, str):
+        return Pick.of(pick)
+    if pick is not None and not isinstance(pick, Pick):
         raise ValueError(f"director {policy.name}: returned {type(pick).__name__}, not an id, USER, END or None")
     return pick
 
@@ -185,32 +165,30 @@ async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[
     config = request.config
 
     rules = decide_by_rules(config, state)
-    decision = rules.decision
-    if decision is None:
+    pick = rules.pick
+    if pick is None:
         try:
             pick = _policy_pick(policy, request, agents, state) if policy is not None else None
         except ValueError as exc:
             yield ErrorEvent(message=str(exc))
             yield _done(state, usage, DirectorOutcome.end())
             return
-        if pick is not None:
-            decision = decision_for(pick)
-        else:
+        if pick is None:
             yield ThinkingEvent(stage="director")
             try:
-                decision = await _ask_llm(request, llm, agents, state, usage, prompts)
+                pick = await _ask_llm(request, llm, agents, state, usage, prompts)
             except LLMError as exc:
                 yield ErrorEvent(message=str(exc))
                 yield _done(state, usage, DirectorOutcome.end())
                 return
     if rules.reason != "max_turns":
-        correction = guard_pick(decision.label, agents, config, state, request.messages)
+        correction = guard_pick(pick, agents, config, state, request.messages)
         if correction is not None:
-            yield DirectorCorrectionEvent(original=correction.original[:MAX_PICK], corrected=correction.corrected,
-                                          rule=correction.rule)
-            decision = decision_for(correction.corrected)
+            yield DirectorCorrectionEvent(original=correction.original.label[:MAX_PICK],
+                                          corrected=correction.corrected.label, rule=correction.rule)
+            pick = correction.corrected
 
-    outcome = director_outcome(decision, agents)
+    outcome = pick.outcome(agents)
     if outcome.kind == "user":
         last = state.agent_responses[-1].agent_id if state.agent_responses else None
         yield CueUserEvent(from_agent_id=last)
@@ -327,4 +305,4 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
                 dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries)
 
 
-__all__ = ["DirectorDecision", "generate_turn", "resolve_agents"]
+__all__ = ["generate_turn", "resolve_agents"]
