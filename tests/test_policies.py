@@ -49,6 +49,10 @@ def number_hook(agents: object, state: object, messages: object, config: object)
     return 42
 
 
+def typed_hook(agents: object, state: DirectorState, messages: object, config: object) -> Pick:
+    return Pick.agent("leo") if not state.agent_responses else Pick.user()
+
+
 class Collect(RunnerHooks):
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -196,6 +200,11 @@ def test_rules_the_initiator_opens_only_the_discussions_first_round() -> None:
 
 def test_a_hooks_pick_is_read_like_the_llms_spaces_and_case_aside() -> None:
     result, _ = play(ScriptedLLM([reply("Rayleigh!")]), director="tests.test_policies:padded_hook")
+    assert result.speakers == ["leo"] and result.reason == "cue_user"
+
+
+def test_a_hook_may_answer_a_typed_pick() -> None:
+    result, _ = play(ScriptedLLM([reply("Rayleigh!")]), director="tests.test_policies:typed_hook")
     assert result.speakers == ["leo"] and result.reason == "cue_user"
 
 

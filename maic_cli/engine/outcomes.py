@@ -62,7 +62,7 @@ class Pick:
     def of(cls, text: str) -> Pick:
         """A pick written as a string (an agent id, ``USER`` or ``END``, any case; empty: the end),
         cleaned (no broken surrogates) and bounded (an id past :data:`MAX_PICK` is cut: unknown anyway)."""
-        text = replace_surrogates(text.strip())[:MAX_PICK]
+        text = replace_surrogates(text.strip())[:MAX_PICK].rstrip()
         if not text or text.upper() == END:
             return cls.end()
         if text.upper() == USER:
