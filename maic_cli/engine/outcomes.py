@@ -7,7 +7,7 @@ where it goes out (an event, a prompt: :attr:`Pick.label`).
 
 :class:`DirectorOutcome` is what the director decided for one turn — an agent
 speaks, the learner's turn, the end of the round, or an invalid pick (an id
-that is not in the class) — built once in ``engine/turn.py`` and read by the
+that is not in the class) — built once from the turn's pick (:meth:`Pick.outcome`) and read by the
 round loop and the metrics without parsing strings.  Transcripts written
 before it existed stored the outcome as a string (``"END"``, ``"USER"``,
 ``"unknown:<id>"`` or an agent id); that form is still read.
