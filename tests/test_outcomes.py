@@ -11,10 +11,11 @@ from pydantic import ValidationError
 
 from maic_cli.engine import expectations
 from maic_cli.engine import round as round_module
+from maic_cli.engine.director import MAX_PICK, read_pick
 from maic_cli.engine.events import EVENT_ADAPTER, DoneEvent
 from maic_cli.engine.metrics import RoundLog
 from maic_cli.engine.models import DirectorState
-from maic_cli.engine.outcomes import MAX_PICK, DirectorOutcome, Pick, StopReason
+from maic_cli.engine.outcomes import DirectorOutcome, Pick, StopReason
 
 
 @pytest.mark.parametrize(("legacy", "outcome"), [
@@ -76,7 +77,7 @@ def test_there_is_one_stop_reason() -> None:
     ("ab\ud83d", Pick.agent("ab\ufffd")),
 ])
 def test_a_pick_written_as_a_string_is_read_once(text: str, pick: Pick) -> None:
-    assert Pick.of(text) == pick
+    assert read_pick(text) == pick
 
 
 @pytest.mark.parametrize(("pick", "label", "outcome"), [
@@ -99,7 +100,7 @@ def test_a_pick_that_names_the_wrong_thing_is_refused(kind: str, agent_id: str |
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=200))
 def test_any_string_is_a_pick_whose_label_reads_back_the_same(text: str) -> None:
-    pick = Pick.of(text)
-    assert Pick.of(pick.label) == pick
+    pick = read_pick(text)
+    assert read_pick(pick.label) == pick
     assert len(pick.label) <= MAX_PICK
     pick.label.encode("utf-8")  # no broken surrogate reaches an event or a prompt

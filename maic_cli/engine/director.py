@@ -15,7 +15,22 @@ from typing import Literal
 
 from .json_reply import first_json_object
 from .models import DirectorState, TurnConfig
-from .outcomes import Pick
+from .outcomes import END, USER, Pick
+from .sanitize import replace_surrogates
+
+MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
+
+
+def read_pick(text: str) -> Pick:
+    """A pick written as a string (an agent id, ``USER`` or ``END``, any case; empty: the end) — a
+    model's ``next_agent``, a researcher's hook's answer — read once, cleaned (no broken surrogates)
+    and bounded (an id past :data:`MAX_PICK` is cut: unknown anyway)."""
+    text = replace_surrogates(text.strip())[:MAX_PICK].rstrip()
+    if not text or text.upper() == END:
+        return Pick.end()
+    if text.upper() == USER:
+        return Pick.user()
+    return Pick.agent(text)
 
 
 @dataclass(frozen=True)
@@ -59,4 +74,4 @@ def parse_director_pick(text: str) -> Pick:
     value = found.get("next_agent") if found else None
     if not isinstance(value, str):
         return Pick.end()
-    return Pick.of(value)
+    return read_pick(value)

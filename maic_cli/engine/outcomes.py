@@ -2,7 +2,8 @@
 
 :class:`Pick` is who the director picked — an agent, the learner or the end — as the rules,
 a policy, the LLM director and the routing guards all hand it on: a string becomes a pick once,
-where it comes in (a model's reply, a researcher's hook: :meth:`Pick.of`), and a string again only
+where it comes in (a model's reply, a researcher's hook: ``engine/director.py: read_pick``), and a
+string again only
 where it goes out (an event, a prompt: :attr:`Pick.label`).
 
 :class:`DirectorOutcome` is what the director decided for one turn — an agent
@@ -21,8 +22,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from .sanitize import replace_surrogates
-
 StopReason = Literal["end", "cue_user", "max_turns", "empty_turns", "aborted", "error"]
 OutcomeKind = Literal["agent", "user", "end", "invalid"]
 PickKind = Literal["agent", "user", "end"]
@@ -30,7 +29,6 @@ PickKind = Literal["agent", "user", "end"]
 USER = "USER"  # a pick's string form: the learner's turn
 END = "END"  # a pick's string form: the end of the round
 LEGACY_UNKNOWN = "unknown:"
-MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
 
 
 @dataclass(frozen=True)
@@ -57,17 +55,6 @@ class Pick:
     @classmethod
     def end(cls) -> Pick:
         return cls("end")
-
-    @classmethod
-    def of(cls, text: str) -> Pick:
-        """A pick written as a string (an agent id, ``USER`` or ``END``, any case; empty: the end),
-        cleaned (no broken surrogates) and bounded (an id past :data:`MAX_PICK` is cut: unknown anyway)."""
-        text = replace_surrogates(text.strip())[:MAX_PICK].rstrip()
-        if not text or text.upper() == END:
-            return cls.end()
-        if text.upper() == USER:
-            return cls.user()
-        return cls.agent(text)
 
     @property
     def label(self) -> str:

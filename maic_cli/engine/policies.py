@@ -39,7 +39,7 @@ from .guards import opens_discussion, rank
 from .models import AgentConfig, DirectorState, Message, TurnConfig
 from .outcomes import Pick
 
-# A hook may answer a string (an agent id, "USER" or "END"): the turn reads it as a Pick (Pick.of).
+# A hook may answer a string (an agent id, "USER" or "END"): the turn reads it as a Pick (director.read_pick).
 PolicyFn = Callable[[Sequence[AgentConfig], DirectorState, Sequence[Message], TurnConfig], "Pick | str | None"]
 
 BUILTIN_POLICIES = ("llm", "rules", "hybrid")
@@ -149,7 +149,8 @@ def choose_policy(flag: DirectorPolicy | None, stored: str | None, compact_promp
     named = builtin_policy(stored)
     if named is not None:
         return named
-    return DirectorPolicy(default_policy_name(compact_prompts), _BUILTINS[default_policy_name(compact_prompts)])
+    name = default_policy_name(compact_prompts)
+    return DirectorPolicy(name, _BUILTINS[name])
 
 
 def load_hook(spec: str) -> DirectorPolicy:

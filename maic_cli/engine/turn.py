@@ -17,7 +17,7 @@ from dataclasses import replace
 from ..llm.port import LLMClient, LLMError, LLMRequest
 from .agent_reply import Hygiene, ReplyStream
 from .calls import agent_call, director_call, learner_text, resolve_agents
-from .director import decide_by_rules, parse_director_pick
+from .director import MAX_PICK, decide_by_rules, parse_director_pick, read_pick
 from .events import (
     AgentEndEvent,
     AgentStartEvent,
@@ -39,7 +39,7 @@ from .models import (
     TurnRequest,
     new_id,
 )
-from .outcomes import MAX_PICK, DirectorOutcome, Pick
+from .outcomes import DirectorOutcome, Pick
 from .policies import DirectorPolicy
 from .prompt_set import PromptSet
 from .speech import example_sentences
@@ -91,9 +91,9 @@ async def _ask_llm(request: TurnRequest, llm: LLMClient, agents: dict[str, Agent
 
 def _policy_pick(policy: DirectorPolicy, request: TurnRequest, agents: dict[str, AgentConfig],
                  state: DirectorState) -> Pick | None:
-    """The policy's pick (``None``: ask the LLM; a hook's string is read as a pick here); a hook that
-    raises or answers something other than a pick, a string or ``None`` becomes a ``ValueError`` naming
-    the policy (the round reports it)."""
+    """The policy's pick (``None``: ask the LLM; a hook's string is read as a pick here,
+    :func:`~.director.read_pick`); a hook that raises or answers something other than a pick, a
+    string or ``None`` becomes a ``ValueError`` naming the policy (the round reports it)."""
     try:
         pick = policy.decide(list(agents.values()), state.model_copy(deep=True), list(request.messages),
                              request.config)
@@ -101,7 +101,7 @@ def _policy_pick(policy: DirectorPolicy, request: TurnRequest, agents: dict[str,
         detail = " ".join(str(exc).split())[:MAX_PICK_ERROR]
         raise ValueError(f"director {policy.name}: {type(exc).__name__}: {detail}") from None
     if isinstance(pick, str):
-        return Pick.of(pick)
+        return read_pick(pick)
     if pick is not None and not isinstance(pick, Pick):
         raise ValueError(f"director {policy.name}: returned {type(pick).__name__}, not an id, USER, END or None")
     return pick
