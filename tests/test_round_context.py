@@ -9,6 +9,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import (
     AgentConfig,
@@ -199,3 +201,12 @@ def test_the_write_detector_sees_the_writes_it_forbids() -> None:
               "runner.hooks.append(h)\nrunner.config.max_turns += 1\n")
     assert len(_writes_into_the_runner(ast.parse(sample))) == 4
     assert _writes_into_the_runner(ast.parse("x = runner.config.lesson\nrunner.enter_scene(c)\n")) == []
+
+
+def test_a_rounds_context_given_to_the_runner_as_a_class_setting_is_refused_not_lost() -> None:
+    for scratch in ({"lesson": LESSON}, {"compact_prompts": True}, {"allow_repeat_speaker": True},
+                    {"trigger_agent_id": "mia"}):
+        with pytest.raises(ValueError, match="round's context"):
+            ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), **scratch), ScriptedLLM([]),  # type: ignore[arg-type]
+                        agents=CLASS)
+    ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), max_turns=2), ScriptedLLM([]), agents=CLASS)

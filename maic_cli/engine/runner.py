@@ -91,6 +91,11 @@ class ClassRunner:
                  model: ModelSettings | None = None, spec: ModelSpec | None = None,
                  prompts: PromptSet | None = None, hooks: Sequence[RunnerHooks] = (),
                  director: DirectorPolicy | None = None, allow_repeat_speaker: bool = False) -> None:
+        if isinstance(config, TurnConfig) and any(getattr(config, name) != field.default
+                                                  for name, field in RoundContext.model_fields.items()):
+            # A programming error, not a user's: a round's context given as a class setting would be lost.
+            raise ValueError("ClassRunner takes the class's settings; a round's context is the runner's own "
+                             "(allow_repeat_speaker=…, enter_scene(…), the model's spec, play_round's trigger)")
         self.classroom = classroom
         self.config = config
         self.agents = dict(agents)
