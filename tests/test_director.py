@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from maic_cli.engine.director import parse_director_decision
+from maic_cli.engine.director import parse_director_pick
 from maic_cli.engine.director_prompt import build_director_prompt
 from maic_cli.engine.models import (
     AgentTurnSummary,
@@ -18,7 +18,7 @@ from maic_cli.engine.models import (
     UserProfile,
     WhiteboardActionRecord,
 )
-from maic_cli.engine.outcomes import DirectorOutcome
+from maic_cli.engine.outcomes import DirectorOutcome, Pick
 from maic_cli.engine.turn import generate_turn
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
 from tests.helpers import agent, decision, reply
@@ -133,21 +133,21 @@ def test_rule5_provider_error_becomes_an_error_event() -> None:
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ('{"next_agent": "mia"}', ("mia", False)),
-    ('Sure!\n```json\n{"next_agent": "leo"}\n```', ("leo", False)),
-    ('I think {"next_agent": "teacher"} is best. {"next_agent": "leo"}', ("teacher", False)),
-    ('{"reason": "x", "next_agent": "user"}', ("USER", False)),
-    ('{"next_agent": "end"}', (None, True)),
-    ('{"next_agent": ""}', (None, True)),
-    ('{"next_agent": null}', (None, True)),
-    ("{'next_agent': 'mia'}", ("mia", False)),
-    ('{"next_agent": "mia"', ("mia", False)),
-    ("", (None, True)),
-    ("teacher", (None, True)),
+    ('{"next_agent": "mia"}', Pick.agent("mia")),
+    ('Sure!\n```json\n{"next_agent": "leo"}\n```', Pick.agent("leo")),
+    ('I think {"next_agent": "teacher"} is best. {"next_agent": "leo"}', Pick.agent("teacher")),
+    ('{"reason": "x", "next_agent": "user"}', Pick.user()),
+    ('{"next_agent": "end"}', Pick.end()),
+    ('{"next_agent": ""}', Pick.end()),
+    ('{"next_agent": null}', Pick.end()),
+    ("{'next_agent': 'mia'}", Pick.agent("mia")),
+    ('{"next_agent": "mia"', Pick.agent("mia")),
+    ('{"next_agent": "  Mia  "}', Pick.agent("Mia")),
+    ("", Pick.end()),
+    ("teacher", Pick.end()),
 ])
-def test_parse_director_decision(text: str, expected: tuple[str | None, bool]) -> None:
-    result = parse_director_decision(text)
-    assert (result.next_agent_id, result.should_end) == expected
+def test_parse_director_pick(text: str, expected: Pick) -> None:
+    assert parse_director_pick(text) == expected
 
 
 def test_director_prompt_has_every_section() -> None:

@@ -10,6 +10,7 @@ import pytest
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.guards import guard_pick
 from maic_cli.engine.models import AgentTurnSummary, DirectorState, TurnConfig
+from maic_cli.engine.outcomes import Pick
 from maic_cli.engine.round import RoundResult, run_round
 from maic_cli.llm.scripted import ScriptedLLM
 from tests.helpers import agent, decision, reply
@@ -89,30 +90,31 @@ def test_an_unknown_id_falls_back_to_the_best_eligible_agent() -> None:
 def test_an_unknown_id_when_everyone_spoke_hands_back_to_the_learner() -> None:
     spoken = [AgentTurnSummary(agent_id=i, agent_name=i, content_preview="x") for i in CLASS]
     state = DirectorState(turn_count=4, agent_responses=spoken)
-    found = guard_pick("principal", CLASS, TurnConfig(agent_ids=list(CLASS)), state)
-    assert found is not None and (found.corrected, found.rule) == ("USER", "unknown_agent")
+    found = guard_pick(Pick.agent("principal"), CLASS, TurnConfig(agent_ids=list(CLASS)), state)
+    assert found is not None and (found.corrected, found.rule) == (Pick.user(), "unknown_agent")
 
 
 def test_best_eligible_after_the_teacher_prefers_assistant_then_student_priority() -> None:
     config = TurnConfig(agent_ids=list(CLASS))
     spoken = [AgentTurnSummary(agent_id=i, agent_name=i, content_preview="x") for i in ("teacher", "assistant")]
-    found = guard_pick("teacher", CLASS, config, DirectorState(turn_count=2, agent_responses=spoken))
-    assert found is not None and found.corrected == "leo"  # priority 9 before Mia's 4
+    found = guard_pick(Pick.agent("teacher"), CLASS, config, DirectorState(turn_count=2, agent_responses=spoken))
+    assert found is not None and found.corrected == Pick.agent("leo")  # priority 9 before Mia's 4
 
 
 def test_a_discussion_may_hand_back_before_an_answer_and_the_initiator_is_best() -> None:
     config = TurnConfig(agent_ids=list(CLASS), discussion_topic="Is math invented?", initiator_id="mia")
-    assert guard_pick("USER", CLASS, config, DirectorState()) is None
-    found = guard_pick("nobody", CLASS, config, DirectorState())
-    assert found is not None and found.corrected == "mia"
+    assert guard_pick(Pick.user(), CLASS, config, DirectorState()) is None
+    found = guard_pick(Pick.agent("nobody"), CLASS, config, DirectorState())
+    assert found is not None and found.corrected == Pick.agent("mia")
 
 
 def test_correct_picks_pass_untouched() -> None:
     config = TurnConfig(agent_ids=list(CLASS))
     spoken = [AgentTurnSummary(agent_id="teacher", agent_name="T", content_preview="x")]
     answered = DirectorState(turn_count=1, agent_responses=spoken)
-    assert guard_pick("teacher", CLASS, config, DirectorState()) is None
-    assert all(guard_pick(pick, CLASS, config, answered) is None for pick in ("USER", "END", "mia"))
+    assert guard_pick(Pick.agent("teacher"), CLASS, config, DirectorState()) is None
+    picks = (Pick.user(), Pick.end(), Pick.agent("mia"))
+    assert all(guard_pick(pick, CLASS, config, answered) is None for pick in picks)
 
 
 def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path) -> None:

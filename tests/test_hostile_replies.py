@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.engine.director import parse_director_decision
+from maic_cli.engine.director import parse_director_pick
 from maic_cli.engine.events import EVENT_ADAPTER
 from maic_cli.engine.models import TurnConfig
+from maic_cli.engine.outcomes import Pick
 from maic_cli.engine.round import run_round
 from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.replies.sanitize import json_extent, replace_surrogates
@@ -31,22 +32,22 @@ def deep(levels: int) -> str:
 
 @pytest.mark.parametrize("levels", [300, 5000, 50_000])
 def test_director_reply_nested_deeply_ends_the_round_without_recursion_error(levels: int) -> None:
-    assert parse_director_decision(deep(levels)).should_end
-    assert parse_director_decision("[" * levels).should_end
+    assert parse_director_pick(deep(levels)) == Pick.end()
+    assert parse_director_pick("[" * levels) == Pick.end()
     # A decision next to a deep object is still found.
-    found = parse_director_decision(f'{deep(levels)} {{"next_agent": "mia"}}')
-    assert found.next_agent_id == "mia"
+    found = parse_director_pick(f'{deep(levels)} {{"next_agent": "mia"}}')
+    assert found == Pick.agent("mia")
 
 
 def test_director_reply_full_of_braces_is_read_in_bounded_work() -> None:
-    assert parse_director_decision("{" * 100_000).should_end
-    assert parse_director_decision('{"x": "' + "{" * 100_000).should_end
+    assert parse_director_pick("{" * 100_000) == Pick.end()
+    assert parse_director_pick('{"x": "' + "{" * 100_000) == Pick.end()
 
 
 def test_director_decision_with_a_broken_surrogate_is_clean() -> None:
-    decision = parse_director_decision('{"next_agent": "mi\\ud83d"}')
-    assert decision.next_agent_id == "mi\ufffd"
-    decision.label.encode("utf-8")
+    pick = parse_director_pick('{"next_agent": "mi\\ud83d"}')
+    assert pick == Pick.agent("mi\ufffd")
+    pick.label.encode("utf-8")
 
 
 def test_json_extent_skips_strings_and_escapes() -> None:

@@ -134,7 +134,7 @@ def test_hosted_model_question_beyond_the_lesson_is_told_so_in_its_context() -> 
 def test_the_grounding_holds_for_its_question_only() -> None:
     lesson_player, _, _ = player(RIGHT, HOSTED)
     asyncio.run(lesson_player.ask(QUESTION))
-    lesson = lesson_player.runner.config.lesson
+    lesson = lesson_player.runner.lesson
     assert lesson is not None and lesson.grounding == [] and not lesson.beyond and lesson.focus is None
 
 

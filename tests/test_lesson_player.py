@@ -205,7 +205,7 @@ def test_progress_survives_a_save_and_reload_and_resumes_at_the_step(tmp_path: P
 
     async def second() -> None:
         resumed.start()
-        assert resumed.runner.config.lesson is not None and resumed.runner.config.lesson.position == "slide 1 of 2"
+        assert resumed.runner.lesson is not None and resumed.runner.lesson.position == "slide 1 of 2"
         await resumed.advance()
 
     asyncio.run(second())

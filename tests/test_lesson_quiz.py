@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from maic_cli.engine.classroom import Classroom
-from maic_cli.engine.models import DirectorState, TurnConfig, TurnRequest
+from maic_cli.engine.models import ClassSettings, DirectorState, RoundContext, TurnConfig, TurnRequest
 from maic_cli.engine.preview import agent_call_messages, director_call_messages
 from maic_cli.engine.runner import ClassRunner
 from maic_cli.lessons.lesson import LessonPlay, QuizQuestion
@@ -131,11 +131,11 @@ def test_parse_grade_ignores_prose_without_a_grade() -> None:
 def lesson_request(task: str, compact: bool) -> tuple[TurnRequest, str]:
     """A request as the player makes it for the sample lesson's first slide (a question or a lecture)."""
     lesson = load_lesson(Path(__file__).parent.parent / "lessons" / "photosynthesis.yaml")
-    config = TurnConfig(agent_ids=list(CLASS), compact_prompts=compact)
-    runner = ClassRunner(Classroom(), config, FunctionLLM(lambda r: ""), agents=CLASS, profile=PROFILE)
+    settings = ClassSettings(agent_ids=list(CLASS))
+    runner = ClassRunner(Classroom(), settings, FunctionLLM(lambda r: ""), agents=CLASS, profile=PROFILE)
     player = LessonPlayer(runner, LessonPlay(lesson=lesson))
     player.start()
-    request_config = config.model_copy(update={"lesson": player.context(task)})  # type: ignore[arg-type]
+    request_config = TurnConfig.for_round(settings, RoundContext(compact_prompts=compact, lesson=player.context(task)))
     messages = list(runner.classroom.messages)
     if task == "question":
         runner.classroom.add_learner_message("Why does the soil not shrink?")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from maic_cli.engine import round as round_module
+from maic_cli.engine.director import MAX_PICK, read_pick
 from maic_cli.engine.events import EVENT_ADAPTER, DoneEvent
 from maic_cli.engine.models import DirectorState
-from maic_cli.engine.outcomes import DirectorOutcome, StopReason
+from maic_cli.engine.outcomes import DirectorOutcome, Pick, StopReason
 from maic_cli.evaluation import expectations
 from maic_cli.evaluation.metrics import RoundLog
 
@@ -58,3 +61,46 @@ def test_round_log_counts_agent_turns_and_invalid_picks_from_the_outcome() -> No
 
 def test_there_is_one_stop_reason() -> None:
     assert round_module.StopReason is expectations.StopReason is StopReason
+
+
+# -- the director's pick: one typed value from the rules, a policy, the LLM and the guards --------------
+@pytest.mark.parametrize(("text", "pick"), [
+    ("teacher", Pick.agent("teacher")),
+    ("  mia\n", Pick.agent("mia")),
+    ("user", Pick.user()),
+    ("USER", Pick.user()),
+    ("End", Pick.end()),
+    ("", Pick.end()),
+    ("   ", Pick.end()),
+    ("x" * 500, Pick.agent("x" * MAX_PICK)),
+    ("a" * (MAX_PICK - 1) + " b", Pick.agent("a" * (MAX_PICK - 1))),  # cut, then no trailing space left
+    ("ab\ud83d", Pick.agent("ab\ufffd")),
+])
+def test_a_pick_written_as_a_string_is_read_once(text: str, pick: Pick) -> None:
+    assert read_pick(text) == pick
+
+
+@pytest.mark.parametrize(("pick", "label", "outcome"), [
+    (Pick.agent("teacher"), "teacher", DirectorOutcome.agent("teacher")),
+    (Pick.agent("principal"), "principal", DirectorOutcome.invalid("principal")),
+    (Pick.user(), "USER", DirectorOutcome.user()),
+    (Pick.end(), "END", DirectorOutcome.end()),
+])
+def test_a_pick_gives_its_label_and_its_outcome_in_the_class(pick: Pick, label: str, outcome: DirectorOutcome) -> None:
+    assert pick.label == label
+    assert pick.outcome({"teacher", "mia"}) == outcome
+
+
+@pytest.mark.parametrize(("kind", "agent_id"), [("agent", None), ("agent", ""), ("user", "mia"), ("end", "mia")])
+def test_a_pick_that_names_the_wrong_thing_is_refused(kind: str, agent_id: str | None) -> None:
+    with pytest.raises(ValueError, match="pick"):
+        Pick(kind, agent_id)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_string_is_a_pick_whose_label_reads_back_the_same(text: str) -> None:
+    pick = read_pick(text)
+    assert read_pick(pick.label) == pick
+    assert len(pick.label) <= MAX_PICK
+    pick.label.encode("utf-8")  # no broken surrogate reaches an event or a prompt

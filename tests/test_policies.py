@@ -11,7 +11,8 @@ import pytest
 
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.events import Event
-from maic_cli.engine.models import AgentConfig, DirectorState, Message, TurnConfig
+from maic_cli.engine.models import AgentConfig, DirectorState, LessonContext, Message, TurnConfig
+from maic_cli.engine.outcomes import Pick
 from maic_cli.engine.policies import builtin_policy, default_policy_name, load_hook, policy_from_flag
 from maic_cli.engine.round import RoundResult
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
@@ -48,6 +49,10 @@ def number_hook(agents: object, state: object, messages: object, config: object)
     return 42
 
 
+def typed_hook(agents: object, state: DirectorState, messages: object, config: object) -> Pick:
+    return Pick.agent("leo") if not state.agent_responses else Pick.user()
+
+
 class Collect(RunnerHooks):
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -57,10 +62,12 @@ class Collect(RunnerHooks):
 
 
 def play(llm: ScriptedLLM, *, director: str | None = None, config: TurnConfig | None = None,
-         spec: ModelSpec | None = None, text: str = "Why is the sky blue?") -> tuple[RoundResult, list[Event]]:
+         spec: ModelSpec | None = None, text: str = "Why is the sky blue?",
+         lesson: LessonContext | None = None) -> tuple[RoundResult, list[Event]]:
     hooks = Collect()
     runner = ClassRunner(Classroom(), config or TurnConfig(agent_ids=list(CLASS)), llm, agents=CLASS,
                          spec=spec, hooks=[hooks], director=policy_from_flag(director) if director else None)
+    runner.enter_scene(lesson)
     result = asyncio.run(runner.play(text))
     assert llm.remaining == 0  # every scripted reply used: exactly the calls the policy needs
     return result, hooks.events
@@ -84,12 +91,10 @@ def test_rules_a_question_to_the_class_goes_to_a_student_and_allows_a_third_spea
 
 
 def test_rules_a_question_during_a_lesson_is_the_teachers_alone() -> None:
-    from maic_cli.engine.models import LessonContext
-
     lesson = LessonContext(title="Plants", level="beginner", scene="What a plant needs", kind="slide",
                            position="slide 1 of 3", task="question")
     llm = ScriptedLLM([reply("Most of the mass comes from the air.")])
-    result, _ = play(llm, director="rules", config=TurnConfig(agent_ids=list(CLASS), lesson=lesson))
+    result, _ = play(llm, director="rules", lesson=lesson)
     assert result.speakers == ["teacher"] and result.reason == "cue_user"
     assert director_calls(llm) == 0
 
@@ -189,12 +194,17 @@ def test_rules_the_initiator_opens_only_the_discussions_first_round() -> None:
     config = TurnConfig(agent_ids=list(CLASS), discussion_topic="Is math invented?", initiator_id="mia")
     opening = [Message.from_learner("Go on.")]
     later = [*opening, Message(role="agent", agent_id="mia"), Message.from_learner("And proofs?")]
-    assert rules(list(CLASS.values()), DirectorState(), opening, config) == "mia"
-    assert rules(list(CLASS.values()), DirectorState(), later, config) == "teacher"
+    assert rules(list(CLASS.values()), DirectorState(), opening, config) == Pick.agent("mia")
+    assert rules(list(CLASS.values()), DirectorState(), later, config) == Pick.agent("teacher")
 
 
 def test_a_hooks_pick_is_read_like_the_llms_spaces_and_case_aside() -> None:
     result, _ = play(ScriptedLLM([reply("Rayleigh!")]), director="tests.test_policies:padded_hook")
+    assert result.speakers == ["leo"] and result.reason == "cue_user"
+
+
+def test_a_hook_may_answer_a_typed_pick() -> None:
+    result, _ = play(ScriptedLLM([reply("Rayleigh!")]), director="tests.test_policies:typed_hook")
     assert result.speakers == ["leo"] and result.reason == "cue_user"
 
 

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.engine.models import ModelSettings, TurnConfig, TurnRequest, UserProfile
+from maic_cli.engine.calls import agent_call, director_call
+from maic_cli.engine.models import DirectorState, ModelSettings, RoundContext, TurnConfig, TurnRequest, UserProfile
 from maic_cli.engine.preview import agent_call_messages, director_call_messages
 from maic_cli.engine.round import run_round
 from maic_cli.engine.turn import generate_turn
@@ -153,7 +154,7 @@ def test_the_preview_is_what_the_turn_really_sends(tmp_path: Path, compact: bool
     agents = {a.id: a for a in session.agents}
     prompts = load_prompt_set(None)
     request = TurnRequest(messages=session.classroom.messages, store_state=session.classroom.store,
-                          config=session.config.model_copy(update={"compact_prompts": compact}),
+                          config=TurnConfig.for_round(session.config, RoundContext(compact_prompts=compact)),
                           director_state=session.classroom.director_state, user_profile=session.profile,
                           model=ModelSettings(model="scripted"))
     expected_director = director_call_messages(request, agents, prompts=prompts)
@@ -168,6 +169,10 @@ def test_the_preview_is_what_the_turn_really_sends(tmp_path: Path, compact: bool
     assert [call.purpose for call in llm.calls] == ["director", "agent"]
     assert llm.calls[0].messages == expected_director
     assert llm.calls[1].messages == expected_agent
+    # The whole calls, not only their messages: one builder serves both (engine/calls.py).
+    state = request.director_state or DirectorState()
+    assert llm.calls[0] == director_call(request, agents, state, prompts=prompts)
+    assert llm.calls[1] == agent_call(request, agents["curious_student"], state, prompts=prompts).request
 
 
 @pytest.mark.parametrize("argv", [["prompts", "--help"], ["prompts", "show", "--help"], ["prompts", "list", "--help"]],

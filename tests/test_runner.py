@@ -100,7 +100,7 @@ def test_maic_run_with_the_local_model_builds_compact_prompts(tmp_path: Path) ->
     """The prompt variant follows the model at request time: ``maic run --model local`` gets the compact
     prompts and the small turn cap, as ``maic chat`` does (it got the full ones before)."""
     from maic_cli.cli.batch_plan import expand
-    from maic_cli.engine.turn import COMPACT_MAX_TOKENS
+    from maic_cli.engine.calls import COMPACT_MAX_TOKENS
     from maic_cli.evaluation.batch import RunContext, run_all
     from maic_cli.llm.pool import ClientPool
     from tests.test_run import QA_SCENARIO, write

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from maic_cli.engine import turn
+from maic_cli.engine import calls
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.round import run_round
@@ -29,8 +29,8 @@ QUESTIONS = ("Why is the sky blue?", "@mia And sunsets?")
 
 
 def reword_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(turn, "build_director_prompt", lambda *args, **kwargs: "Choose a speaker, please.")
-    monkeypatch.setattr(turn, "build_agent_call", lambda *args, **kwargs: (
+    monkeypatch.setattr(calls, "build_director_prompt", lambda *args, **kwargs: "Choose a speaker, please.")
+    monkeypatch.setattr(calls, "build_agent_call", lambda *args, **kwargs: (
         [{"role": "system", "content": "Say something helpful."}, {"role": "user", "content": "Go on."}], ""))
 
 

@@ -12,8 +12,10 @@ import pytest
 import maic_cli.chat.loop as chat_loop
 from maic_cli.chat.loop import ChatApp
 from maic_cli.cli.app import app
+from maic_cli.engine.runner import ClassRunner
 from maic_cli.errors import SessionError
 from maic_cli.llm.factory import make_llm
+from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.session import Session, load_session, save_session
 from tests.helpers import reply
@@ -113,7 +115,10 @@ def test_a_session_file_cannot_lift_the_turn_limit_or_switch_off_the_repeat_guar
     data = json.loads(path.read_text(encoding="utf-8"))
     data["config"]["allow_repeat_speaker"] = True
     path.write_text(json.dumps(data), encoding="utf-8")
-    assert load_session(path).config.allow_repeat_speaker is False
+    loaded = load_session(path)
+    assert "allow_repeat_speaker" not in loaded.config.model_dump()  # a class setting no file holds
+    played = ClassRunner(loaded.classroom, loaded.config, ScriptedLLM([]), agents={a.id: a for a in loaded.agents})
+    assert played.round_context().allow_repeat_speaker is False  # only code (the runner's caller) allows repeats
     data["config"]["max_turns"] = 1_000_000_000
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(SessionError, match="max_turns"):

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..engine.policies import DirectorPolicy, default_policy_name
+from ..engine.policies import DirectorPolicy, choose_policy
 from ..engine.prompt_set import PromptSet
 from ..errors import InputError, MaicError, SessionError
 from ..llm.factory import make_llm
@@ -85,7 +85,7 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, spec: Mod
     spec = spec or ModelSpec.parse(session.model)
     llm = make_client(spec)  # a bad model fails here, before any file is written
     session.transcript = str(transcript_path(session, path, transcript))
-    recorder = open_transcript(session, path, spec, typed=transcript is not None, memory=memory)
+    recorder = open_transcript(session, path, spec, typed=transcript is not None, memory=memory, director=director)
     try:
         try:
             save_session(session, path)  # the file exists (and is valid) from the first moment
@@ -131,12 +131,12 @@ def transcript_path(session: Session, path: Path, typed: Path | None) -> Path:
 
 
 def open_transcript(session: Session, path: Path, spec: ModelSpec, *, typed: bool,
-                    memory: ChatMemory | None = None) -> GuardedRecorder:
+                    memory: ChatMemory | None = None, director: DirectorPolicy | None = None) -> GuardedRecorder:
     target = Path(session.transcript or "")
-    director = session.config.director or default_policy_name(spec.compact_prompts)  # the policy it plays under
+    policy = choose_policy(director, session.config.director, spec.compact_prompts)  # the policy it plays under
     header = TranscriptHeader(model=spec.raw, produced_by=spec.produced_by, agents=session.agents,
-                              config=session.config.model_copy(update={"director": director}), profile=session.profile,
-                              store=session.classroom.store,
+                              config=session.config.model_copy(update={"director": policy.name}),
+                              profile=session.profile, store=session.classroom.store,
                               session=str(path))
     try:
         writer = TranscriptWriter(target, header)

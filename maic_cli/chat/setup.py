@@ -93,7 +93,7 @@ def ignored_on_resume(given: Mapping[str, object]) -> str | None:
 
 
 def new_session(settings: Settings, topic: str | None, initiator: str | None) -> Session:
-    from ..engine.models import DEFAULT_MAX_TURNS, TurnConfig, UserProfile, default_initiator
+    from ..engine.models import DEFAULT_MAX_TURNS, ClassSettings, UserProfile, default_initiator
     from ..store.personas import DEFAULT_CLASS, load_registry
     from ..store.session import Session
 
@@ -104,7 +104,7 @@ def new_session(settings: Settings, topic: str | None, initiator: str | None) ->
         raise InputError(f"--initiator {initiator}: not in this class ({', '.join(ids)})")
     if topic and initiator is None:
         initiator = default_initiator(agents)
-    config = TurnConfig(agent_ids=ids, discussion_topic=topic, initiator_id=initiator if topic else None,
+    config = ClassSettings(agent_ids=ids, discussion_topic=topic, initiator_id=initiator if topic else None,
                         max_turns=settings.max_turns or DEFAULT_MAX_TURNS, language=settings.language)
     profile = UserProfile(nickname=settings.name or "Learner", bio=settings.bio or "")
     return Session(config=config, profile=profile, agents=agents, api_base=settings.api_base)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
@@ -16,9 +15,6 @@ from ..errors import InputError
 from ..untrusted import one_line
 from .errors import friendly
 from .help_option import MAX_TURNS_HELP, MODEL_HELP, TEMPERATURE_HELP
-
-if TYPE_CHECKING:
-    pass
 
 
 @friendly

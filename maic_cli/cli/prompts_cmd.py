@@ -50,7 +50,7 @@ def fresh_class(agents: str | None, agents_dir: list[Path], topic: str | None) -
 
 def next_request(session: Session, model: str, ask: str | None) -> TurnRequest:
     """The turn request of the class's next call: its state, after ``ask`` if given, for ``model``."""
-    from ..engine.models import TurnRequest
+    from ..engine.models import RoundContext, TurnConfig, TurnRequest
     from ..lessons.player import lesson_context
     from ..llm.spec import ModelSpec
 
@@ -58,8 +58,8 @@ def next_request(session: Session, model: str, ask: str | None) -> TurnRequest:
     if ask is not None:
         classroom.add_learner_message(ask)
     lesson = lesson_context(session.lesson) if session.lesson is not None else None  # as the lesson player sets it
-    config = session.config.model_copy(update={"compact_prompts": ModelSpec.parse(model).compact_prompts,
-                                               "lesson": lesson})
+    config = TurnConfig.for_round(session.config, RoundContext(lesson=lesson,
+                                                               compact_prompts=ModelSpec.parse(model).compact_prompts))
     return TurnRequest(messages=classroom.messages, store_state=classroom.store, config=config,
                        director_state=classroom.director_state, user_profile=session.profile)
 
@@ -133,10 +133,10 @@ def show(
     typer.echo(f"maic: note: the {who}'s next call for {clean(model)}{variant}, prompt set "
                f"{clean(prompt_set.name)}", err=True)
     if who == "director":
-        from ..engine.policies import default_policy_name
+        from ..engine.policies import choose_policy
         from ..llm.spec import ModelSpec
 
-        policy = session.config.director or default_policy_name(ModelSpec.parse(model).compact_prompts)
+        policy = choose_policy(None, session.config.director, ModelSpec.parse(model).compact_prompts).name
         if policy != "llm":
             typer.echo(f"maic: note: with the {clean(policy)} director the model is asked only where the rules "
                        "are not sure (rules: never); this is the call it would make then", err=True)

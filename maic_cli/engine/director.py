@@ -16,41 +16,41 @@ from typing import Literal
 from ..replies.json_reply import first_json_object
 from ..replies.sanitize import replace_surrogates
 from .models import DirectorState, TurnConfig
+from .outcomes import END, USER, Pick
 
-USER = "USER"
-END = "END"
+MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
 
 
-@dataclass(frozen=True)
-class DirectorDecision:
-    """``next_agent_id`` is an agent id, ``"USER"`` or ``None`` (end)."""
-
-    next_agent_id: str | None
-    should_end: bool
-
-    @property
-    def label(self) -> str:
-        return self.next_agent_id or END
+def read_pick(text: str) -> Pick:
+    """A pick written as a string (an agent id, ``USER`` or ``END``, any case; empty: the end) — a
+    model's ``next_agent``, a researcher's hook's answer — read once, cleaned (no broken surrogates)
+    and bounded (an id past :data:`MAX_PICK` is cut: unknown anyway)."""
+    text = replace_surrogates(text.strip())[:MAX_PICK].rstrip()
+    if not text or text.upper() == END:
+        return Pick.end()
+    if text.upper() == USER:
+        return Pick.user()
+    return Pick.agent(text)
 
 
 @dataclass(frozen=True)
 class RuleOutcome:
-    """What the rules decided without the LLM; ``ask_llm`` when they could not."""
+    """What the rules decided without the LLM (``pick``); ``None`` and ``ask_llm`` when they could not."""
 
-    decision: DirectorDecision | None
+    pick: Pick | None
     reason: Literal["max_turns", "single_agent", "trigger", "ask_llm"]
 
 
 def decide_by_rules(config: TurnConfig, state: DirectorState) -> RuleOutcome:
     if state.turn_count >= config.max_turns:
-        return RuleOutcome(DirectorDecision(None, True), "max_turns")
+        return RuleOutcome(Pick.end(), "max_turns")
     if len(config.agent_ids) == 1:
         if state.turn_count == 0:
-            return RuleOutcome(DirectorDecision(config.agent_ids[0], False), "single_agent")
-        return RuleOutcome(DirectorDecision(USER, False), "single_agent")
+            return RuleOutcome(Pick.agent(config.agent_ids[0]), "single_agent")
+        return RuleOutcome(Pick.user(), "single_agent")
     trigger = config.trigger_agent_id
     if state.turn_count == 0 and trigger and trigger in config.agent_ids:
-        return RuleOutcome(DirectorDecision(trigger, False), "trigger")
+        return RuleOutcome(Pick.agent(trigger), "trigger")
     return RuleOutcome(None, "ask_llm")
 
 
@@ -65,18 +65,13 @@ def _first_decision_object(text: str) -> dict[str, object] | None:
     return found
 
 
-def parse_director_decision(text: str) -> DirectorDecision:
+def parse_director_pick(text: str) -> Pick:
     """Read ``{"next_agent": …}`` from anywhere in ``text``; anything unusable ends the round.
 
     Bounded: objects nested deeper than a decision can be are skipped unparsed, and a
     broken surrogate in the id becomes U+FFFD (no agent has it, so the round ends)."""
     found = _first_decision_object(text or "")
     value = found.get("next_agent") if found else None
-    if not isinstance(value, str) or not value.strip():
-        return DirectorDecision(None, True)
-    value = replace_surrogates(value.strip())
-    if value.upper() == END:
-        return DirectorDecision(None, True)
-    if value.upper() == USER:
-        return DirectorDecision(USER, False)
-    return DirectorDecision(value, False)
+    if not isinstance(value, str):
+        return Pick.end()
+    return read_pick(value)

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .director import END, USER
 from .models import AgentConfig, DirectorState, Message, TurnConfig
+from .outcomes import Pick
 
 GuardRule = Literal["repeat_speaker", "unanswered", "unknown_agent"]
 ROLE_ORDER = {"teacher": 0, "assistant": 1, "student": 2}
@@ -35,8 +35,8 @@ ROLE_ORDER = {"teacher": 0, "assistant": 1, "student": 2}
 class Correction:
     """The director picked ``original``; the guard ``rule`` dispatched ``corrected`` instead."""
 
-    original: str
-    corrected: str
+    original: Pick
+    corrected: Pick
     rule: GuardRule
 
 
@@ -76,24 +76,23 @@ def best_eligible(agents: Mapping[str, AgentConfig], config: TurnConfig, state: 
     return ranked[0].id if ranked else None
 
 
-def guard_pick(pick: str, agents: Mapping[str, AgentConfig], config: TurnConfig,
+def guard_pick(pick: Pick, agents: Mapping[str, AgentConfig], config: TurnConfig,
                state: DirectorState, messages: Sequence[Message] = ()) -> Correction | None:
-    """Check one pick (an agent id, ``USER`` or ``END``); ``None`` when it stands."""
+    """Check one pick; ``None`` when it stands."""
     answered = state.turn_count > 0 or bool(state.agent_responses)
-    best = best_eligible(agents, config, state, opens_discussion(config, messages))
-    if pick in (USER, END):
+    found = best_eligible(agents, config, state, opens_discussion(config, messages))
+    best = Pick.agent(found) if found is not None else None
+    if pick.kind != "agent":
         if not answered and not config.discussion_topic and best is not None:
             return Correction(pick, best, "unanswered")
         return None
-    if pick not in agents:
-        if best is not None:
-            return Correction(pick, best, "unknown_agent")
-        return Correction(pick, USER, "unknown_agent")
+    if pick.agent_id not in agents:
+        return Correction(pick, best or Pick.user(), "unknown_agent")
     last = state.agent_responses[-1].agent_id if state.agent_responses else None
-    if pick in spoken_ids(state) and (not config.allow_repeat_speaker or pick == last):
-        return Correction(pick, best if best is not None else USER, "repeat_speaker")
+    if pick.agent_id in spoken_ids(state) and (not config.allow_repeat_speaker or pick.agent_id == last):
+        return Correction(pick, best or Pick.user(), "repeat_speaker")
     return None
 
 
-__all__ = ["END", "USER", "Correction", "GuardRule", "best_eligible", "eligible_agents", "guard_pick",
+__all__ = ["Correction", "GuardRule", "best_eligible", "eligible_agents", "guard_pick",
            "opens_discussion", "rank"]

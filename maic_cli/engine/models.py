@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -286,9 +285,12 @@ class LessonContext(BaseModel):
     stage: Literal["open", "continue", "close", "only"] | None = None
 
 
-class TurnConfig(BaseModel):
+class ClassSettings(BaseModel):
+    """The class as a session, a transcript header or a scenario keeps it: who is in it, its mode
+    (Q&A, or a discussion's topic, prompt and initiator), its limits, language and director.  Only
+    these are saved; what one round is played with is a :class:`RoundContext`."""
+
     agent_ids: list[str]
-    trigger_agent_id: str | None = None
     discussion_topic: str | None = None
     discussion_prompt: str | None = None
     initiator_id: str | None = None  # who opens a discussion (named to the director)
@@ -298,20 +300,29 @@ class TurnConfig(BaseModel):
     # Who picks the next speaker (engine/policies.py): llm, rules, hybrid or a typed module:function;
     # None: the model's default.  A name here never imports code; only the --director flag does.
     director: str | None = None
-    # Routing guard: may an agent speak twice in one round?  Set by code (a researcher's runner), never
-    # stored, so a session or transcript someone sent cannot switch the guard off.
-    allow_repeat_speaker: bool = Field(default=False, exclude=True)
-    # Request-scoped, never stored: the runner sets it from the model at request time.
-    compact_prompts: bool = Field(default=False, exclude=True)
-    # Request-scoped, never stored: the lesson player sets it (the lesson itself is in the session).
-    lesson: LessonContext | None = Field(default=None, exclude=True)
+
+
+class RoundContext(BaseModel):
+    """What one round is played with beyond the class's settings; set by code (the runner) for that
+    round alone and never saved, so a session or transcript someone sent can set none of it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    trigger_agent_id: str | None = None  # who answers first (an @mention, a lecture's teacher)
+    # Where the class is in a lesson (the lesson player's scene, a question's grounding); the lesson
+    # itself is in the session.
+    lesson: LessonContext | None = None
+    compact_prompts: bool = False  # the prompt variant of the model serving the round
+    # Routing guard: may an agent speak twice in one round?  A researcher's runner may allow it.
+    allow_repeat_speaker: bool = False
 
 
 class RoundOverrides(BaseModel):
-    """The config changes one round was played with (a lesson's live lecture or discussion scene), as a
-    transcript records them so ``replay --check`` can play that round again the same way."""
+    """The settings one round changes (a lesson's live lecture or discussion scene) and the lesson it
+    was in, as :meth:`ClassRunner.play_round <.runner.ClassRunner.play_round>` takes them and a
+    transcript records them, so ``replay --check`` can play that round again the same way."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     max_turns: int | None = Field(default=None, ge=1, le=50)
     discussion_topic: str | None = None
@@ -319,16 +330,36 @@ class RoundOverrides(BaseModel):
     initiator_id: str | None = None
     lesson: LessonContext | None = None  # where the class was in a lesson (it reaches the prompts)
 
-    @classmethod
-    def of(cls, overrides: Mapping[str, object] | None) -> RoundOverrides | None:
-        """The recordable part of a round's overrides (``None``: nothing to record)."""
-        kept = {key: value for key, value in (overrides or {}).items()
-                if key in cls.model_fields and value is not None}
-        return cls.model_validate(kept) if kept else None
+    def settings(self) -> dict[str, object]:
+        """The class settings this round changes (``lesson`` is the round's context, not a setting)."""
+        return {name: value for name in type(self).model_fields
+                if name != "lesson" and (value := getattr(self, name)) is not None}
 
-    def update(self) -> dict[str, object]:
-        """The changes, as ``TurnConfig.model_copy(update=…)`` takes them."""
-        return {name: value for name in type(self).model_fields if (value := getattr(self, name)) is not None}
+
+class TurnConfig(ClassSettings):
+    """What one turn sees: the class's settings as this round has them (its overrides applied) and the
+    round's context.  The runner builds one per round (:meth:`for_round`); the request-scoped fields
+    are never dumped, so nothing saved can carry them."""
+
+    trigger_agent_id: str | None = Field(default=None, exclude=True)
+    allow_repeat_speaker: bool = Field(default=False, exclude=True)
+    compact_prompts: bool = Field(default=False, exclude=True)
+    lesson: LessonContext | None = Field(default=None, exclude=True)
+
+    @classmethod
+    def for_round(cls, settings: ClassSettings, context: RoundContext,
+                  overrides: RoundOverrides | None = None, *, director: str | None = None) -> TurnConfig:
+        """``settings`` with this round's ``overrides`` applied and its ``context``; ``director``: the
+        name of the policy that plays it (what a transcript records)."""
+        data: dict[str, Any] = {name: getattr(settings, name) for name in ClassSettings.model_fields}
+        if overrides is not None:
+            data.update(overrides.settings())
+        if director is not None:
+            data["director"] = director
+        lesson = overrides.lesson if overrides is not None and overrides.lesson is not None else context.lesson
+        return cls.model_validate({**data, "trigger_agent_id": context.trigger_agent_id, "lesson": lesson,
+                                   "compact_prompts": context.compact_prompts,
+                                   "allow_repeat_speaker": context.allow_repeat_speaker})
 
 
 class ModelSettings(BaseModel):

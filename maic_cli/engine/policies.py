@@ -1,7 +1,9 @@
 """Director policies: who speaks next, decided before (or instead of) asking the LLM.
 
-A policy is a function ``(agents, state, messages, config) -> pick`` where the pick
-is an agent id, ``"USER"`` (the learner's turn), ``"END"`` or ``None`` (ask the LLM).
+A policy is a function ``(agents, state, messages, config) -> pick`` where the pick is a
+:class:`~.outcomes.Pick` (an agent, the learner's turn, the end) or ``None`` (ask the LLM); a
+researcher's hook may answer a string instead (an agent id, ``"USER"`` or ``"END"``), read once
+as a pick where the turn receives it.
 
 * ``llm`` — always ``None``: the LLM director decides (the behaviour before policies).
 * ``rules`` — never ``None``: no director call at all.  The teacher answers first
@@ -33,11 +35,12 @@ from pathlib import Path
 from types import ModuleType
 
 from ..errors import InputError
-from .director import END, USER
 from .guards import opens_discussion, rank
 from .models import AgentConfig, DirectorState, Message, TurnConfig
+from .outcomes import Pick
 
-PolicyFn = Callable[[Sequence[AgentConfig], DirectorState, Sequence[Message], TurnConfig], "str | None"]
+# A hook may answer a string (an agent id, "USER" or "END"): the turn reads it as a Pick (director.read_pick).
+PolicyFn = Callable[[Sequence[AgentConfig], DirectorState, Sequence[Message], TurnConfig], "Pick | str | None"]
 
 BUILTIN_POLICIES = ("llm", "rules", "hybrid")
 QA_SPEAKERS = 2  # rules, Q&A: the teacher and one other ...
@@ -57,7 +60,7 @@ class DirectorPolicy:
 
 
 def ask_llm(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequence[Message],
-            config: TurnConfig) -> str | None:
+            config: TurnConfig) -> Pick | None:
     return None
 
 
@@ -79,19 +82,19 @@ def _unspoken(agents: Sequence[AgentConfig], state: DirectorState) -> list[Agent
 
 
 def _first_speaker(agents: Sequence[AgentConfig], state: DirectorState, config: TurnConfig,
-                   messages: Sequence[Message]) -> str | None:
+                   messages: Sequence[Message]) -> Pick | None:
     ranked = rank(_unspoken(agents, state), config, state, opens_discussion(config, messages))
-    return ranked[0].id if ranked else None
+    return Pick.agent(ranked[0].id) if ranked else None
 
 
 def rules(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequence[Message],
-          config: TurnConfig) -> str | None:
+          config: TurnConfig) -> Pick:
     """The deterministic policy (see the module docstring); never asks the LLM."""
     left = _unspoken(agents, state)
     if not state.agent_responses:
-        return _first_speaker(agents, state, config, messages) or END
+        return _first_speaker(agents, state, config, messages) or Pick.end()
     if not left:
-        return USER
+        return Pick.user()
     count = len(state.agent_responses)
     asked = _last_asked_question(state, messages)
     if config.discussion_topic:
@@ -101,23 +104,23 @@ def rules(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequenc
     else:
         limit = QA_SPEAKERS_AFTER_QUESTION if asked else QA_SPEAKERS
     if count >= limit:
-        return USER
+        return Pick.user()
     heard_roles = {a.role for a in agents if a.id in {r.agent_id for r in state.agent_responses}}
     students = [a for a in left if a.role == "student"]
     if asked and students:
         pool = students
     else:  # someone who adds something: a role not heard yet, then non-teachers
         pool = [a for a in left if a.role not in heard_roles] or [a for a in left if a.role != "teacher"] or left
-    return sorted(pool, key=lambda a: (-a.priority, [x.id for x in agents].index(a.id)))[0].id
+    return Pick.agent(sorted(pool, key=lambda a: (-a.priority, [x.id for x in agents].index(a.id)))[0].id)
 
 
 def hybrid(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequence[Message],
-           config: TurnConfig) -> str | None:
+           config: TurnConfig) -> Pick | None:
     """The rules where they are sure, ``None`` (the LLM) otherwise."""
     if not state.agent_responses:
         return _first_speaker(agents, state, config, messages)
     if len(state.agent_responses) >= HYBRID_HAND_BACK or not _unspoken(agents, state):
-        return USER
+        return Pick.user()
     return None
 
 
@@ -134,6 +137,20 @@ def builtin_policy(name: str | None) -> DirectorPolicy | None:
 def default_policy_name(compact_prompts: bool) -> str:
     """Small offline models: ``rules`` (several agents speak, no director call); others: ``llm``."""
     return "rules" if compact_prompts else "llm"
+
+
+def choose_policy(flag: DirectorPolicy | None, stored: str | None, compact_prompts: bool) -> DirectorPolicy:
+    """The one place that decides who picks the speakers: the policy the user's ``--director`` flag
+    gave (``flag``: a built-in or a hook), else a built-in policy the session or scenario names
+    (``stored``: a file's name never imports code, so a hook's name there is passed over), else the
+    model's default (:func:`default_policy_name`)."""
+    if flag is not None:
+        return flag
+    named = builtin_policy(stored)
+    if named is not None:
+        return named
+    name = default_policy_name(compact_prompts)
+    return DirectorPolicy(name, _BUILTINS[name])
 
 
 def load_hook(spec: str) -> DirectorPolicy:
@@ -202,5 +219,5 @@ def policy_from_flag(value: str) -> DirectorPolicy:
     return builtin_policy(value) or load_hook(value)
 
 
-__all__ = ["BUILTIN_POLICIES", "DirectorPolicy", "PolicyFn", "builtin_policy", "default_policy_name",
+__all__ = ["BUILTIN_POLICIES", "DirectorPolicy", "PolicyFn", "builtin_policy", "choose_policy", "default_policy_name",
            "hybrid", "load_hook", "policy_from_flag", "rules"]

@@ -28,8 +28,17 @@ from ..llm.port import LLMClient
 from ..llm.spec import ModelSpec
 from .classroom import Classroom
 from .events import Event
-from .models import AgentConfig, ModelSettings, RoundOverrides, TurnConfig, UserProfile
-from .policies import DirectorPolicy, ask_llm, builtin_policy, default_policy_name
+from .models import (
+    AgentConfig,
+    ClassSettings,
+    LessonContext,
+    ModelSettings,
+    RoundContext,
+    RoundOverrides,
+    TurnConfig,
+    UserProfile,
+)
+from .policies import DirectorPolicy, choose_policy
 from .prompt_set import PromptSet
 from .round import RoundResult, run_round
 
@@ -69,13 +78,24 @@ class RunnerHooks:
 
 class ClassRunner:
     """``spec`` is the model behind ``llm`` (default: parsed from ``llm.model``); the prompt variant
-    (compact for small models) follows it at request time, whatever a session or scenario stored."""
+    (compact for small models) follows it at request time, whatever a session or scenario stored.
 
-    def __init__(self, classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
+    The runner owns the round: ``config`` holds the class's saved settings (the session's own object,
+    never written here), and what one round is played with — its trigger, the lesson the class is in,
+    the prompt variant, the routing guard — is a :class:`~.models.RoundContext` built for that round.
+    The lesson player asks (:meth:`enter_scene`, :meth:`play_round` with typed overrides) instead of
+    writing into the runner."""
+
+    def __init__(self, classroom: Classroom, config: ClassSettings, llm: LLMClient, *,
                  agents: Mapping[str, AgentConfig], profile: UserProfile | None = None,
                  model: ModelSettings | None = None, spec: ModelSpec | None = None,
                  prompts: PromptSet | None = None, hooks: Sequence[RunnerHooks] = (),
-                 director: DirectorPolicy | None = None) -> None:
+                 director: DirectorPolicy | None = None, allow_repeat_speaker: bool = False) -> None:
+        if isinstance(config, TurnConfig) and any(getattr(config, name) != field.default
+                                                  for name, field in RoundContext.model_fields.items()):
+            # A programming error, not a user's: a round's context given as a class setting would be lost.
+            raise ValueError("ClassRunner takes the class's settings; a round's context is the runner's own "
+                             "(allow_repeat_speaker=…, enter_scene(…), the model's spec, play_round's trigger)")
         self.classroom = classroom
         self.config = config
         self.agents = dict(agents)
@@ -86,19 +106,42 @@ class ClassRunner:
         self.llm = llm
         self.spec = spec or ModelSpec.parse(llm.model)
         self.director = director  # None: the config's built-in policy, else the model's default
+        self.allow_repeat_speaker = allow_repeat_speaker  # set by code only, never by a file
+        self._lesson: LessonContext | None = None  # where the class is in a lesson (the lesson player says)
 
     @property
     def policy(self) -> DirectorPolicy:
-        """Who picks the speakers: ``--director`` if given, else a built-in policy the config names
-        (a file's name never imports code), else the model's default (engine/policies.py)."""
-        if self.director is not None:
-            return self.director
-        found = builtin_policy(self.config.director)
-        return found or builtin_policy(default_policy_name(self.spec.compact_prompts)) or DirectorPolicy("llm", ask_llm)
+        """Who picks the speakers (engine/policies.py, :func:`~.policies.choose_policy`)."""
+        return choose_policy(self.director, self.config.director, self.spec.compact_prompts)
 
     def set_llm(self, llm: LLMClient, spec: ModelSpec | None = None) -> None:
         """Serve the next rounds with another model (``/model``)."""
         self.llm, self.spec = llm, spec or ModelSpec.parse(llm.model)
+
+    def add_hook(self, hook: RunnerHooks) -> None:
+        """Record, save or show the class with one more hook from now on."""
+        self.hooks.append(hook)
+
+    # -- the class and the lesson it is in -------------------------------------------------------
+    def members(self) -> list[AgentConfig]:
+        """The class's agents in class order (the settings' own configs first, then the registry's)."""
+        found = (self.config.agent_configs.get(i) or self.agents.get(i) for i in self.config.agent_ids)
+        return [agent for agent in found if agent is not None]
+
+    @property
+    def lesson(self) -> LessonContext | None:
+        """Where the class is in a lesson, as the next rounds' prompts see it (``None``: no lesson)."""
+        return self._lesson
+
+    def enter_scene(self, context: LessonContext | None) -> None:
+        """The class is now at ``context`` in its lesson (a scene entered, a quiz answered; ``None``:
+        no lesson): every round from here on has it in its prompts until the next call."""
+        self._lesson = context
+
+    def round_context(self, trigger: str | None = None) -> RoundContext:
+        """What a round started now is played with beyond the class's settings."""
+        return RoundContext(trigger_agent_id=trigger, lesson=self._lesson, compact_prompts=self.spec.compact_prompts,
+                            allow_repeat_speaker=self.allow_repeat_speaker)
 
     # -- the learner's turn ---------------------------------------------------------------
     def trigger_for(self, text: str) -> str | None:
@@ -112,10 +155,10 @@ class ClassRunner:
             hook.learner(text)
         self._save()
 
-    async def play(self, text: str) -> RoundResult:
-        """The learner says ``text``; the class answers (one round)."""
+    async def play(self, text: str, *, overrides: RoundOverrides | None = None) -> RoundResult:
+        """The learner says ``text``; the class answers (one round, with ``overrides`` if given)."""
         self.add_learner_message(text)
-        return await self.play_round(self.trigger_for(text))
+        return await self.play_round(self.trigger_for(text), overrides=overrides)
 
     @property
     def opens_discussion(self) -> bool:
@@ -126,16 +169,19 @@ class ClassRunner:
         """In discussion mode, before anyone has spoken, the initiator opens the discussion."""
         return await self.play_round(self.config.initiator_id) if self.opens_discussion else None
 
-    async def play_round(self, trigger: str | None = None, *,
-                         overrides: Mapping[str, object] | None = None) -> RoundResult:
-        """One round; ``overrides`` change the config for this round only (the lesson player's
-        lecture and discussion rounds: ``max_turns``, ``discussion_topic``, ``lesson`` …)."""
+    async def play_round(self, trigger: str | None = None, *, overrides: RoundOverrides | None = None,
+                         fresh: bool = False) -> RoundResult:
+        """One round; ``overrides`` change the settings for this round only (the lesson player's lecture
+        and discussion rounds: ``max_turns``, ``discussion_topic``, ``lesson`` …).  ``fresh``: a new round
+        that no learner message began (a lecture, a discussion scene): the director starts over."""
+        if fresh:
+            self.classroom.director_state = None
         policy = self.policy
-        config = self.config.model_copy(update={**(overrides or {}), "trigger_agent_id": trigger,
-                                                "director": policy.name,
-                                                "compact_prompts": self.spec.compact_prompts})
-        # What a transcript records of this round's config: its own changes, and the lesson it was in.
-        recorded = RoundOverrides.of({"lesson": self.config.lesson, **(overrides or {})})
+        context = self.round_context(trigger)
+        config = TurnConfig.for_round(self.config, context, overrides, director=policy.name)
+        # What a transcript records of this round: its own changes, and the lesson it was in.
+        changes = (overrides or RoundOverrides()).model_copy(update={"lesson": config.lesson})
+        recorded = changes if changes.settings() or changes.lesson is not None else None
         for hook in self.hooks:
             hook.round_started(trigger, recorded)
         result = RoundResult(reason="error", error="the round stopped unexpectedly")

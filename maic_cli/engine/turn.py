@@ -13,16 +13,12 @@ import time
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from dataclasses import replace
-from typing import Any
 
-from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts
-from ..replies.sanitize import replace_surrogates
+from ..llm.port import LLMClient, LLMError, LLMRequest
 from ..replies.speech import example_sentences
-from .actions import allowed_actions
-from .agent_prompt import build_agent_call
 from .agent_reply import Hygiene, ReplyStream
-from .director import END, USER, DirectorDecision, decide_by_rules, parse_director_decision
-from .director_prompt import build_director_prompt
+from .calls import agent_call, director_call, learner_text, resolve_agents
+from .director import MAX_PICK, decide_by_rules, parse_director_pick, read_pick
 from .events import (
     AgentEndEvent,
     AgentStartEvent,
@@ -44,28 +40,13 @@ from .models import (
     TurnRequest,
     new_id,
 )
-from .outcomes import DirectorOutcome
+from .outcomes import DirectorOutcome, Pick
 from .policies import DirectorPolicy
 from .prompt_set import PromptSet
-from .schemas import COMPACT_ACTION_PARAMS, agent_reply_schema, director_reply_schema
 
-DIRECTOR_ASK = "Who speaks next? Reply with the JSON object only."
-MAX_PICK = 80  # an agent id is at most 40 characters; a longer pick is unknown anyway
 MAX_PICK_ERROR = 300  # characters of a failing hook's message in the error event
-COMPACT_MAX_TOKENS = 160  # a small model's turn: at most three short items
 RECENT_REPLIES = 12  # how many earlier agent replies a new one is checked against
 RETRY_TEMPERATURE = 1.0  # a reply that copied an earlier one is asked for again, hotter
-
-
-def resolve_agents(request: TurnRequest,
-                   registry: Mapping[str, AgentConfig] | None) -> dict[str, AgentConfig]:
-    """The class, in ``agent_ids`` order: request-scoped configs first, then the registry."""
-    found: dict[str, AgentConfig] = {}
-    for agent_id in request.config.agent_ids:
-        agent = request.config.agent_configs.get(agent_id) or (registry or {}).get(agent_id)
-        if agent is not None:
-            found[agent_id] = agent
-    return found
 
 
 async def _collect(llm: LLMClient, request: LLMRequest, usage: CallUsage) -> str:
@@ -97,79 +78,31 @@ async def _timed_stream(llm: LLMClient, request: LLMRequest, usage: CallUsage) -
         await stream.aclose()  # type: ignore[attr-defined]  # closed now, not by a finalizer task later
 
 
-def _opener(request: TurnRequest, agents: dict[str, AgentConfig]) -> list[str] | None:
-    """For small models, the grammar enforces "the teacher answers first in Q&A"."""
-    if not request.config.compact_prompts or request.config.discussion_topic:
-        return None
-    return [a.id for a in agents.values() if a.role == "teacher"] or None
-
-
 def _done(state: DirectorState, usage: TurnUsage, outcome: DirectorOutcome, **extra: object) -> DoneEvent:
     return DoneEvent(director_state=state, usage=usage, outcome=outcome, **extra)  # type: ignore[arg-type]
 
 
-def director_outcome(decision: DirectorDecision, agents: Mapping[str, AgentConfig]) -> DirectorOutcome:
-    """The typed outcome of the director's decision, given who is in the class."""
-    if decision.next_agent_id == USER:
-        return DirectorOutcome.user()
-    if decision.should_end or not decision.next_agent_id:
-        return DirectorOutcome.end()
-    if decision.next_agent_id in agents:
-        return DirectorOutcome.agent(decision.next_agent_id)
-    return DirectorOutcome.invalid(decision.next_agent_id)
-
-
-def _learner_text(messages: list[Message]) -> str | None:
-    return next((m.text for m in reversed(messages) if m.role == "user"), None)
-
-
-def _director_facts(request: TurnRequest, state: DirectorState, schema: dict[str, Any],
-                    agents: Mapping[str, AgentConfig]) -> TurnFacts:
-    """The facts of a director call; who may be picked is read from the reply schema just built
-    (``director_reply_schema`` is the one place that decides it)."""
-    choices: list[str] = schema["properties"]["next_agent"]["enum"]
-    return TurnFacts(turn=state.turn_count, spoken=tuple(r.agent_id for r in state.agent_responses),
-                     eligible=tuple(c for c in choices if c in agents),
-                     may_hand_back=USER in choices, learner_text=_learner_text(request.messages))
-
-
-def decision_for(pick: str) -> DirectorDecision:
-    """A policy's or guard's pick (an agent id, ``USER`` or ``END``) as a decision."""
-    pick = replace_surrogates(pick.strip())[:MAX_PICK]
-    if pick.upper() == END:
-        return DirectorDecision(None, True)
-    if pick.upper() == USER:
-        return DirectorDecision(USER, False)
-    return DirectorDecision(pick, False)
-
-
 async def _ask_llm(request: TurnRequest, llm: LLMClient, agents: dict[str, AgentConfig], state: DirectorState,
-                   usage: TurnUsage, prompts: PromptSet | None) -> DirectorDecision:
+                   usage: TurnUsage, prompts: PromptSet | None) -> Pick:
     """One LLM director call, parsed defensively (raises :class:`LLMError`)."""
-    config = request.config
-    prompt = build_director_prompt(list(agents.values()), state, request.messages,
-                                   request.store_state, config, request.user_profile, prompts=prompts)
-    schema = director_reply_schema(list(agents), {r.agent_id for r in state.agent_responses},
-                                   first_turn=state.turn_count == 0, opener=_opener(request, agents))
-    call = LLMRequest(messages=[{"role": "system", "content": prompt},
-                                {"role": "user", "content": DIRECTOR_ASK}],
-                      purpose="director", temperature=request.model.temperature,
-                      max_tokens=60, response_schema=schema,
-                      facts=_director_facts(request, state, schema, agents))
-    return parse_director_decision(await _collect(llm, call, usage.director))
+    call = director_call(request, agents, state, prompts=prompts)
+    return parse_director_pick(await _collect(llm, call, usage.director))
 
 
 def _policy_pick(policy: DirectorPolicy, request: TurnRequest, agents: dict[str, AgentConfig],
-                 state: DirectorState) -> str | None:
-    """The policy's pick (``None``: ask the LLM); a hook that raises or answers something other
-    than a string or ``None`` becomes a ``ValueError`` naming the policy (the round reports it)."""
+                 state: DirectorState) -> Pick | None:
+    """The policy's pick (``None``: ask the LLM; a hook's string is read as a pick here,
+    :func:`~.director.read_pick`); a hook that raises or answers something other than a pick, a
+    string or ``None`` becomes a ``ValueError`` naming the policy (the round reports it)."""
     try:
         pick = policy.decide(list(agents.values()), state.model_copy(deep=True), list(request.messages),
                              request.config)
     except Exception as exc:  # noqa: BLE001 - a researcher's hook may raise anything; the round reports it
         detail = " ".join(str(exc).split())[:MAX_PICK_ERROR]
         raise ValueError(f"director {policy.name}: {type(exc).__name__}: {detail}") from None
-    if pick is not None and not isinstance(pick, str):
+    if isinstance(pick, str):
+        return read_pick(pick)
+    if pick is not None and not isinstance(pick, Pick):
         raise ValueError(f"director {policy.name}: returned {type(pick).__name__}, not an id, USER, END or None")
     return pick
 
@@ -185,32 +118,30 @@ async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[
     config = request.config
 
     rules = decide_by_rules(config, state)
-    decision = rules.decision
-    if decision is None:
+    pick = rules.pick
+    if pick is None:
         try:
             pick = _policy_pick(policy, request, agents, state) if policy is not None else None
         except ValueError as exc:
             yield ErrorEvent(message=str(exc))
             yield _done(state, usage, DirectorOutcome.end())
             return
-        if pick is not None:
-            decision = decision_for(pick)
-        else:
+        if pick is None:
             yield ThinkingEvent(stage="director")
             try:
-                decision = await _ask_llm(request, llm, agents, state, usage, prompts)
+                pick = await _ask_llm(request, llm, agents, state, usage, prompts)
             except LLMError as exc:
                 yield ErrorEvent(message=str(exc))
                 yield _done(state, usage, DirectorOutcome.end())
                 return
     if rules.reason != "max_turns":
-        correction = guard_pick(decision.label, agents, config, state, request.messages)
+        correction = guard_pick(pick, agents, config, state, request.messages)
         if correction is not None:
-            yield DirectorCorrectionEvent(original=correction.original[:MAX_PICK], corrected=correction.corrected,
-                                          rule=correction.rule)
-            decision = decision_for(correction.corrected)
+            yield DirectorCorrectionEvent(original=correction.original.label[:MAX_PICK],
+                                          corrected=correction.corrected.label, rule=correction.rule)
+            pick = correction.corrected
 
-    outcome = director_outcome(decision, agents)
+    outcome = pick.outcome(agents)
     if outcome.kind == "user":
         last = state.agent_responses[-1].agent_id if state.agent_responses else None
         yield CueUserEvent(from_agent_id=last)
@@ -239,7 +170,7 @@ def hygiene_for(request: TurnRequest) -> Hygiene:
     lines, the current slide's elements)."""
     profile = request.user_profile
     slide = request.store_state.slide
-    sources = [_learner_text(request.messages) or ""]
+    sources = [learner_text(request.messages) or ""]
     lesson = request.config.lesson
     if lesson is not None:
         sources += [lesson.title, lesson.scene, *lesson.quiz]
@@ -255,22 +186,13 @@ def _hotter(call: LLMRequest) -> LLMRequest:
 
 async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, state: DirectorState,
                      usage: TurnUsage, prompts: PromptSet | None) -> AsyncGenerator[Event, None]:
-    store = request.store_state
-    allowed = allowed_actions(agent, store.scene_type)
-    if request.config.compact_prompts:  # small models get the simple actions only
-        allowed = [name for name in allowed if name in COMPACT_ACTION_PARAMS]
     yield ThinkingEvent(stage="agent_loading", agent_id=agent.id)
     message_id = new_id("msg")
     start: Event | None = AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
                                           avatar=agent.avatar, color=agent.color)
-    messages, context = build_agent_call(request, agent, allowed, state, prompts=prompts)
+    built = agent_call(request, agent, state, prompts=prompts)
+    call, allowed, context, messages = built.request, built.allowed, built.context, built.request.messages
     compact = request.config.compact_prompts
-    call = LLMRequest(messages=messages,
-                      purpose="agent", agent_id=agent.id, temperature=request.model.temperature,
-                      max_tokens=COMPACT_MAX_TOKENS if compact else request.model.max_tokens,
-                      response_schema=agent_reply_schema(allowed, compact=compact),
-                      facts=TurnFacts(turn=state.turn_count, spoken=tuple(r.agent_id for r in state.agent_responses),
-                                      learner_text=_learner_text(request.messages), agent_role=agent.role))
     # Small models: whole sentences only, and one more try (same prompt, so it is all cached;
     # a higher temperature) when the reply opens with a copy of an earlier one or of its prompt's
     # examples, speaks as the learner, or has nothing left to say (agent_reply.py).
@@ -327,4 +249,4 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
                 dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries)
 
 
-__all__ = ["DirectorDecision", "generate_turn", "resolve_agents"]
+__all__ = ["generate_turn"]

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from ..engine.classroom import Classroom
 from ..engine.events import Event
-from ..engine.models import AgentConfig, RoundOverrides, TurnConfig, UserProfile
-from ..engine.policies import DirectorPolicy, ask_llm, builtin_policy, default_policy_name
+from ..engine.models import AgentConfig, ClassSettings, RoundOverrides, UserProfile
+from ..engine.policies import DirectorPolicy, choose_policy
 from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner, RunnerHooks
@@ -51,7 +51,7 @@ class RunSpec:
     scenario: Scenario
     path: Path
     agents: list[AgentConfig]
-    config: TurnConfig
+    config: ClassSettings
     model: ModelSpec
     repeat: int
     prompts: PromptSet | None = None  # None: the built-in set
@@ -71,8 +71,7 @@ class RunSpec:
     @property
     def policy(self) -> DirectorPolicy:
         """Who picks the speakers in this run (engine/policies.py)."""
-        default = builtin_policy(default_policy_name(self.model.compact_prompts))
-        return self.director or default or DirectorPolicy("llm", ask_llm)
+        return choose_policy(self.director, self.config.director, self.model.compact_prompts)
 
     def rounds(self) -> list[tuple[str | None, Expectations]]:
         """(learner text or None for a discussion's opening round, what the round must do)."""

@@ -71,7 +71,7 @@ class LessonRunner:
         self.set_log = round_log  # where the run's hooks record the next round
         self.expect = expect  # the scenario's expectations for the learner's questions
         self.watch = _LessonWatch(self.player)
-        runner.hooks.append(self.watch)
+        runner.add_hook(self.watch)
 
     async def play(self) -> bool:
         """The whole lesson; ``False`` if a round failed with an error (the run stops there)."""

@@ -74,9 +74,8 @@ async def rerun(transcript: Transcript) -> list[Event]:
             runner.add_learner_message(entry.text)
         elif isinstance(entry, RoundLine) and not entry.lecture:
             in_round = True
-            if entry.overrides is not None:  # a lesson's lecture or discussion: a round no learner message began
-                runner.classroom.director_state = None
-            await runner.play_round(entry.trigger, overrides=entry.overrides.update() if entry.overrides else None)
+            # A round with overrides (a lesson's lecture or discussion) may be one no learner message began.
+            await runner.play_round(entry.trigger, overrides=entry.overrides, fresh=entry.overrides is not None)
         elif isinstance(entry, RoundEndLine):
             in_round = False
         elif isinstance(entry, EventLine) and not in_round:  # a lesson step or a scripted lecture

@@ -31,9 +31,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ..engine.models import (
     DEFAULT_MAX_TURNS,
     AgentConfig,
+    ClassSettings,
     Slide,
     StoreState,
-    TurnConfig,
     default_initiator,
 )
 from ..errors import InputError
@@ -307,12 +307,12 @@ def resolve_class(scenario: Scenario, registry: Registry, path: Path) -> list[Ag
     return agents
 
 
-def turn_config(scenario: Scenario, agents: list[AgentConfig], max_turns: int | None) -> TurnConfig:
+def turn_config(scenario: Scenario, agents: list[AgentConfig], max_turns: int | None) -> ClassSettings:
     discussion = scenario.discussion if scenario.mode == "discussion" else None
     initiator = None
     if discussion is not None:
         initiator = discussion.initiator or default_initiator(agents)
-    return TurnConfig(agent_ids=[a.id for a in agents], initiator_id=initiator,
+    return ClassSettings(agent_ids=[a.id for a in agents], initiator_id=initiator,
                       discussion_topic=discussion.topic if discussion else None,
                       discussion_prompt=discussion.prompt if discussion else None,
                       agent_configs={a.id: a for a in agents},

@@ -29,7 +29,7 @@ from collections.abc import AsyncGenerator
 from typing import Protocol
 
 from ..engine.events import ActionEvent, AgentEndEvent, AgentStartEvent, Event, GroundingEvent, TextDeltaEvent
-from ..engine.models import AgentConfig, LessonContext, SlideElement, new_id
+from ..engine.models import AgentConfig, LessonContext, RoundOverrides, SlideElement, new_id
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
 from ..errors import InputError
@@ -140,25 +140,23 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
                        answered=play.progress.answers.keys(), focus=focus)
     element = slide_element(player, focus) if focus is not None else None
     beyond = grounding.verdict == "beyond"
-    runner.config.lesson = player.context().model_copy(update={
+    # The grounding is this question's only: it goes with this round, not into the scene's context.
+    asked = RoundOverrides(lesson=player.context().model_copy(update={
         "grounding": [] if beyond else grounding.lines, "beyond": beyond,
-        "focus": element_whole(element) if element is not None else None})
+        "focus": element_whole(element) if element is not None else None}))
     small = runner.spec.compact_prompts
-    try:
-        if small and beyond:
-            runner.add_learner_message(text)
-            grounded = GroundingEvent(kind="beyond", question=text[:500])
-            return await runner.play_scripted(
-                _teacher_says(player.teacher, beyond_text(scene.title if isinstance(scene, SlideScene) else
-                                                          player.position()), [grounded], player.pace),
-                trigger=player.teacher.id)
-        since = len(runner.classroom.messages) + 1  # after the learner's message
-        result = await runner.play(text)
-        if small and result.reason not in ("aborted", "error") and needs_answer(text, grounding):
-            await _fall_back(player, text, grounding, _answers(player, since))
-        return result
-    finally:
-        runner.config.lesson = player.context()  # the grounding was this question's only
+    if small and beyond:
+        runner.add_learner_message(text)
+        grounded = GroundingEvent(kind="beyond", question=text[:500])
+        return await runner.play_scripted(
+            _teacher_says(player.teacher, beyond_text(scene.title if isinstance(scene, SlideScene) else
+                                                      player.position()), [grounded], player.pace),
+            trigger=player.teacher.id)
+    since = len(runner.classroom.messages) + 1  # after the learner's message
+    result = await runner.play(text, overrides=asked)
+    if small and result.reason not in ("aborted", "error") and needs_answer(text, grounding):
+        await _fall_back(player, text, grounding, _answers(player, since))
+    return result
 
 
 async def _fall_back(player: LessonPlayer, question: str, grounding: Grounding, replies: list[str]) -> None:

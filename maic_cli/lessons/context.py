@@ -1,5 +1,6 @@
 """Where a lesson stands, as the prompts see it: the scene's kind and title, the position line, the quiz's
-graded answers, a live lecture's stage (``TurnConfig.lesson``, built by the lesson player).  Pure."""
+graded answers, a live lecture's stage (``RoundContext.lesson``: the lesson player tells the runner,
+``ClassRunner.enter_scene``).  Pure."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def quiz_lines(play: LessonPlay) -> list[str]:
 
 
 def lesson_context(play: LessonPlay, task: LessonTask = "question") -> LessonContext:
-    """Where ``play`` stands, as the prompts see it (``TurnConfig.lesson``), for ``task``."""
+    """Where ``play`` stands, as the prompts see it (``RoundContext.lesson``), for ``task``."""
     lesson = play.lesson
     scene = lesson.scenes[play.progress.scene]
     return LessonContext(title=lesson.title, level=lesson.level, scene=scene_title(scene), kind=scene_kind(scene),

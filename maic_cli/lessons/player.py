@@ -20,7 +20,8 @@ graded.  The caller (``maic chat``, ``maic run``) decides when to call what:
   message is kept and marked interrupted, ``progress.step`` stays at the step that was not
   finished and the state is ``paused``; resuming says that step again, whole, in a new message.
 * :meth:`~LessonPlayer.ask` — the learner's message is a normal round, with the lesson, the
-  scene and the slide in the agent and director prompts (``TurnConfig.lesson``, request-scoped).
+  scene and the slide in the agent and director prompts (the runner's :meth:`~.runner.ClassRunner.enter_scene`:
+  the round's context, never saved).
 * :meth:`~LessonPlayer.next`, :meth:`~LessonPlayer.prev`, :meth:`~LessonPlayer.goto_slide`,
   :meth:`~LessonPlayer.advance` (what Enter does), :meth:`~LessonPlayer.outline`.
 * A discussion scene: :meth:`~LessonPlayer.discuss` opens one round with its topic, prompt
@@ -49,7 +50,7 @@ from ..engine.events import (
     SceneEvent,
     TextDeltaEvent,
 )
-from ..engine.models import AgentConfig, LessonContext, default_initiator, new_id
+from ..engine.models import AgentConfig, LessonContext, RoundOverrides, default_initiator, new_id
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
 from ..errors import InputError
@@ -113,9 +114,7 @@ class LessonPlayer:
     @property
     def teacher(self) -> AgentConfig:
         """Who lectures: the first agent of the class whose role is teacher, else the first agent."""
-        config = self.runner.config
-        agents = [a for a in (config.agent_configs.get(i) or self.runner.agents.get(i) for i in config.agent_ids)
-                  if a is not None]
+        agents = self.runner.members()
         if not agents:
             raise LessonNavigationError("the class has no agents to teach the lesson")
         return next((a for a in agents if a.role == "teacher"), agents[0])
@@ -164,7 +163,7 @@ class LessonPlayer:
             progress.state = "quiz" if isinstance(scene, QuizScene) else "lecture"
         self.runner.emit(SceneEvent(index=index, scene_id=scene.id, kind=scene_kind(scene), title=scene_title(scene),
                                     slide=self.lesson.slide_number(index)))
-        self.runner.config.lesson = self.context()
+        self.runner.enter_scene(self.context())
         self.runner.save()
 
     def next(self) -> bool:
@@ -230,10 +229,9 @@ class LessonPlayer:
         if scene.script:
             result = await self.runner.play_scripted(self._script_events(scene, teacher), trigger=teacher.id)
         else:
-            overrides = {"max_turns": LIVE_LECTURE_TURNS, "lesson": self.context("lecture")}
-            self.runner.classroom.director_state = None  # a new round, though no learner message started it
+            overrides = RoundOverrides(max_turns=LIVE_LECTURE_TURNS, lesson=self.context("lecture"))
             since = len(self.runner.classroom.messages)
-            result = await self.runner.play_round(teacher.id, overrides=overrides)
+            result = await self.runner.play_round(teacher.id, overrides=overrides, fresh=True)
             if result.reason not in ("aborted", "error"):
                 from .ask import check_lecture
 
@@ -295,14 +293,13 @@ class LessonPlayer:
         scene = self.scene
         if not isinstance(scene, DiscussionScene):
             raise LessonNavigationError(f"{self.position()} is not a discussion")
-        agents = self.runner.agents
-        initiator = scene.initiator if scene.initiator in self.runner.config.agent_ids else None
+        members = self.runner.members()
+        initiator = scene.initiator if scene.initiator in {a.id for a in members} else None
         if initiator is None:
-            initiator = default_initiator([agents[i] for i in self.runner.config.agent_ids if i in agents])
-        overrides = {"discussion_topic": scene.topic, "discussion_prompt": scene.prompt, "initiator_id": initiator,
-                     "lesson": self.context("discuss")}
-        self.runner.classroom.director_state = None  # a new round, though no learner message started it
-        result = await self.runner.play_round(initiator, overrides=overrides)
+            initiator = default_initiator(members)
+        overrides = RoundOverrides(discussion_topic=scene.topic, discussion_prompt=scene.prompt,
+                                   initiator_id=initiator, lesson=self.context("discuss"))
+        result = await self.runner.play_round(initiator, overrides=overrides, fresh=True)
         if result.speakers and result.reason != "aborted" and scene.id not in self.progress.discussed:
             self.progress.discussed.append(scene.id)
         self.runner.save()
@@ -348,7 +345,7 @@ class LessonPlayer:
             earned, total = self.progress.score()
             self.runner.emit(QuizScoreEvent(scene_id=scene.id, points=points, max_points=possible,
                                             lesson_points=earned, lesson_max_points=total))
-        self.runner.config.lesson = self.context()
+        self.runner.enter_scene(self.context())
         self.runner.save()
         return graded
 

@@ -20,7 +20,7 @@ from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field, ValidationError
 
 from ..engine.classroom import Classroom
-from ..engine.models import AgentConfig, TurnConfig, UserProfile, new_id
+from ..engine.models import AgentConfig, ClassSettings, UserProfile, new_id
 from ..errors import InputError, SessionError
 from ..files import read_bounded
 from ..lessons.lesson import LessonPlay
@@ -37,7 +37,7 @@ class Session(BaseModel):
     updated_at: float = Field(default_factory=time.time)
     model: str = ""
     api_base: str | None = None
-    config: TurnConfig
+    config: ClassSettings
     profile: UserProfile = Field(default_factory=UserProfile)
     agents: list[AgentConfig] = Field(default_factory=list)  # the class as it was when created
     classroom: Classroom = Field(default_factory=Classroom)
@@ -83,7 +83,6 @@ def load_session(path: Path) -> Session:
         field = ".".join(str(p) for p in first["loc"])
         raise SessionError(f"{path}: damaged session file: {field}: {first['msg']}; "
                            "it was left untouched") from None
-    session.config.allow_repeat_speaker = False  # request-scoped: never taken from a file
     return session
 
 

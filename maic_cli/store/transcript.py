@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .. import __version__
 from ..engine.events import EVENT_TYPES, Event
-from ..engine.models import AgentConfig, RoundOverrides, StoreState, TurnConfig, UserProfile
+from ..engine.models import AgentConfig, ClassSettings, RoundOverrides, StoreState, UserProfile
 from ..engine.round import StopReason
 from ..errors import InputError
 from ..files import open_regular
@@ -53,7 +53,7 @@ class TranscriptHeader(BaseModel):
     model: str
     produced_by: str  # e.g. "scripted model (scripts/qa.yaml)", "offline model", "litellm: openai/…"
     agents: list[AgentConfig]
-    config: TurnConfig
+    config: ClassSettings
     profile: UserProfile = Field(default_factory=UserProfile)
     store: StoreState = Field(default_factory=StoreState)
     scenario: str | None = None
