@@ -51,8 +51,8 @@ class _LessonWatch(RunnerHooks):
     def event(self, event: Event) -> None:
         self.log.observe(event)
 
-    def save(self) -> None:  # the player saves right after each script step
-        if self.lecture is not None and self.stop_at is not None and self.player.progress.step >= self.stop_at:
+    def step_done(self, step: int) -> None:  # the player calls it right after each script step
+        if self.lecture is not None and self.stop_at is not None and step >= self.stop_at:
             self.lecture.cancel()  # lands before the next step: the lecture ends "aborted"
             self.stop_at, self.stopped = None, True
 
@@ -72,6 +72,7 @@ class LessonRunner:
         self.expect = expect  # the scenario's expectations for the learner's questions
         self.watch = _LessonWatch(self.player)
         runner.add_hook(self.watch)
+        self.player.on_step = self.watch.step_done
 
     async def play(self) -> bool:
         """The whole lesson; ``False`` if a round failed with an error (the run stops there)."""

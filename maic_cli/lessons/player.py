@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
 from ..engine.events import (
@@ -93,6 +93,9 @@ class LessonPlayer:
         self.runner = runner
         self.play = play
         self.pace = pace  # seconds between the words of scripted speech
+        # Called right after each script step with the new step (``maic run`` stops a lecture there to
+        # ask a scenario's question); a cancel it starts lands before the next step.
+        self.on_step: Callable[[int], None] | None = None
 
     # -- where we are -----------------------------------------------------------------------------
     @property
@@ -272,6 +275,8 @@ class LessonPlayer:
                 yield ActionEvent(action_id=new_id("act"), action_name="spotlight" if step.spotlight else "laser",
                                   params={"elementId": step.target}, agent_id=teacher.id, message_id=message_id)
             self.progress.step += 1
+            if self.on_step is not None:
+                self.on_step(self.progress.step)
         yield AgentEndEvent(message_id=message_id, agent_id=teacher.id)
 
     # -- the learner, discussions -------------------------------------------------------------------------
