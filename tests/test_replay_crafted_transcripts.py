@@ -1,5 +1,5 @@
 """Crafted transcripts for ``maic replay`` (and --check, --export, the ``replay:`` model): a warning or
-one line, never a traceback; export never overwrites its source; --step advances on one key (issue 10)."""
+one line, never a traceback; export never overwrites its source; --step advances on one key."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fuzz (issue 18): model replies with lone surrogates, huge numbers and deep nesting go through save,
+"""Fuzz: model replies with lone surrogates, huge numbers and deep nesting go through save,
 report and export; prompt templates made of the expensive operations stay bounded.
 
 The replies: a judge's verdict (saved in a run result, read back, reported as report.json, report.md,

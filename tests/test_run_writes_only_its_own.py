@@ -1,4 +1,4 @@
-"""``maic run`` never writes over what is not its own, and its file errors are one line (issue 10)."""
+"""``maic run`` never writes over what is not its own, and its file errors are one line."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Lesson edge cases a review found: hostile grades and answers, crafted sessions and transcripts,
-duplicate YAML keys, /lesson twice, an interrupted discussion, skipped slides, scenario checks."""
+"""Lessons under hostile or odd input: grades that are not numbers, answers in non-ASCII digits, crafted
+sessions and transcripts, duplicate YAML keys, /lesson twice, an interrupted discussion, skipped slides,
+scenario steps that are not there."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``maic chat`` against hostile session files, broken disks, bad input bytes and Ctrl-C (issue 10)."""
+"""``maic chat`` against hostile session files, broken disks, bad input bytes and Ctrl-C."""
 
 from __future__ import annotations
 
