@@ -1,4 +1,4 @@
-"""Action params are validated and coerced at the engine boundary (issue 10, item 5).
+"""Action params are validated and coerced at the engine boundary.
 
 A model's params are untrusted: wrong types and non-finite numbers are either
 coerced (where that is safe) or the action is dropped and counted; what is

@@ -73,7 +73,7 @@ def test_show_unknown_agent_is_one_line_exit_2() -> None:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_validate_builtin_agents_ok() -> None:
+def test_the_built_in_agents_validate() -> None:
     result = runner.invoke(app, ["agents", "validate"])
     assert result.exit_code == 0, result.output
     assert "6 valid, 0 invalid" in result.stdout

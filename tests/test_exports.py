@@ -1,6 +1,5 @@
-"""The Markdown and HTML exports treat model text and stored elements as untrusted
-(issue 10, items 5 and 15): no links from model text, no way out of a code fence,
-no crash on any element content."""
+"""The Markdown and HTML exports treat model text and stored elements as untrusted: no links from
+model text, no way out of a code fence, no crash on any element content."""
 
 from __future__ import annotations
 

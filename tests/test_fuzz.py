@@ -1,4 +1,4 @@
-"""Fuzz: hostile model replies, end to end (issue 10, "How to know it is done").
+"""Fuzz: hostile model replies, end to end.
 
 Hypothesis generates replies — random JSON of any shape and depth, random
 unicode with lone surrogates and control characters, random action names and

@@ -117,7 +117,7 @@ def test_one_run_without_latencies_has_no_latency_chart_and_no_intervals() -> No
 
 
 JUDGE_RATE = {"value": 0.8, "successes": 8, "trials": 10, "low": 0.49, "high": 0.94}
-JUDGED = {  # the judge's section of a group in report.json (store/report_judge.py, issue 14 item 1)
+JUDGED = {  # the judge's section of a group in report.json (store/report_judge.py)
     "runs_judged": 2, "turns_judged": 10, "rates": {"on_topic": JUDGE_RATE, "in_role": JUDGE_RATE,
                                                     "answered": {**JUDGE_RATE, "trials": 4}},
     "means": {"turn_score": {"value": 3.9, "runs": 2, "low": 3.5, "high": 4.2}},

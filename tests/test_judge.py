@@ -1,4 +1,4 @@
-"""Judged turns (issue 14 item 1): the judge's request, reading its verdicts, and the scores in every report."""
+"""Judged turns: the judge's request, reading its verdicts, and the scores in every report."""
 
 from __future__ import annotations
 

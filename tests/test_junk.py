@@ -2,7 +2,7 @@
 
 ``TEACHING`` is ordinary classroom prose (fractions, times, decimals, formulas, code, file
 names, camelCase names): its false-positive count is measured here and must stay 0.
-``JUNK`` is what small models wrote (the board of issue 19, a home folder path) and its kin.
+``JUNK`` is what small models wrote (a whiteboard full of addresses, a home folder path) and its kin.
 """
 
 from __future__ import annotations

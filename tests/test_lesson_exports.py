@@ -1,4 +1,4 @@
-"""``maic replay`` of a recorded lesson, and its Markdown and HTML exports (issue 13, item 5):
+"""``maic replay`` of a recorded lesson, and its Markdown and HTML exports:
 slides with their elements by id, where the teacher pointed, quiz questions with their
 options, the learner's answers, right or wrong, comments and the score — cleaned and
 escaped (no link, no script, no way out of a code fence)."""

@@ -205,7 +205,7 @@ def test_random_input_never_raises() -> None:
         parser.finish()
 
 
-# -- hostile replies (issue 10, item 6): deep nesting and broken surrogates ------------------
+# -- hostile replies: deep nesting and broken surrogates ------------------
 def deep(levels: int, leaf: str = "1") -> str:
     return "[" * levels + leaf + "]" * levels
 

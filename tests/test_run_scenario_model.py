@@ -8,16 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from maic_cli.cli.app import app
 from maic_cli.store.run_results import load_runs
 from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply
-from tests.test_run import GOOD_ROUND, QA_SCENARIO, script, write
+from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
 runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(app, ["run", *args, "--plain"])
 
 
 def test_run_honours_maic_api_base_and_says_the_scenarios_model(tmp_path: Path,
@@ -26,7 +21,7 @@ def test_run_honours_maic_api_base_and_says_the_scenarios_model(tmp_path: Path,
     scenario = write(tmp_path / "sky.yaml", QA_SCENARIO + "model: openai/loopback\n")
     with LoopbackOpenAIServer(default=ServedReply(text="no", status=401)) as server:
         monkeypatch.setenv("MAIC_API_BASE", server.base_url)
-        result = run(str(scenario), "--out", str(tmp_path / "out"))
+        result = run(tmp_path, str(scenario), "--out", str(tmp_path / "out"))
         assert server.headers, "MAIC_API_BASE was not used: no call reached the server"
     assert result.exit_code == 1  # the provider refused: an error run, not a crash
     said = [line for line in result.stderr.splitlines() if "this scenario chooses" in line]
@@ -36,6 +31,6 @@ def test_run_honours_maic_api_base_and_says_the_scenarios_model(tmp_path: Path,
 
 def test_a_scenarios_canned_model_needs_no_word(tmp_path: Path) -> None:
     scenario = write(tmp_path / "sky.yaml", QA_SCENARIO + f"model: {script(tmp_path, *GOOD_ROUND)}\n")
-    result = run(str(scenario), "--out", str(tmp_path / "out"))
+    result = run(tmp_path, str(scenario), "--out", str(tmp_path / "out"))
     assert result.exit_code == 0 and "this scenario chooses" not in result.stderr
     assert len(load_runs(tmp_path / "out")) == 1

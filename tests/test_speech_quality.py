@@ -1,4 +1,4 @@
-"""Speech hygiene for small models (issue 12, item 5), without the model.
+"""Speech hygiene for small models, without the model.
 
 Whole sentences only (a reply cut by the token cap ends at its last full sentence, and
 views never see the unfinished one), one more try when a reply copies an earlier one,

@@ -1,6 +1,6 @@
 """An abandoned model stream is closed by the code that abandons it, so its call is recorded while
 the transcript is still open — not later by an asyncio finalizer task that nobody awaits
-("Task exception was never retrieved" after a bad reply in ``maic run``, issue 10)."""
+("Task exception was never retrieved" after a bad reply in ``maic run``)."""
 
 from __future__ import annotations
 
