@@ -18,7 +18,7 @@ from maic_cli.cli.replay_player import Player, rebuild_with_notes
 from maic_cli.engine.lesson import Lesson
 from maic_cli.store.transcript import read_transcript
 from tests.lesson_transcript import AGENTS_BY_ID, photosynthesis, write_lesson_transcript
-from tests.test_exports import link_targets
+from tests.test_exports_untrusted_text import link_targets
 
 runner = CliRunner()
 
