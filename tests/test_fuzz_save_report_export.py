@@ -38,8 +38,8 @@ from maic_cli.store.reports import write_reports
 from maic_cli.store.run_results import RunJudgement, RunResult, load_runs, save_run
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter, read_transcript
 from tests.helpers import agent
-from tests.test_fuzz_replies_end_to_end import FUZZ
 from tests.test_fuzz_model_steps import ROUND, SHORT, model_text, step_reply
+from tests.test_fuzz_replies_end_to_end import FUZZ
 
 HOSTILE = st.sampled_from(['"\\ud800"', '"half \\udfff emoji"', '"\\ud83d"', "1" * 5000, "-" + "9" * 4400,
                            "1e999", "[" * 3000 + "]" * 3000, '{"a":' * 500 + "1" + "}" * 500, "NaN", "Infinity"])
