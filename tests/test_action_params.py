@@ -12,6 +12,7 @@ import io
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -43,7 +44,7 @@ def test_every_catalogue_action_has_a_params_model() -> None:
     assert set(PARAM_MODELS) == set(CATALOGUE)
 
 
-HOSTILE = [
+HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("wb_draw_table", {"data": 5}),
     ("wb_draw_table", {"data": {"a": 1}}),
     ("wb_draw_table", {"data": [["a", ["nested"]]]}),

@@ -16,7 +16,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from maic_cli.cli.app import app
 from maic_cli.cli.chat_cmd import new_session
@@ -34,7 +34,7 @@ def script(tmp_path: Path, *replies: object, name: str = "script.yaml") -> str:
     return f"scripted:{path}"
 
 
-def chat(tmp_path: Path, model: str, stdin: str, *args: str):
+def chat(tmp_path: Path, model: str, stdin: str, *args: str) -> tuple[Result, Path]:
     session = tmp_path / "class.json"
     result = runner.invoke(app, ["chat", "--model", model, "--session", str(session), *args], input=stdin)
     return result, session
@@ -278,9 +278,10 @@ def test_bad_class_options_exit_2(tmp_path: Path, flag: str) -> None:
 
 def test_model_switch_keeps_the_chat_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import maic_cli.cli.chat_run as chat_run
+    from maic_cli.llm import factory
 
     calls: list[tuple[str, dict[str, object]]] = []
-    real = chat_run.make_llm
+    real = factory.make_llm
 
     def recording(model: str, **kwargs: object):  # type: ignore[no-untyped-def]
         calls.append((model, kwargs))

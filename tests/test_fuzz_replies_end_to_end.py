@@ -31,6 +31,7 @@ from maic_cli.engine.actions import CATALOGUE
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import Slide, SlideElement, StoreState, TurnConfig
 from maic_cli.engine.parser import StructuredStreamParser
+from maic_cli.engine.parser_items import ActionItem, TextItem
 from maic_cli.engine.round import run_round
 from maic_cli.engine.whiteboard import apply_action, whiteboard_summary
 from maic_cli.errors import InputError
@@ -125,8 +126,8 @@ def feed_in_chunks(reply: str, cuts: list[int]) -> tuple[str, list]:
         out += parser.feed(reply[pos:cut])
         pos = max(pos, cut)
     out += parser.feed(reply[pos:]) + parser.finish()
-    text = "".join(i.content for i in out if i.type == "text")
-    return text, [(i.name, i.params) for i in out if i.type == "action"]
+    text = "".join(i.content for i in out if isinstance(i, TextItem))
+    return text, [(i.name, i.params) for i in out if isinstance(i, ActionItem)]
 
 
 @FUZZ

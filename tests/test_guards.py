@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -115,7 +116,7 @@ def test_correct_picks_pass_untouched() -> None:
     assert all(guard_pick(pick, CLASS, config, answered) is None for pick in ("USER", "END", "mia"))
 
 
-def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path) -> None:
+def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path: Path) -> None:
     from maic_cli.engine.metrics import RoundLog
     from maic_cli.store.reports import RunResult, write_reports
 

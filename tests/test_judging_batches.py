@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
@@ -49,7 +51,8 @@ def test_an_unusable_reply_is_not_a_provider_error_and_is_kept() -> None:
     assert outage.status == "missing" and outage.provider_error
 
 
-def test_ctrl_c_while_the_judge_scores_keeps_the_finished_class(tmp_path: Path, monkeypatch) -> None:
+def test_ctrl_c_while_the_judge_scores_keeps_the_finished_class(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
     from maic_cli.cli import judging
@@ -79,7 +82,7 @@ def test_a_run_whose_model_failed_is_not_judged_and_the_user_is_told(tmp_path: P
 
 
 def test_ctrl_c_while_judging_a_batch_says_what_was_saved_and_that_reports_were_not_rebuilt(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from maic_cli.cli import judging
 
     out = batch(tmp_path)
@@ -142,7 +145,8 @@ def judged_run(run_id: str, new: int, turns: int = 50) -> RunResult:
     from maic_cli.engine.judge import CRITERIA, RoundVerdict, TurnVerdict
     from maic_cli.store.run_results import RunJudgement
 
-    verdicts = [TurnVerdict(turn=n, speaker="teacher", **{c: True for c in CRITERIA}, reason="")
+    criteria: dict[str, Any] = {c: True for c in CRITERIA}
+    verdicts = [TurnVerdict(turn=n, speaker="teacher", **criteria, reason="")
                 .model_copy(update={"new": n <= new}) for n in range(1, turns + 1)]
     judge = RunJudgement(model="j", rubric_version="v", rubric_fingerprint="f",
                          rounds=[RoundVerdict(round=1, status="ok", turns=verdicts)])

@@ -84,7 +84,7 @@ def test_a_whole_lesson_through_stdin(tmp_path: Path) -> None:
     kinds = [e.type for e in events]
     assert kinds.count("lesson") == 1 and kinds.count("scene") == 5 and kinds.count("quiz_answer") == 3
     score = next(e for e in events if e.type == "quiz_score")
-    assert (score.points, score.max_points) == (4, 7)  # type: ignore[union-attr]
+    assert (score.points, score.max_points) == (4, 7)
     rounds = [e for e in read_transcript(Path(session.transcript or "")).entries if isinstance(e, RoundLine)]
     assert [r.lecture for r in rounds][:2] == [True, False]  # slide 1's scripted lecture, then the question
     check = runner.invoke(app, ["replay", session.transcript or "", "--check"])

@@ -110,8 +110,9 @@ def test_every_quiz_question_has_an_explanation_and_no_all_of_the_above() -> Non
 
 
 def test_the_explanation_is_shown_after_grading_and_given_to_the_class() -> None:
-    from maic_cli.engine.lecture import answer_event, quiz_lines
+    from maic_cli.engine.lecture import answer_event
     from maic_cli.engine.lesson import Lesson, LessonPlay
+    from maic_cli.engine.lesson_context import quiz_lines
     from maic_cli.engine.quiz import grade_choice
     from maic_cli.ui.lesson_notes import verdict_lines
 

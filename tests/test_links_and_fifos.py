@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,8 +44,9 @@ def test_files_maic_writes_never_go_through_a_link_or_into_a_fifo(tmp_path: Path
         path.symlink_to(target)
     else:
         os.mkfifo(path)
-    for attempt in (lambda: open_private(path, "w").close(), lambda: open_private(path, "a").close(),
-                    lambda: write_atomic(path, "new")):
+    attempts: list[Callable[[], None]] = [lambda: open_private(path, "w").close(),
+                                          lambda: open_private(path, "a").close(), lambda: write_atomic(path, "new")]
+    for attempt in attempts:
         with pytest.raises(OSError, match="symbolic link" if kind == "link" else "not a regular file"):
             attempt()
     assert target.read_text(encoding="utf-8") == "keep me"

@@ -23,6 +23,7 @@ from maic_cli.engine.models import ActionRecord, CodeLine, Message, MessagePart,
 from maic_cli.engine.round import RoundResult
 from maic_cli.engine.whiteboard import apply_action
 from maic_cli.ui import live, views, whiteboard_view
+from maic_cli.ui import text as text_module
 from maic_cli.ui.input import make_prompt_session, open_history
 from maic_cli.ui.live import LiveView
 from maic_cli.ui.plain import PlainView
@@ -54,7 +55,7 @@ def long_message(text: str = "", actions: int = 0) -> Message:
 # -- a refresh costs the screen, not the reply ------------------------------------
 def test_a_megabyte_reply_is_cut_to_its_visible_tail(monkeypatch: pytest.MonkeyPatch) -> None:
     cleaned: list[int] = []
-    real_clean = views.clean
+    real_clean = text_module.clean
     monkeypatch.setattr(views, "clean", lambda text: cleaned.append(len(text)) or real_clean(text))
     classroom = Classroom()
     classroom.add_learner_message("an old question that is off screen")
@@ -118,7 +119,7 @@ def test_a_huge_element_is_cut_to_what_a_panel_shows() -> None:
 
 def test_a_burst_of_events_renders_at_most_once_per_frame(monkeypatch: pytest.MonkeyPatch) -> None:
     frames: list[int] = []
-    real = live.render_screen
+    real = views.render_screen
     monkeypatch.setattr(live, "render_screen", lambda state, height: frames.append(1) or real(state, height))
     classroom = Classroom()
     view = LiveView(Console(file=io.StringIO(), width=100, height=30, color_system=None), state_with(classroom),

@@ -8,7 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.engine.parser import ActionItem, StructuredStreamParser, TextItem
+from maic_cli.engine.parser import StructuredStreamParser
+from maic_cli.engine.parser_items import ActionItem, TextItem
 from tests.helpers import action, parse_in_chunks, reply
 
 RICH = reply(
@@ -128,7 +129,7 @@ def test_truncated_action_is_dropped_not_half_emitted() -> None:
     cut = text.index("half") + 2
     parser = StructuredStreamParser()
     items = parser.feed(text[:cut]) + parser.finish()
-    assert [i for i in items if i.type == "action"] == []
+    assert [i for i in items if isinstance(i, ActionItem)] == []
     assert parser.stats.truncated == 1
 
 
@@ -224,8 +225,8 @@ def test_deeply_nested_params_mark_the_action_too_deep_without_recursion_error()
                 items += parser.feed(raw[pos:pos + size])
                 pos += size
             items += parser.feed(raw[pos:]) + parser.finish()
-            assert "".join(i.content for i in items if i.type == "text") == "Before. After."
-            assert [(i.name, i.params, i.too_deep) for i in items if i.type == "action"] == [
+            assert "".join(i.content for i in items if isinstance(i, TextItem)) == "Before. After."
+            assert [(i.name, i.params, i.too_deep) for i in items if isinstance(i, ActionItem)] == [
                 ("wb_draw_table", {}, True), ("wb_open", {}, False)]  # the turn drops and counts the first
             assert parser.stats.too_deep == 1 and parser.stats.dropped == 0
 
@@ -239,7 +240,7 @@ def test_a_deeply_nested_text_item_keeps_its_speech() -> None:
     raw = '[{"type":"text","content":"Still said.","junk":' + deep(3000) + "}]"
     parser = StructuredStreamParser()
     items = parser.feed(raw) + parser.finish()
-    assert "".join(i.content for i in items if i.type == "text") == "Still said."
+    assert "".join(i.content for i in items if isinstance(i, TextItem)) == "Still said."
     assert parser.stats.too_deep == 1
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from maic_cli.cli.app import app
 from maic_cli.errors import InputError
@@ -26,7 +26,7 @@ def modes(tmp_path: Path) -> list[list[str]]:
     return [[], ["--check"], ["--export", str(tmp_path / "export.md")]]
 
 
-def replay(path: Path, *args: str):
+def replay(path: Path, *args: str) -> Result:
     return runner.invoke(app, ["replay", str(path), *args])
 
 

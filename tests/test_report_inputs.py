@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
@@ -122,11 +123,12 @@ def test_turns_csv_holds_only_the_rounds_the_run_reports(tmp_path: Path) -> None
     assert rows and {row["round"] for row in rows} == {"1"}
 
 
-def test_a_table_looks_the_keys_up_once(monkeypatch) -> None:
+def test_a_table_looks_the_keys_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from maic_cli import untrusted
     from maic_cli.store import report_tables
 
     made: list[int] = []
-    real = report_tables.redactor
+    real = untrusted.redactor
 
     def counting() -> object:
         made.append(1)

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.engine.models import TurnConfig
+from maic_cli.store import paths
 from maic_cli.store import session as session_module
 from maic_cli.store.session import Session, SessionFile, load_session
 from tests.helpers import decision, reply
@@ -25,7 +26,7 @@ from tests.helpers import decision, reply
 def count_writes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every write of a session file, in order (the session store's one writer, counted)."""
     written: list[Path] = []
-    real = session_module.write_atomic
+    real = paths.write_atomic
 
     def counting(path: Path, text: str, *, durable: bool = True) -> None:
         written.append(path)

@@ -84,7 +84,7 @@ def test_an_opening_sentence_copied_whole_is_a_copy_even_with_a_stray_semicolon(
     assert not repeats_earlier("Good question. Loops repeat the same lines for each item, one at a time.", [earlier])
 
 
-def scripted_class(agent_replies: list[str | ScriptedReply]) -> tuple[FunctionLLM, Iterator[str]]:
+def scripted_class(agent_replies: list[str | ScriptedReply]) -> tuple[FunctionLLM, Iterator[str | ScriptedReply]]:
     """The teacher answers every question, then the round ends; agents get ``agent_replies`` in order."""
     replies = iter(agent_replies)
 

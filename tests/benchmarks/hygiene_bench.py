@@ -24,6 +24,7 @@ from maic_cli.engine.events import Event
 from maic_cli.engine.junk import drawn_text, find_junk
 from maic_cli.engine.models import TurnConfig, UserProfile
 from maic_cli.engine.parser import StructuredStreamParser
+from maic_cli.engine.parser_items import ActionItem, TextItem
 from maic_cli.engine.policies import builtin_policy
 from maic_cli.engine.round import run_round
 from maic_cli.engine.speech import echoes_example, example_sentences, speaks_as_learner, split_sentences
@@ -45,8 +46,8 @@ PROFILE = UserProfile(nickname="Ana", bio="Python beginner, 14 years old")
 def raw_items(raw: str) -> tuple[str, list[dict[str, object]]]:
     parser = StructuredStreamParser()
     items = parser.feed(raw) + parser.finish()
-    speech = " ".join(i.content for i in items if i.type == "text")
-    return speech, [i.params for i in items if i.type == "action"]
+    speech = " ".join(i.content for i in items if isinstance(i, TextItem))
+    return speech, [i.params for i in items if isinstance(i, ActionItem)]
 
 
 def count(speech: str, boards: list[dict[str, object]], role: str, name: str, examples: list[str]) -> list[int]:
@@ -104,9 +105,9 @@ async def play(seed: int, show: bool) -> None:
     print(f"seed {seed}: {len(QUESTIONS)} rounds, {turns} turns, {agent_calls} agent calls "
           f"({agent_calls - len(done)} asked again), {sum(e.reply_dropped for e in done)} replies dropped whole, "
           f"{empty_cards} empty cards shown")
-    for label, raw, shown in zip(("junk spans", "learner-voice sentences", "example echoes"),
-                                 raw_totals, shown_totals, strict=True):
-        print(f"  {label}: written {raw}, shown {shown}")
+    for label, written, kept in zip(("junk spans", "learner-voice sentences", "example echoes"),
+                                    raw_totals, shown_totals, strict=True):
+        print(f"  {label}: written {written}, shown {kept}")
 
 
 def main() -> None:
