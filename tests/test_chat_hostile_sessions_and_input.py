@@ -318,7 +318,7 @@ def test_ctrl_c_at_the_plain_prompt_acts_at_once(tmp_path: Path) -> None:
         assert proc.stderr is not None
         assert proc.stderr.readline().startswith("maic: note: demo model")  # printed as the loop starts
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)  # the old code waited here for Enter, then timed out
+        _, err = proc.communicate(timeout=30)  # Ctrl-C ends the chat without waiting for Enter
     finally:
         if proc.poll() is None:
             proc.kill()

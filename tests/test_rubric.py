@@ -1,5 +1,5 @@
 """The rubric check of short answers (engine/rubric.py) and how quiz grading uses it (engine/quiz.py):
-a small model's grade is checked, never inverted; the inverted cases seen in use; hosted models as before."""
+a small model's grade is checked, never inverted; the inverted cases seen in use; a hosted model's grade stands."""
 
 from __future__ import annotations
 
@@ -156,7 +156,7 @@ def test_the_small_model_is_asked_only_where_its_grade_can_count() -> None:
 
 def test_small_is_known_by_the_models_name_or_said() -> None:
     wrong = "It digests the food."
-    assert run(HEART, wrong, ScriptedLLM(['{"points": 2, "comment": "ok"}'])).points == 2  # hosted: as before
+    assert run(HEART, wrong, ScriptedLLM(['{"points": 2, "comment": "ok"}'])).points == 2  # hosted: it stands
     assert run(HEART, wrong, ScriptedLLM(['{"points": 2, "comment": "ok"}']), small=True).points == 0
     assert asyncio.run(grade(HEART, wrong, small('{"points": 2, "comment": "ok"}'))).points == 0
 

@@ -1,4 +1,5 @@
-"""Benchmark: what the reply checks of issue 19 §3 hold back on the built-in offline model.
+"""Benchmark: what the reply checks (junk, a learner's voice, a prompt's examples) hold back on the built-in
+offline model.
 
 Run:  python tests/benchmarks/hygiene_bench.py [--seed N] [--show]   (needs the offline extra)
 

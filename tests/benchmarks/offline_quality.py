@@ -35,8 +35,8 @@ Then it prints what a watcher would notice:
 * grading agreement: right answers given at least half the points, wrong ones less than half;
   answers left "not graded".
 
-Targets (issue 12): 100% clean, 0 repeats, 0 cut, >= 2/3 of rounds with two or more
-speakers, 0 markdown, 0 student clears, median round <= 30 s.  Issue 19: 0 junk, 0 empty
+Targets: 100% clean, 0 repeats, 0 cut, >= 2/3 of rounds with two or more
+speakers, 0 markdown, 0 student clears, median round <= 30 s; 0 junk, 0 empty
 turns, every lesson answer carrying the lesson (after the fallback), every outside question
 met honestly, grading never inverted.  ``--show`` prints every reply.
 """
