@@ -118,7 +118,8 @@ def test_correct_picks_pass_untouched() -> None:
 
 def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path: Path) -> None:
     from maic_cli.engine.metrics import RoundLog
-    from maic_cli.store.reports import RunResult, write_reports
+    from maic_cli.store.reports import write_reports
+    from maic_cli.store.run_results import RunResult
 
     llm = ScriptedLLM([decision("END"), reply("Scattering."), decision("principal"), reply("Adding."),
                        decision("USER")])

@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.engine.metrics import RoundSummary
-from maic_cli.store.reports import RunResult, build_report, safe_strings
+from maic_cli.store.reports import build_report, safe_strings
+from maic_cli.store.run_results import RunResult
 from maic_cli.store.transcript import LearnerLine, read_transcript
 from maic_cli.testing.browser import PageVisit, find_chromium, open_page
 from maic_cli.ui.report_html import report_html

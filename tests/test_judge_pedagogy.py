@@ -223,7 +223,8 @@ def test_a_loopback_judge_gets_the_label_schema_through_litellm(tmp_path: Path,
 
 
 def test_runs_judged_on_two_rubrics_are_reported_on_the_most_used_one_with_a_warning(tmp_path: Path) -> None:
-    from maic_cli.store.reports import build_report, load_runs, report_markdown
+    from maic_cli.store.reports import build_report, report_markdown
+    from maic_cli.store.run_results import load_runs
 
     scenario = write(tmp_path / "sky.yaml", TWO_ROUNDS)
     out = tmp_path / "out"

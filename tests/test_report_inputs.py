@@ -83,7 +83,7 @@ def test_save_run_refuses_a_target_outside_runs(tmp_path: Path) -> None:
 
 def test_a_symlinked_transcript_is_not_read(tmp_path: Path) -> None:
     from maic_cli.store.report_tables import transcript_path
-    from maic_cli.store.reports import load_runs
+    from maic_cli.store.run_results import load_runs
 
     out = batch(tmp_path)
     transcript = next((out / "transcripts").iterdir())

@@ -14,7 +14,7 @@ from maic_cli.store.report_stats import (
     newcombe_difference,
     wilson,
 )
-from maic_cli.store.reports import RunResult
+from maic_cli.store.run_results import RunResult
 from tests.helpers import decision, reply
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.store.reports import RunResult, write_reports
+from maic_cli.store.reports import write_reports
+from maic_cli.store.run_results import RunResult
 from maic_cli.untrusted import (
     PROVIDER_KEY_VARIABLES,
     StreamCleaner,

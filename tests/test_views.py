@@ -9,9 +9,10 @@ from rich.console import Console, RenderableType
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import ActionRecord, Message, MessagePart, Slide, SlideElement
 from maic_cli.engine.whiteboard import apply_action
-from maic_cli.ui.text import clean
+from maic_cli.ui.latex import latex_to_unicode
 from maic_cli.ui.views import ScreenState, render_message, render_screen
-from maic_cli.ui.whiteboard_view import latex_to_unicode, render_slide, render_whiteboard
+from maic_cli.ui.whiteboard_view import render_slide, render_whiteboard
+from maic_cli.untrusted import clean
 from tests.helpers import agent
 
 AGENTS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T", avatar="👩‍🏫", color="blue"),
