@@ -100,7 +100,7 @@ def test_unusable_params_are_refused(name: str, params: dict) -> None:
     ("spotlight", {"elementId": 3}, {"elementId": "3"}),
     ("wb_open", {"anything": [[[]]]}, {}),
 ])
-def test_safe_coercions(name: str, params: dict, want: dict) -> None:
+def test_params_safe_to_coerce_are_coerced_and_coercion_is_idempotent(name: str, params: dict, want: dict) -> None:
     assert coerce_params(name, params) == want
     assert coerce_params(name, want) == want  # coercion is idempotent
 

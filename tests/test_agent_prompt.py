@@ -108,7 +108,7 @@ def agent_message(agent_id: str, name: str, text: str, *, interrupted: bool = Fa
     return Message(role="agent", agent_id=agent_id, agent_name=name, parts=parts, interrupted=interrupted)
 
 
-def test_history_conversion() -> None:
+def test_the_history_is_told_from_the_speaking_agents_side_with_interruptions_marked() -> None:
     messages = [
         Message.from_learner("Why is the sky blue?"),
         agent_message("teacher", "Ms. T", "Scattering.", actions=["wb_open"]),

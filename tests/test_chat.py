@@ -83,7 +83,7 @@ def test_cue_user_then_next_round(tmp_path: Path) -> None:
     assert len(load_session(session_file).classroom.messages) == 4
 
 
-def test_slash_commands(tmp_path: Path) -> None:
+def test_class_whiteboard_export_save_model_and_help_work_in_a_piped_chat(tmp_path: Path) -> None:
     model = script(tmp_path, reply("Hi!", action("wb_draw_text", content="E=mc^2")), decision("END"))
     export = tmp_path / "class.md"
     copy = tmp_path / "copy.json"

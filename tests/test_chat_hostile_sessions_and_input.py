@@ -90,7 +90,8 @@ def test_a_session_model_that_reads_a_file_needs_confirmation_too(tmp_path: Path
     assert load_session(session_file).classroom.messages == []
 
 
-def test_what_needs_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_session_file_choosing_a_model_or_server_the_user_did_not_needs_confirmation(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
     settings = load_settings()
     def session(**fields: Any) -> Session:

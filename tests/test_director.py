@@ -145,7 +145,8 @@ def test_rule5_provider_error_becomes_an_error_event() -> None:
     ("", (None, True)),
     ("teacher", (None, True)),
 ])
-def test_parse_director_decision(text: str, expected: tuple[str | None, bool]) -> None:
+def test_a_director_reply_is_read_as_an_agent_or_the_end_of_the_round(text: str,
+                                                                      expected: tuple[str | None, bool]) -> None:
     result = parse_director_decision(text)
     assert (result.next_agent_id, result.should_end) == expected
 

@@ -126,7 +126,7 @@ def test_a_broken_lesson_is_one_line(tmp_path: Path) -> None:
     assert "Ms. Rivera: Still here." in result.stdout  # the chat went on
 
 
-def test_slide_navigation_commands(tmp_path: Path) -> None:
+def test_slide_and_prev_move_between_slides_and_refuse_what_is_not_there(tmp_path: Path) -> None:
     stdin = "/slide 9\n/slide x\n/slide 2\n/prev\n/prev\n"
     result, _ = chat(tmp_path, script(tmp_path), stdin, "--lesson", str(LESSON))
     assert result.exit_code == 0, result.output

@@ -19,7 +19,8 @@ from maic_cli.llm.spec import ModelSpec
     ("scripted:tests/x.yaml", "scripted", False, False),
     ("replay:t.jsonl", "replay", False, False),
 ])
-def test_kinds(model: str, kind: str, real: bool, compact: bool) -> None:
+def test_a_model_string_gives_its_kind_and_whether_it_is_real_and_compact(model: str, kind: str, real: bool,
+                                                                          compact: bool) -> None:
     spec = ModelSpec.parse(model)
     assert (spec.kind, spec.is_real, spec.compact_prompts) == (kind, real, compact)
     assert spec.uses_litellm == (kind == "litellm")

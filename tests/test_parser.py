@@ -139,12 +139,12 @@ def test_unescaped_quotes_inside_text() -> None:
     assert parse_in_chunks(text, [1] * len(text)) == ('He said "hi" to me, then left', [("wb_open", {})])
 
 
-def test_trailing_commas() -> None:
+def test_trailing_commas_are_accepted() -> None:
     text = '[{"type":"text","content":"ok",},{"type":"action","name":"spotlight","params":{"elementId":"e1",},},]'
     assert parse_in_chunks(text) == ("ok", [("spotlight", {"elementId": "e1"})])
 
 
-def test_missing_commas() -> None:
+def test_missing_commas_between_items_are_repaired() -> None:
     text = '[{"type":"text" "content":"no comma"} {"type":"action","name":"wb_clear" "params":{}}]'
     assert parse_in_chunks(text) == ("no comma", [("wb_clear", {})])
 

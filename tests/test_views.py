@@ -131,7 +131,7 @@ def test_long_conversations_keep_the_latest_messages_visible() -> None:
     assert "question number 39" in out and "question number 0\n" not in out
 
 
-def test_latex_symbols() -> None:
+def test_latex_symbols_become_unicode_and_unknown_commands_stay_as_written() -> None:
     assert latex_to_unicode("\\alpha + \\beta_2 = x^{10}") == "α + β₂ = x¹⁰"
     assert latex_to_unicode("\\unknown{x}") == "\\unknown{x}"
 
