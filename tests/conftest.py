@@ -6,6 +6,7 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,12 +25,12 @@ def _check(address: object) -> None:
         raise ConnectionRefusedError(f"tests may not reach the network: {address!r}")
 
 
-def _guarded_connect(self: socket.socket, address: object) -> None:
+def _guarded_connect(self: socket.socket, address: Any) -> None:
     _check(address)
     return _real_connect(self, address)
 
 
-def _guarded_connect_ex(self: socket.socket, address: object) -> int:
+def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
     _check(address)
     return _real_connect_ex(self, address)
 

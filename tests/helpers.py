@@ -9,6 +9,7 @@ from typing import Any
 
 from maic_cli.engine.models import AgentConfig
 from maic_cli.replies.parser import StructuredStreamParser
+from maic_cli.replies.parser_items import ActionItem, TextItem
 
 
 def parse_in_chunks(reply: str, sizes: list[int] | None = None) -> tuple[str, list[tuple[str, dict]]]:
@@ -21,8 +22,8 @@ def parse_in_chunks(reply: str, sizes: list[int] | None = None) -> tuple[str, li
         pos += size
     items += parser.feed(reply[pos:])
     items += parser.finish()
-    text = "".join(i.content for i in items if i.type == "text")
-    actions = [(i.name, i.params) for i in items if i.type == "action"]
+    text = "".join(i.content for i in items if isinstance(i, TextItem))
+    actions = [(i.name, i.params) for i in items if isinstance(i, ActionItem)]
     return text, actions
 
 

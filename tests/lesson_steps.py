@@ -15,6 +15,13 @@ from maic_cli.authoring.generation import Initiator, LessonBrief, generate_lesso
 from maic_cli.cli.app import app
 from maic_cli.llm.scripted import ScriptedLLM
 
+# Each step's reply, a JSON object that tests copy and edit.
+REQUIREMENTS: dict[str, Any]
+OUTLINE: dict[str, Any]
+ELEMENTS: dict[str, Any]
+SCRIPT: dict[str, Any]
+DISCUSSION: dict[str, Any]
+QUIZ: dict[str, Any]
 REQUIREMENTS = {"title": "Photosynthèse → how plants eat", "description": "Where a plant's food comes from.",
                 "objectives": ["Name the inputs", "Name the outputs"]}
 OUTLINE = {"scenes": [{"kind": "slide", "title": "What a plant needs", "goal": "Show the three inputs.",
@@ -37,7 +44,7 @@ QUIZ = {"questions": [{"type": "single", "question": "Where does most of a tree'
                        "explanation": "Glucose is the plant's food and oxygen is given off."},
                       {"type": "short", "question": "Why do plants need light?", "rubric": "Light gives the energy.",
                        "explanation": "Light is the energy that drives the reaction."}]}
-STEPS = [REQUIREMENTS, OUTLINE, ELEMENTS, SCRIPT, DISCUSSION, QUIZ]
+STEPS: list[dict[str, Any]] = [REQUIREMENTS, OUTLINE, ELEMENTS, SCRIPT, DISCUSSION, QUIZ]
 
 
 def replies(*overrides: tuple[int, Any]) -> list[Any]:

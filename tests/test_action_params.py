@@ -1,4 +1,4 @@
-"""Action params are validated and coerced at the engine boundary (issue 10, item 5).
+"""Action params are validated and coerced at the engine boundary.
 
 A model's params are untrusted: wrong types and non-finite numbers are either
 coerced (where that is safe) or the action is dropped and counted; what is
@@ -12,6 +12,7 @@ import io
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -43,7 +44,7 @@ def test_every_catalogue_action_has_a_params_model() -> None:
     assert set(PARAM_MODELS) == set(CATALOGUE)
 
 
-HOSTILE = [
+HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("wb_draw_table", {"data": 5}),
     ("wb_draw_table", {"data": {"a": 1}}),
     ("wb_draw_table", {"data": [["a", ["nested"]]]}),
@@ -99,7 +100,7 @@ def test_unusable_params_are_refused(name: str, params: dict) -> None:
     ("spotlight", {"elementId": 3}, {"elementId": "3"}),
     ("wb_open", {"anything": [[[]]]}, {}),
 ])
-def test_safe_coercions(name: str, params: dict, want: dict) -> None:
+def test_params_safe_to_coerce_are_coerced_and_coercion_is_idempotent(name: str, params: dict, want: dict) -> None:
     assert coerce_params(name, params) == want
     assert coerce_params(name, want) == want  # coercion is idempotent
 

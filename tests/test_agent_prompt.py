@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from maic_cli.engine.actions import allowed_actions
 from maic_cli.engine.agent_prompt import (
@@ -100,14 +101,14 @@ def test_student_without_actions_is_told_so() -> None:
 
 
 def agent_message(agent_id: str, name: str, text: str, *, interrupted: bool = False,
-                  actions: list[str] = ()) -> Message:
+                  actions: Sequence[str] = ()) -> Message:
     parts = [MessagePart(kind="text", text=text)] if text else []
     parts += [MessagePart(kind="action", action=ActionRecord(action_id=f"a{i}", name=n)) for i, n in
               enumerate(actions)]
     return Message(role="agent", agent_id=agent_id, agent_name=name, parts=parts, interrupted=interrupted)
 
 
-def test_history_conversion() -> None:
+def test_the_history_is_told_from_the_speaking_agents_side_with_interruptions_marked() -> None:
     messages = [
         Message.from_learner("Why is the sky blue?"),
         agent_message("teacher", "Ms. T", "Scattering.", actions=["wb_open"]),

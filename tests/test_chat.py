@@ -16,7 +16,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from maic_cli.chat.run import run_chat
 from maic_cli.chat.setup import new_session
@@ -35,7 +35,7 @@ def script(tmp_path: Path, *replies: object, name: str = "script.yaml") -> str:
     return f"scripted:{path}"
 
 
-def chat(tmp_path: Path, model: str, stdin: str, *args: str):
+def chat(tmp_path: Path, model: str, stdin: str, *args: str) -> tuple[Result, Path]:
     session = tmp_path / "class.json"
     result = runner.invoke(app, ["chat", "--model", model, "--session", str(session), *args], input=stdin)
     return result, session
@@ -84,7 +84,7 @@ def test_cue_user_then_next_round(tmp_path: Path) -> None:
     assert len(load_session(session_file).classroom.messages) == 4
 
 
-def test_slash_commands(tmp_path: Path) -> None:
+def test_class_whiteboard_export_save_model_and_help_work_in_a_piped_chat(tmp_path: Path) -> None:
     model = script(tmp_path, reply("Hi!", action("wb_draw_text", content="E=mc^2")), decision("END"))
     export = tmp_path / "class.md"
     copy = tmp_path / "copy.json"
@@ -279,9 +279,10 @@ def test_bad_class_options_exit_2(tmp_path: Path, flag: str) -> None:
 
 def test_model_switch_keeps_the_chat_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import maic_cli.chat.run as chat_run
+    from maic_cli.llm import factory
 
     calls: list[tuple[str, dict[str, object]]] = []
-    real = chat_run.make_llm
+    real = factory.make_llm
 
     def recording(model: ModelSpec, **kwargs: object):  # type: ignore[no-untyped-def]
         calls.append((model.raw, kwargs))

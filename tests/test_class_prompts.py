@@ -1,4 +1,4 @@
-"""The live class, point by point (issue 19 §7, issue 23 §4): what the director and agents are told.
+"""The live class, point by point: what the director and agents are told.
 
 The director's "ended with a question" hint only for a question to the learner; a discussion's
 opening round lets the teacher guide after the initiator; the compact discussion lines; students

@@ -29,7 +29,7 @@ priority: 7
 """
 
 
-def test_version() -> None:
+def test_version_prints_maic_and_its_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and result.stdout.strip() == f"maic {__version__}"
 
@@ -60,7 +60,7 @@ def test_list_shows_builtin_and_user_agents(maic_home: Path, tmp_path: Path) -> 
     assert "class_clown" in result.stdout and "built-in" in result.stdout
 
 
-def test_show_one_agent() -> None:
+def test_agents_show_prints_one_persona() -> None:
     result = runner.invoke(app, ["agents", "show", "deep_thinker"])
     assert result.exit_code == 0
     assert "Theo" in result.stdout and "student" in result.stdout and "wb_draw_text" in result.stdout
@@ -73,7 +73,7 @@ def test_show_unknown_agent_is_one_line_exit_2() -> None:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_validate_builtin_agents_ok() -> None:
+def test_the_built_in_agents_validate() -> None:
     result = runner.invoke(app, ["agents", "validate"])
     assert result.exit_code == 0, result.output
     assert "6 valid, 0 invalid" in result.stdout

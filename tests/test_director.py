@@ -146,7 +146,7 @@ def test_rule5_provider_error_becomes_an_error_event() -> None:
     ("", Pick.end()),
     ("teacher", Pick.end()),
 ])
-def test_parse_director_pick(text: str, expected: Pick) -> None:
+def test_a_director_reply_is_read_as_a_pick(text: str, expected: Pick) -> None:
     assert parse_director_pick(text) == expected
 
 

@@ -3,7 +3,7 @@
 
 Each property: any reply either gives a usable, bounded result or a clean failure (a grade left
 "not graded", a verdict counted missing, one ``GenerationError`` line); no other exception.
-``MAIC_FUZZ_EXAMPLES`` sets the number of examples, as in tests/test_fuzz.py.
+``MAIC_FUZZ_EXAMPLES`` sets the number of examples, as in tests/test_fuzz_replies_end_to_end.py.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from maic_cli.llm.scripted import FunctionLLM, ScriptedLLM
 from maic_cli.store.lesson_writer import lesson_yaml
 from maic_cli.store.lessons import MAX_LESSON_BYTES
 from tests.lesson_steps import STEPS
-from tests.test_fuzz import FUZZ, JSON, TEXT
+from tests.test_fuzz_replies_end_to_end import FUZZ, JSON, TEXT
 
 SHORT = QuizQuestion(id="q", type="short", question="Why?", rubric="Energy.", points=3)
 ROUND = RoundToJudge(index=0, learner="Why is the sky blue?", turns=(

@@ -1,4 +1,4 @@
-"""Generation on the small offline model (issue 19 §5): the cleanliness check that measured it
+"""Generation on the small offline model: the cleanliness check that measured it
 (``tests/benchmarks/lesson_offline.py``), and the one-line refusal the measurement led to."""
 
 from __future__ import annotations

@@ -124,7 +124,7 @@ def test_the_fallback_says_the_lessons_sentences_plainly(photo: Lesson) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=300))
-def test_any_question_is_grounded_without_error(photo: Lesson, question: str) -> None:  # type: ignore[no-untyped-def]
+def test_any_question_is_grounded_without_error(photo: Lesson, question: str) -> None:
     grounding = ground(photo, question, current="needs", focus="leaf")
     assert grounding.verdict in ("lesson", "general", "beyond")
     assert len(grounding.passages) <= 3

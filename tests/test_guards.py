@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -117,9 +118,10 @@ def test_correct_picks_pass_untouched() -> None:
     assert all(guard_pick(pick, CLASS, config, answered) is None for pick in picks)
 
 
-def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path) -> None:
+def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path: Path) -> None:
     from maic_cli.evaluation.metrics import RoundLog
-    from maic_cli.evaluation.reports import RunResult, write_reports
+    from maic_cli.evaluation.reports import write_reports
+    from maic_cli.evaluation.run_results import RunResult
 
     llm = ScriptedLLM([decision("END"), reply("Scattering."), decision("principal"), reply("Adding."),
                        decision("USER")])

@@ -88,5 +88,5 @@ def test_temperature_is_described_and_the_turns_default_is_the_engines() -> None
     ("<str>", "TEXT"), ("<int>", "INTEGER"), ("<float range>", "FLOAT RANGE"), ("<list[Path]>", "PATH"),
     ("<path>", "PATH"), ("<a|b>", "a|b"), ("<datetime>", "DATETIME"),
 ])
-def test_kind_labels(typed: str, label: str) -> None:
+def test_an_options_type_is_shown_as_its_kind(typed: str, label: str) -> None:
     assert kind_label(typed) == label

@@ -1,4 +1,4 @@
-"""Deep nesting and broken surrogates in replies (issue 10, item 6), end to end.
+"""Deep nesting and broken surrogates in replies, end to end.
 
 The parser's own cases are in test_parser.py; here: the director's reply, and a
 whole round whose events, session file and transcript must still be written.

@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 from maic_cli.cli.app import app
 from maic_cli.evaluation.metrics import RoundSummary
 from maic_cli.evaluation.report_html import report_html
-from maic_cli.evaluation.reports import RunResult, build_report, safe_strings
+from maic_cli.evaluation.reports import build_report, safe_strings
+from maic_cli.evaluation.run_results import RunResult
 from maic_cli.store.transcript import LearnerLine, read_transcript
 from maic_cli.testing.browser import PageVisit, find_chromium, open_page
 from tests.helpers import decision, modules_imported_by, reply
@@ -117,7 +118,7 @@ def test_one_run_without_latencies_has_no_latency_chart_and_no_intervals() -> No
 
 
 JUDGE_RATE = {"value": 0.8, "successes": 8, "trials": 10, "low": 0.49, "high": 0.94}
-JUDGED = {  # the judge's section of a group in report.json (evaluation/report_judge.py, issue 14 item 1)
+JUDGED = {  # the judge's section of a group in report.json (evaluation/report_judge.py)
     "runs_judged": 2, "turns_judged": 10, "rates": {"on_topic": JUDGE_RATE, "in_role": JUDGE_RATE,
                                                     "answered": {**JUDGE_RATE, "trials": 4}},
     "means": {"turn_score": {"value": 3.9, "runs": 2, "low": 3.5, "high": 4.2}},

@@ -123,7 +123,7 @@ def test_any_reply_gives_a_verdict_with_allowed_labels_only(turns: Any) -> None:
 def test_each_rubric_is_fingerprinted_on_its_own_templates() -> None:
     prompts = PromptSet.builtin()
     digest = hashlib.sha256()
-    for name in ("judge/round.j2", "judge/rubric.j2"):  # the default's, as before the pedagogy templates
+    for name in ("judge/round.j2", "judge/rubric.j2"):  # the default rubric's two templates
         digest.update(f"{name}\0{prompts.source(name).text}\0".encode())
     assert rubric_identity(prompts, DEFAULT).fingerprint == digest.hexdigest()[:12]
     pedagogy = rubric_identity(prompts, PEDAGOGY)
@@ -223,7 +223,8 @@ def test_a_loopback_judge_gets_the_label_schema_through_litellm(tmp_path: Path,
 
 
 def test_runs_judged_on_two_rubrics_are_reported_on_the_most_used_one_with_a_warning(tmp_path: Path) -> None:
-    from maic_cli.evaluation.reports import build_report, load_runs, report_markdown
+    from maic_cli.evaluation.reports import build_report, report_markdown
+    from maic_cli.evaluation.run_results import load_runs
 
     scenario = write(tmp_path / "sky.yaml", TWO_ROUNDS)
     out = tmp_path / "out"
@@ -242,7 +243,7 @@ def test_runs_judged_on_two_rubrics_are_reported_on_the_most_used_one_with_a_war
     other.rubric = "pedagogy"
     for judged in results[1:]:
         assert judged.judge is not None
-        judged.judge.rubric = "default"  # now the default is the most used: reported on it, and warned
+        judged.judge.rubric = "default"  # then the default is the most used: reported on it, and warned
     report = build_report(results, {})
     assert report["judge"].get("rubric") is None and report["judge"]["rubrics"] == ["default", "pedagogy"]
     assert report["overall"]["judge"]["turns_judged"] == 0  # pedagogy verdicts are not yes/no ones

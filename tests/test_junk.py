@@ -2,7 +2,7 @@
 
 ``TEACHING`` is ordinary classroom prose (fractions, times, decimals, formulas, code, file
 names, camelCase names): its false-positive count is measured here and must stay 0.
-``JUNK`` is what small models wrote (the board of issue 19, a home folder path) and its kin.
+``JUNK`` is what small models wrote (a whiteboard full of addresses, a home folder path) and its kin.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def test_board_text_must_come_from_its_sources() -> None:
 
 
 def test_drawn_text_reads_every_string_a_drawing_shows_but_not_ids() -> None:
-    params = {"elementId": "eq1", "title": "Rain", "labels": ["cloud", "drop"],
+    params: dict[str, object] = {"elementId": "eq1", "title": "Rain", "labels": ["cloud", "drop"],
               "series": [{"name": "mm", "values": [1, 2]}], "data": [["a", "b"]]}
     assert set(drawn_text(params).split("\n")) == {"Rain", "cloud", "drop", "mm", "a", "b"}
     assert inert_params({"content": "www.x.org", "n": [1, "a@b.com"]}) == {"content": "www[.]x[.]org",

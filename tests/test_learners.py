@@ -90,7 +90,7 @@ def test_the_learner_opens_from_its_file_then_asks_its_model_and_stops_at_its_li
     assert learner.turns == 3  # the file's limit is smaller
 
     async def play() -> list[str]:
-        said = []
+        said: list[str] = []
         while learner.may_speak:
             move = await learner.next_move([Message.from_learner(s) for s in said] + [agent("Why?")])
             said.append(move.text)

@@ -84,7 +84,7 @@ def test_a_whole_lesson_through_stdin(tmp_path: Path) -> None:
     kinds = [e.type for e in events]
     assert kinds.count("lesson") == 1 and kinds.count("scene") == 5 and kinds.count("quiz_answer") == 3
     score = next(e for e in events if e.type == "quiz_score")
-    assert (score.points, score.max_points) == (4, 7)  # type: ignore[union-attr]
+    assert (score.points, score.max_points) == (4, 7)
     rounds = [e for e in read_transcript(Path(session.transcript or "")).entries if isinstance(e, RoundLine)]
     assert [r.lecture for r in rounds][:2] == [True, False]  # slide 1's scripted lecture, then the question
     check = runner.invoke(app, ["replay", session.transcript or "", "--check"])
@@ -126,7 +126,7 @@ def test_a_broken_lesson_is_one_line(tmp_path: Path) -> None:
     assert "Ms. Rivera: Still here." in result.stdout  # the chat went on
 
 
-def test_slide_navigation_commands(tmp_path: Path) -> None:
+def test_slide_and_prev_move_between_slides_and_refuse_what_is_not_there(tmp_path: Path) -> None:
     stdin = "/slide 9\n/slide x\n/slide 2\n/prev\n/prev\n"
     result, _ = chat(tmp_path, script(tmp_path), stdin, "--lesson", str(LESSON))
     assert result.exit_code == 0, result.output

@@ -1,4 +1,4 @@
-"""``maic replay`` of a recorded lesson, and its Markdown and HTML exports (issue 13, item 5):
+"""``maic replay`` of a recorded lesson, and its Markdown and HTML exports:
 slides with their elements by id, where the teacher pointed, quiz questions with their
 options, the learner's answers, right or wrong, comments and the score — cleaned and
 escaped (no link, no script, no way out of a code fence)."""
@@ -18,7 +18,7 @@ from maic_cli.cli.app import app
 from maic_cli.lessons.lesson import Lesson
 from maic_cli.store.transcript import read_transcript
 from tests.lesson_transcript import AGENTS_BY_ID, photosynthesis, write_lesson_transcript
-from tests.test_exports import link_targets
+from tests.test_exports_untrusted_text import link_targets
 
 runner = CliRunner()
 

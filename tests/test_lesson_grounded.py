@@ -40,7 +40,7 @@ class Log(RunnerHooks):
     def event(self, event: Event) -> None:
         self.events.append(event)
 
-    def of(self, kind: type) -> list:  # type: ignore[type-arg]
+    def of(self, kind: type) -> list:
         return [e for e in self.events if isinstance(e, kind)]
 
 

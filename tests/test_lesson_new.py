@@ -132,7 +132,7 @@ def test_safe_fix_ups_are_made_and_counted() -> None:
                             "letter prefixes taken off options": 2, "answer letters upper-cased": 1,
                             "answers given as text turned into letters": 1, "unknown discussion initiators replaced": 1}
     known, _ = generate(replies((4, json.dumps(talk))), initiators=(Initiator("mia", "Mia"),))
-    assert known.lesson.scenes[1].initiator == "mia"  # type: ignore[union-attr]
+    assert known.lesson.scenes[1].initiator == "mia"
 
 
 def test_elements_beyond_the_limit_are_dropped_and_an_empty_one_is_a_problem() -> None:
@@ -163,7 +163,7 @@ def test_a_repeated_question_is_dropped_and_counted() -> None:
                                                                                     "tree's mass come from?"},
                            QUIZ["questions"][2]]}
     result, _ = generate(replies((5, json.dumps(again))))
-    assert [q.id for q in result.lesson.scenes[2].questions] == ["q1", "q3"]  # type: ignore[union-attr]
+    assert [q.id for q in result.lesson.scenes[2].questions] == ["q1", "q3"]
     assert result.fixes == {"repeated questions dropped": 1} and result.retries == 0
 
 
@@ -258,7 +258,7 @@ def test_an_endless_reply_is_stopped_at_its_limit() -> None:
                 yield StreamPiece(text="x" * 1000)
 
     with pytest.raises(GenerationError):
-        asyncio.run(generate_lesson(LessonBrief(topic="p", scenes=3), Endless()))  # type: ignore[arg-type]
+        asyncio.run(generate_lesson(LessonBrief(topic="p", scenes=3), Endless()))
     assert read <= 3 * (MAX_REPLY_CHARS + 1000)  # each attempt stops just past the limit
 
 

@@ -27,7 +27,7 @@ def test_compact_shapes_fix_the_lecture_and_put_the_right_answer_in_varying_plac
                           {"type": "single", "question": "What gives the energy?", "right": "Light",
                            "wrong": ["Soil", "Wind"], "explanation": "Light powers it."}]}
     result, _ = generate(replies((5, json.dumps(quiz))))
-    first, second = result.lesson.scenes[2].questions  # type: ignore[union-attr]
+    first, second = result.lesson.scenes[2].questions
     assert first.options[next(iter(first.key()))] == "Carbon dioxide"
     assert second.options[next(iter(second.key()))] == "Light"
     assert first.answer != second.answer  # the right answer is not always in the same place

@@ -110,8 +110,9 @@ def test_every_quiz_question_has_an_explanation_and_no_all_of_the_above() -> Non
 
 
 def test_the_explanation_is_shown_after_grading_and_given_to_the_class() -> None:
+    from maic_cli.lessons.context import quiz_lines
     from maic_cli.lessons.lesson import Lesson, LessonPlay
-    from maic_cli.lessons.player import answer_event, quiz_lines
+    from maic_cli.lessons.player import answer_event
     from maic_cli.lessons.quiz import grade_choice
     from maic_cli.ui.lesson_notes import verdict_lines
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -128,7 +129,7 @@ def test_parse_grade_ignores_prose_without_a_grade() -> None:
 
 
 # -- the lesson in the prompts -------------------------------------------------------------------------
-def lesson_request(task: str, compact: bool) -> tuple[TurnRequest, str]:
+def lesson_request(task: Literal["question", "lecture", "discuss"], compact: bool) -> tuple[TurnRequest, str]:
     """A request as the player makes it for the sample lesson's first slide (a question or a lecture)."""
     lesson = load_lesson(Path(__file__).parent.parent / "lessons" / "photosynthesis.yaml")
     settings = ClassSettings(agent_ids=list(CLASS))
@@ -146,7 +147,7 @@ def lesson_request(task: str, compact: bool) -> tuple[TurnRequest, str]:
 
 @pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
 @pytest.mark.parametrize("task", ["lecture", "question"])
-def test_lesson_prompts_match_golden(task: str, compact: bool) -> None:
+def test_lesson_prompts_match_golden(task: Literal["question", "lecture", "discuss"], compact: bool) -> None:
     request, speaker = lesson_request(task, compact)
     variant = "compact" if compact else "full"
     messages = agent_call_messages(request, CLASS[speaker])

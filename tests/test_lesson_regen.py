@@ -56,10 +56,11 @@ def test_one_scene_is_replaced_and_every_other_byte_kept(tmp_path: Path, scene: 
     assert [s for i, s in enumerate(after.scenes) if i != index] == [s for i, s in enumerate(before.scenes)
                                                                       if i != index]
     assert after.scenes[index] != before.scenes[index]
-    if isinstance(after.scenes[index], SlideScene):
-        assert [e.id for e in after.scenes[index].elements] == ["question", "inputs", "parts"]
-    if isinstance(after.scenes[index], QuizScene):
-        assert after.scenes[index].questions[0].explanation
+    changed = after.scenes[index]
+    if isinstance(changed, SlideScene):
+        assert [e.id for e in changed.elements] == ["question", "inputs", "parts"]
+    if isinstance(changed, QuizScene):
+        assert changed.questions[0].explanation
 
 
 def test_the_model_sees_the_outline_the_neighbours_and_the_instruction(tmp_path: Path) -> None:

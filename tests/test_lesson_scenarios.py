@@ -103,7 +103,8 @@ def test_the_lesson_check_reads_the_events() -> None:
     assert log.speakers == {"talk": ["curious_student"]}  # the teacher spoke in the quiz, not the discussion
     ok = LessonExpectations(reaches_scene="check", quiz_score=(4, 7), discussion_speakers={"talk": ["curious_student"]})
     assert check_lesson(ok, log, lesson) == []
-    strict = LessonExpectations(reaches_scene=5, quiz_score=6, discussion_speakers={"talk": ["teacher"]})
+    strict = LessonExpectations.model_validate({"reaches_scene": 5, "quiz_score": 6,
+                                                "discussion_speakers": {"talk": ["teacher"]}})
     assert check_lesson(strict, log, lesson) == ["quiz score 5/7, expected 6–6",
                                                  "teacher did not speak in discussion talk"]
 

@@ -13,7 +13,7 @@ import pytest
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.outcomes import DirectorOutcome
-from maic_cli.engine.round import run_round
+from maic_cli.engine.round import RoundResult, run_round
 from maic_cli.llm.litellm_client import LitellmClient
 from maic_cli.llm.port import LLMClient, LLMError, LLMRequest, close_llm
 from maic_cli.llm.retrying import RetryingClient
@@ -29,7 +29,7 @@ def client(server: LoopbackOpenAIServer, retries: int = 0) -> RetryingClient:
     return RetryingClient(inner, retries=retries, backoff=0.01)
 
 
-def play(server: LoopbackOpenAIServer, config: TurnConfig, retries: int = 0):
+def play(server: LoopbackOpenAIServer, config: TurnConfig, retries: int = 0) -> tuple[RoundResult, Classroom, list]:
     classroom = Classroom()
     classroom.add_learner_message("Why is the sky blue?")
     events: list = []
@@ -196,7 +196,7 @@ def test_direct_client_runs_a_round_and_retries(loopback_server: LoopbackOpenAIS
     classroom.add_learner_message("hi")
     client = direct(loopback_server, 2)
 
-    async def play():  # type: ignore[no-untyped-def]
+    async def play() -> RoundResult:
         try:
             return await run_round(classroom, TurnConfig(agent_ids=list(CLASS)), client, registry=CLASS)
         finally:

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from maic_cli.cli.app import app
 from maic_cli.llm.spec import ModelSpec
@@ -25,7 +24,8 @@ from tests.helpers import decision, reply
     ("scripted:tests/x.yaml", "scripted", False, False),
     ("replay:t.jsonl", "replay", False, False),
 ])
-def test_kinds(model: str, kind: str, real: bool, compact: bool) -> None:
+def test_a_model_string_gives_its_kind_and_whether_it_is_real_and_compact(model: str, kind: str, real: bool,
+                                                                          compact: bool) -> None:
     spec = ModelSpec.parse(model)
     assert (spec.kind, spec.is_real, spec.compact_prompts) == (kind, real, compact)
     assert spec.uses_litellm == (kind == "litellm")
@@ -59,7 +59,7 @@ def parses(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     seen: list[str] = []
     real = ModelSpec.parse.__func__  # type: ignore[attr-defined]
 
-    def counting(cls: type[ModelSpec], model: str, **kwargs: Any) -> ModelSpec:
+    def counting(cls: type[ModelSpec], /, model: str, **kwargs: Any) -> ModelSpec:
         seen.append(model)
         result: ModelSpec = real(cls, model, **kwargs)
         return result

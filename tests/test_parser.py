@@ -8,7 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.replies.parser import ActionItem, StructuredStreamParser, TextItem
+from maic_cli.replies.parser import StructuredStreamParser
+from maic_cli.replies.parser_items import ActionItem, TextItem
 from tests.helpers import action, parse_in_chunks, reply
 
 RICH = reply(
@@ -128,7 +129,7 @@ def test_truncated_action_is_dropped_not_half_emitted() -> None:
     cut = text.index("half") + 2
     parser = StructuredStreamParser()
     items = parser.feed(text[:cut]) + parser.finish()
-    assert [i for i in items if i.type == "action"] == []
+    assert [i for i in items if isinstance(i, ActionItem)] == []
     assert parser.stats.truncated == 1
 
 
@@ -138,12 +139,12 @@ def test_unescaped_quotes_inside_text() -> None:
     assert parse_in_chunks(text, [1] * len(text)) == ('He said "hi" to me, then left', [("wb_open", {})])
 
 
-def test_trailing_commas() -> None:
+def test_trailing_commas_are_accepted() -> None:
     text = '[{"type":"text","content":"ok",},{"type":"action","name":"spotlight","params":{"elementId":"e1",},},]'
     assert parse_in_chunks(text) == ("ok", [("spotlight", {"elementId": "e1"})])
 
 
-def test_missing_commas() -> None:
+def test_missing_commas_between_items_are_repaired() -> None:
     text = '[{"type":"text" "content":"no comma"} {"type":"action","name":"wb_clear" "params":{}}]'
     assert parse_in_chunks(text) == ("no comma", [("wb_clear", {})])
 
@@ -205,7 +206,7 @@ def test_random_input_never_raises() -> None:
         parser.finish()
 
 
-# -- hostile replies (issue 10, item 6): deep nesting and broken surrogates ------------------
+# -- hostile replies: deep nesting and broken surrogates ------------------
 def deep(levels: int, leaf: str = "1") -> str:
     return "[" * levels + leaf + "]" * levels
 
@@ -224,8 +225,8 @@ def test_deeply_nested_params_mark_the_action_too_deep_without_recursion_error()
                 items += parser.feed(raw[pos:pos + size])
                 pos += size
             items += parser.feed(raw[pos:]) + parser.finish()
-            assert "".join(i.content for i in items if i.type == "text") == "Before. After."
-            assert [(i.name, i.params, i.too_deep) for i in items if i.type == "action"] == [
+            assert "".join(i.content for i in items if isinstance(i, TextItem)) == "Before. After."
+            assert [(i.name, i.params, i.too_deep) for i in items if isinstance(i, ActionItem)] == [
                 ("wb_draw_table", {}, True), ("wb_open", {}, False)]  # the turn drops and counts the first
             assert parser.stats.too_deep == 1 and parser.stats.dropped == 0
 
@@ -239,7 +240,7 @@ def test_a_deeply_nested_text_item_keeps_its_speech() -> None:
     raw = '[{"type":"text","content":"Still said.","junk":' + deep(3000) + "}]"
     parser = StructuredStreamParser()
     items = parser.feed(raw) + parser.finish()
-    assert "".join(i.content for i in items if i.type == "text") == "Still said."
+    assert "".join(i.content for i in items if isinstance(i, TextItem)) == "Still said."
     assert parser.stats.too_deep == 1
 
 

@@ -1,4 +1,4 @@
-"""What maic writes is private and holds no API key: files 0600, folders 0700 (issue 10, item 4).
+"""What maic writes is private and holds no API key: files 0600, folders 0700.
 
 A provider that echoes the key in its error text must not put the key into an event, a
 transcript or a report: the text is redacted where the error is made (``LLMError``).

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,13 +48,13 @@ MODES = ["qa", "discussion-initiator", "discussion-joiner", "slide", "whiteboard
 TOPIC, DISCUSSION_PROMPT = "Should Pluto be called a planet again?", "What makes something a planet?"
 
 
-def said(agent_id: str, text: str, **extra: object) -> Message:
+def said(agent_id: str, text: str, **extra: Any) -> Message:
     a = CLASS[agent_id]
     return Message(role="agent", agent_id=a.id, agent_name=a.name, parts=[MessagePart(kind="text", text=text)],
                    **extra)
 
 
-def summary(agent_id: str, text: str, drawn: list[str] = ()) -> AgentTurnSummary:
+def summary(agent_id: str, text: str, drawn: Sequence[str] = ()) -> AgentTurnSummary:
     a = CLASS[agent_id]
     return AgentTurnSummary(agent_id=a.id, agent_name=a.name, content_preview=text, action_count=len(drawn),
                             whiteboard_actions=[WhiteboardActionRecord(action_name=n, agent_id=a.id, agent_name=a.name)

@@ -44,7 +44,7 @@ def test_a_transcript_recorded_at_once_is_played_at_a_reading_pace() -> None:
         if isinstance(entry, EventLine) and isinstance(entry.event, TextDeltaEvent) and entry.event.content.strip():
             assert pause >= WORD_SECONDS * len(entry.event.content.split()) - 1e-9
         previous = entry.t
-    assert total_pause(player) > 10  # seconds: a class, not a flash (it was 0.06 s)
+    assert total_pause(player) > 10  # seconds: a class, not a flash
     assert total_pause(Player(at_once, speed=2.0, step=False, console=None)) == pytest.approx(total_pause(player) / 2)
     assert total_pause(Player(at_once, speed=None, step=False, console=None)) == 0  # --instant, or a pipe
 

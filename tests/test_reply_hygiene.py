@@ -1,4 +1,4 @@
-"""What a small model may not do in a class (issue 19 §3), played through the real round and turn.
+"""What a small model may not do in a class, played through the real round and turn.
 
 Junk (addresses, URLs, paths, hashes, random tokens) cuts a small model's reply before it and
 is shown inert for any model; board text must come from the class; a prompt's example

@@ -14,7 +14,7 @@ from maic_cli.evaluation.report_stats import (
     newcombe_difference,
     wilson,
 )
-from maic_cli.evaluation.reports import RunResult
+from maic_cli.evaluation.run_results import RunResult
 from tests.helpers import decision, reply
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
@@ -59,7 +59,7 @@ def _result(model: str, repeat: int, passed: bool) -> RunResult:
 
 @pytest.mark.parametrize(("a_passes", "b_passes", "verdict"), [
     (10, 0, "larger than the noise"), (6, 5, "within the noise")])
-def test_rate_comparison_verdict(a_passes: int, b_passes: int, verdict: str) -> None:
+def test_two_pass_rates_are_compared_by_newcombes_interval(a_passes: int, b_passes: int, verdict: str) -> None:
     a = [_result("a", k, k <= a_passes) for k in range(1, 11)]
     b = [_result("b", k, k <= b_passes) for k in range(1, 11)]
     result = compare("pass_rate", a, b)

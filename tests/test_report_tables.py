@@ -6,8 +6,10 @@ import csv
 import stat
 from pathlib import Path
 
+import pytest
+
 from maic_cli.evaluation.report_tables import ROUND_COLUMNS, TURN_COLUMNS, safe_cell, write_tables
-from maic_cli.evaluation.reports import load_runs
+from maic_cli.evaluation.run_results import load_runs
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
 
@@ -127,3 +129,15 @@ def test_a_reply_dropped_whole_is_no_turn_in_turns_csv_or_for_the_judge(tmp_path
     assert all(t["empty"] in ("0", "False", "false") for t in turns)
     [judged] = rounds_to_judge(read_transcript(next((out / "transcripts").iterdir())))
     assert [t.text for t in judged.turns] == ["Scattering.", "Why blue?"]
+
+
+@pytest.mark.parametrize("text", [" =1+1", "  +cmd", "\u3000=x", "\uff1dHYPERLINK(\"x\")", "\uff0b1", "\uff0d1",
+                                  "\uff20SUM(A1)", "\u00a0@x", "=1", "-1+1"])
+def test_a_csv_cell_that_a_spreadsheet_could_read_as_a_formula_is_quoted(text: str) -> None:
+    cell = safe_cell(text)
+    assert isinstance(cell, str) and cell.startswith("'")
+
+
+@pytest.mark.parametrize("text", ["plain", "a = b", "1 + 1", "ok-then", "－ is a dash later: no"[2:]])
+def test_ordinary_cells_are_kept(text: str) -> None:
+    assert safe_cell(text) == text

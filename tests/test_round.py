@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from maic_cli.engine.classroom import Classroom
+from maic_cli.engine.events import DoneEvent, Event
 from maic_cli.engine.models import Slide, SlideElement, TurnConfig, TurnRequest
 from maic_cli.engine.outcomes import DirectorOutcome
-from maic_cli.engine.round import run_round
+from maic_cli.engine.round import RoundResult, run_round
 from maic_cli.engine.turn import generate_turn
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
 from tests.helpers import action, agent, decision, reply
@@ -17,7 +18,7 @@ CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T"), agent("mia", "s
 ALL = list(CLASS)
 
 
-def play(classroom: Classroom, config: TurnConfig, llm: ScriptedLLM, events: list | None = None):
+def play(classroom: Classroom, config: TurnConfig, llm: ScriptedLLM, events: list | None = None) -> RoundResult:
     return asyncio.run(run_round(classroom, config, llm, registry=CLASS,
                                  on_event=None if events is None else events.append))
 
@@ -95,10 +96,10 @@ def test_cancelling_the_round_keeps_the_partial_message_marked_interrupted() -> 
                                                           chunk_size=5, chunk_delay=0.01)])
     classroom = new_class()
 
-    async def main():
+    async def main() -> RoundResult:
         speaking = asyncio.Event()
 
-        def on_event(event) -> None:
+        def on_event(event: Event) -> None:
             if event.type == "text_delta":
                 speaking.set()
 
@@ -131,19 +132,20 @@ def test_disallowed_and_unknown_actions_are_dropped_and_counted() -> None:
                              action("teleport"), action("spotlight", elementId="e1"))])
     request = TurnRequest(config=TurnConfig(agent_ids=["leo"]))
 
-    async def collect():
+    async def collect() -> list[Event]:
         return [e async for e in generate_turn(request, llm, CLASS)]
 
     events = asyncio.run(collect())
     assert [e.action_name for e in events if e.type == "action"] == ["wb_draw_text"]
-    assert events[-1].dropped_actions == 3 and events[-1].total_actions == 1
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.dropped_actions == 3 and done.total_actions == 1
 
 
 def test_slide_actions_only_in_slide_scenes() -> None:
     teacher_reply = reply("Look here.", action("spotlight", elementId="title"))
     slides = [Slide(id="s1", title="Light", elements=[SlideElement(id="title", content="Light")])]
 
-    def run(with_slides: bool):
+    def run(with_slides: bool) -> Classroom:
         classroom = new_class()
         if with_slides:
             classroom.store.slides = slides

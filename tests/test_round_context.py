@@ -207,6 +207,6 @@ def test_a_rounds_context_given_to_the_runner_as_a_class_setting_is_refused_not_
     for scratch in ({"lesson": LESSON}, {"compact_prompts": True}, {"allow_repeat_speaker": True},
                     {"trigger_agent_id": "mia"}):
         with pytest.raises(ValueError, match="round's context"):
-            ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), **scratch), ScriptedLLM([]),  # type: ignore[arg-type]
+            ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), **scratch), ScriptedLLM([]),
                         agents=CLASS)
     ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), max_turns=2), ScriptedLLM([]), agents=CLASS)

@@ -1,5 +1,5 @@
 """The rubric check of short answers (lessons/rubric.py) and how quiz grading uses it (lessons/quiz.py):
-a small model's grade is checked, never inverted; the issue's inverted cases; hosted models as before."""
+a small model's grade is checked, never inverted; the inverted cases seen in use; a hosted model's grade stands."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def test_what_the_measure_cannot_decide_it_says_so() -> None:
 
 
 # -- grading with a small model: never inverted -------------------------------------------------------------
-def test_the_issues_right_answer_scored_zero_with_no_comment_is_regraded() -> None:
+def test_a_right_answer_scored_zero_with_no_comment_is_regraded() -> None:
     """The sample lesson: a right answer that matched the rubric got 0/3 with an empty comment."""
     graded = run(LIGHT, "Light gives the plant the energy to turn carbon dioxide and water into glucose.",
                  small('{"points": 0, "comment": ""}'))
@@ -111,7 +111,7 @@ def test_the_issues_right_answer_scored_zero_with_no_comment_is_regraded() -> No
     assert graded.comment is not None and "energy" in graded.comment
 
 
-def test_the_issues_inverted_pair_on_a_four_point_question() -> None:
+def test_an_inverted_pair_of_grades_on_a_four_point_question_is_caught() -> None:
     """Another lesson: a right answer got 0/4 and a wrong one 2/4."""
     right = run(HEART, "It pumps blood around the body so the organs get oxygen.", small('{"points": 0}'))
     wrong = run(HEART, "It digests the food we eat.", small('{"points": 2, "comment": "Good answer!"}'))
@@ -156,7 +156,7 @@ def test_the_small_model_is_asked_only_where_its_grade_can_count() -> None:
 
 def test_small_is_known_by_the_models_name_or_said() -> None:
     wrong = "It digests the food."
-    assert run(HEART, wrong, ScriptedLLM(['{"points": 2, "comment": "ok"}'])).points == 2  # hosted: as before
+    assert run(HEART, wrong, ScriptedLLM(['{"points": 2, "comment": "ok"}'])).points == 2  # hosted: it stands
     assert run(HEART, wrong, ScriptedLLM(['{"points": 2, "comment": "ok"}']), small=True).points == 0
     assert asyncio.run(grade(HEART, wrong, small('{"points": 2, "comment": "ok"}'))).points == 0
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from maic_cli.cli.app import app
 from maic_cli.errors import InputError
@@ -45,7 +45,7 @@ GOOD_ROUND = (decision("teacher"), reply("Scattering.", action("wb_draw_text", c
               decision("curious_student"), reply("Why blue?"), decision("USER"))
 
 
-def run(tmp_path: Path, *args: str):
+def run(tmp_path: Path, *args: str) -> Result:
     return runner.invoke(app, ["run", *args, "--plain"])
 
 

@@ -47,7 +47,8 @@ def test_bad_config_names_the_line(maic_home: Path) -> None:
         load_settings()
 
 
-def test_model_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_model_is_the_configs_then_a_keys_provider_then_local_then_demo(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
     assert resolve_model(load_settings(), None).raw == "demo"
     monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: True)

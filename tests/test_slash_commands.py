@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.completion import CompleteEvent, Completer
 from prompt_toolkit.document import Document
 from typer.testing import CliRunner
 
@@ -18,7 +18,7 @@ from maic_cli.ui.input import ClassCompleter
 from tests.helpers import decision, reply
 
 
-def completions(completer: ClassCompleter, text: str) -> list[str]:
+def completions(completer: Completer, text: str) -> list[str]:
     return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
 
 

@@ -1,6 +1,6 @@
-"""The slide panel, rendered at 80 and 120 columns and read as a learner sees it (issue 13,
-items 2 and 6): every element by id and drawn by type, the spotlight and laser moving as
-events arrive, long slides bounded around what is pointed at, untrusted text shown literally."""
+"""The slide panel, rendered at 80 and 120 columns and read as a learner sees it: every element by id
+and drawn by type, the spotlight and laser moving as events arrive, long slides bounded around what is
+pointed at, untrusted text shown literally."""
 
 from __future__ import annotations
 

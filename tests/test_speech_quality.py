@@ -1,4 +1,4 @@
-"""Speech hygiene for small models (issue 12, item 5), without the model.
+"""Speech hygiene for small models, without the model.
 
 Whole sentences only (a reply cut by the token cap ends at its last full sentence, and
 views never see the unfinished one), one more try when a reply copies an earlier one,
@@ -84,7 +84,7 @@ def test_an_opening_sentence_copied_whole_is_a_copy_even_with_a_stray_semicolon(
     assert not repeats_earlier("Good question. Loops repeat the same lines for each item, one at a time.", [earlier])
 
 
-def scripted_class(agent_replies: list[str | ScriptedReply]) -> tuple[FunctionLLM, Iterator[str]]:
+def scripted_class(agent_replies: list[str | ScriptedReply]) -> tuple[FunctionLLM, Iterator[str | ScriptedReply]]:
     """The teacher answers every question, then the round ends; agents get ``agent_replies`` in order."""
     replies = iter(agent_replies)
 

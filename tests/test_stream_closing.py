@@ -1,6 +1,6 @@
 """An abandoned model stream is closed by the code that abandons it, so its call is recorded while
 the transcript is still open — not later by an asyncio finalizer task that nobody awaits
-("Task exception was never retrieved" after a bad reply in ``maic run``, issue 10)."""
+("Task exception was never retrieved" after a bad reply in ``maic run``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from maic_cli.evaluation.run_results import RunResult
 from tests.test_run import QA_SCENARIO, write
 
 
@@ -37,7 +38,7 @@ def test_a_failing_turn_closes_its_call_before_the_run_ends(tmp_path: Path) -> N
     context = RunContext(out=tmp_path / "out", clients=ClientPool(lambda spec: WrongUsageLLM()))
     problems: list[dict] = []
 
-    async def main():  # type: ignore[no-untyped-def]
+    async def main() -> tuple[list[RunResult], bool]:
         asyncio.get_running_loop().set_exception_handler(lambda loop, problem: problems.append(problem))
         return await run_all(specs, context, 1, lambda result: None)
 

@@ -63,7 +63,7 @@ def test_round_trip_replay_rebuilds_the_same_class(tmp_path: Path) -> None:
     assert rebuilt.store.whiteboard == saved.store.whiteboard
 
 
-def test_replay_plain_output(tmp_path: Path) -> None:
+def test_replay_in_a_pipe_prints_the_class_as_plain_lines(tmp_path: Path) -> None:
     transcript_file, _ = record_class(tmp_path, *QA)
     result = runner.invoke(app, ["replay", str(transcript_file)])
     assert result.exit_code == 0, result.output

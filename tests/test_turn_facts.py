@@ -37,7 +37,7 @@ def reword_prompts(monkeypatch: pytest.MonkeyPatch) -> None:
 def play_class(llm: LLMClient) -> list[tuple[str, list[str], list[str]]]:
     """Each round's stop reason, speakers and agent messages."""
     classroom = Classroom()
-    rounds = []
+    rounds: list[tuple[str, list[str], list[str]]] = []
 
     async def play() -> None:
         try:

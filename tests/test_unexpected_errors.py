@@ -19,7 +19,7 @@ from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.session import Session, load_session, save_session
 from tests.helpers import reply
-from tests.test_session_hardening import runner, saved_session, script
+from tests.test_chat_hostile_sessions_and_input import runner, saved_session, script
 
 
 def test_a_session_nested_too_deeply_is_refused_untouched(tmp_path: Path) -> None:

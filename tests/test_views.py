@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from maic_cli.engine.classroom import Classroom
-from maic_cli.engine.models import Message, MessagePart, Slide, SlideElement
+from maic_cli.engine.models import ActionRecord, Message, MessagePart, Slide, SlideElement
 from maic_cli.engine.whiteboard import apply_action
-from maic_cli.ui.text import clean
+from maic_cli.ui.latex import latex_to_unicode
 from maic_cli.ui.views import ScreenState, render_message, render_screen
-from maic_cli.ui.whiteboard_view import latex_to_unicode, render_slide, render_whiteboard
+from maic_cli.ui.whiteboard_view import render_slide, render_whiteboard
+from maic_cli.untrusted import clean
 from tests.helpers import agent
 
 AGENTS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T", avatar="👩‍🏫", color="blue"),
                             agent("mia", "student", "Mia"))}
 
 
-def render(renderable, width: int = 100, height: int = 40) -> str:
+def render(renderable: RenderableType, width: int = 100, height: int = 40) -> str:
     console = Console(file=io.StringIO(), width=width, height=height, color_system=None, legacy_windows=False)
     console.print(renderable)
     return console.file.getvalue()  # type: ignore[attr-defined]
@@ -36,10 +37,10 @@ def test_message_shows_avatar_name_text_and_action_badges() -> None:
     classroom = Classroom()
     apply_action(classroom.store, "wb_open", {})
     message = agent_message("teacher", "Ms. T", text_part("Look: "))
-    message.parts.append(MessagePart(kind="action", action={"action_id": "a", "name": "wb_draw_latex",
-                                                             "params": {"latex": "x"}}))
-    message.parts.append(MessagePart(kind="action", action={"action_id": "b", "name": "spotlight",
-                                                             "params": {"elementId": "eq_1"}}))
+    message.parts.append(MessagePart(kind="action", action=ActionRecord(action_id="a", name="wb_draw_latex",
+                                                                        params={"latex": "x"})))
+    message.parts.append(MessagePart(kind="action", action=ActionRecord(action_id="b", name="spotlight",
+                                                                        params={"elementId": "eq_1"})))
     out = render(render_message(message, AGENTS, "Ana"))
     assert "👩‍🏫 Ms. T" in out
     assert "Look:" in out and "⟨drew formula⟩" in out and "⟨spotlight on eq_1⟩" in out
@@ -91,7 +92,9 @@ def test_slide_panel_marks_spotlight_and_laser() -> None:
         SlideElement(id="title", content="Waves"), SlideElement(id="eq", type="formula", content="v = f\\lambda")])]
     apply_action(store, "spotlight", {"elementId": "eq"})
     apply_action(store, "laser", {"elementId": "title"})
-    out = render(render_slide(store))
+    panel = render_slide(store)
+    assert panel is not None
+    out = render(panel)
     assert "Slide 1/1: Waves" in out
     assert "▶ [eq]    v = fλ" in out  # ids padded to one width, so the bodies line up
     assert "✦ [title] Waves" in out
@@ -128,7 +131,7 @@ def test_long_conversations_keep_the_latest_messages_visible() -> None:
     assert "question number 39" in out and "question number 0\n" not in out
 
 
-def test_latex_symbols() -> None:
+def test_latex_symbols_become_unicode_and_unknown_commands_stay_as_written() -> None:
     assert latex_to_unicode("\\alpha + \\beta_2 = x^{10}") == "α + β₂ = x¹⁰"
     assert latex_to_unicode("\\unknown{x}") == "\\unknown{x}"
 

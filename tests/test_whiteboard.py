@@ -15,7 +15,7 @@ def board(*actions: tuple[str, dict]) -> StoreState:
     return state
 
 
-def test_open_and_close() -> None:
+def test_wb_open_and_wb_close_show_and_hide_the_board() -> None:
     state = board(("wb_open", {}))
     assert state.whiteboard_open
     apply_action(state, "wb_close", {})
@@ -46,7 +46,7 @@ def test_model_given_id_is_used_unless_taken() -> None:
     assert "elementId" not in state.whiteboard[0].params
 
 
-def test_delete_and_clear() -> None:
+def test_wb_delete_removes_one_element_or_names_a_missing_one_and_wb_clear_empties() -> None:
     state = board(("wb_draw_text", {"content": "a"}), ("wb_draw_text", {"content": "b"}))
     assert apply_action(state, "wb_delete", {"elementId": "wb_1"}) is None
     assert [e.id for e in state.whiteboard] == ["wb_2"]
@@ -109,7 +109,7 @@ def test_spotlight_and_laser_need_an_existing_slide_element() -> None:
     assert apply_action(state, "laser", {"elementId": "ghost"}) == "no slide element 'ghost'"
 
 
-def test_summaries_for_prompts() -> None:
+def test_the_board_is_summarised_for_prompts_element_by_element() -> None:
     state = code_board()
     apply_action(state, "wb_draw_table", {"data": [["x", "y"], ["1", "2"]]})
     summary = whiteboard_summary(state)

@@ -12,12 +12,11 @@ HTTP 500 with a message saying the script ran out.  Every request body is
 recorded in ``requests`` and its headers in ``headers``.
 
 The server is aiohttp's (already a dependency), on its own event loop in a
-daemon thread.  It used to be the standard library's ``ThreadingHTTPServer``:
-with one thread per connection fighting over the GIL, that server alone added
-about 24% to a batch of 600 calls at concurrency 50 with 200 ms of latency,
-where an asyncio server adds 6-8% (measured with a bare aiohttp client) — a
-real inference server (vLLM, llama.cpp) is asynchronous too, so the benchmark
-now measures maic rather than its test server.
+daemon thread.  On a batch of 600 calls at concurrency 50 with 200 ms of latency
+an asyncio server adds 6-8% (measured with a bare aiohttp client), where the
+standard library's ``ThreadingHTTPServer`` (one thread per connection, fighting
+over the GIL) adds about 24% — a real inference server (vLLM, llama.cpp) is
+asynchronous too, so the benchmark measures maic rather than its test server.
 """
 
 from __future__ import annotations

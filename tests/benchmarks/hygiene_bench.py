@@ -1,4 +1,5 @@
-"""Benchmark: what the reply checks of issue 19 §3 hold back on the built-in offline model.
+"""Benchmark: what the reply checks (junk, a learner's voice, a prompt's examples) hold back on the built-in
+offline model.
 
 Run:  python tests/benchmarks/hygiene_bench.py [--seed N] [--show]   (needs the offline extra)
 
@@ -28,6 +29,7 @@ from maic_cli.llm.local import LocalLlamaClient
 from maic_cli.llm.recording import CallRecord, RecordingLLM
 from maic_cli.replies.junk import drawn_text, find_junk
 from maic_cli.replies.parser import StructuredStreamParser
+from maic_cli.replies.parser_items import ActionItem, TextItem
 from maic_cli.replies.speech import echoes_example, example_sentences, speaks_as_learner, split_sentences
 from maic_cli.store.personas import load_registry
 
@@ -45,8 +47,8 @@ PROFILE = UserProfile(nickname="Ana", bio="Python beginner, 14 years old")
 def raw_items(raw: str) -> tuple[str, list[dict[str, object]]]:
     parser = StructuredStreamParser()
     items = parser.feed(raw) + parser.finish()
-    speech = " ".join(i.content for i in items if i.type == "text")
-    return speech, [i.params for i in items if i.type == "action"]
+    speech = " ".join(i.content for i in items if isinstance(i, TextItem))
+    return speech, [i.params for i in items if isinstance(i, ActionItem)]
 
 
 def count(speech: str, boards: list[dict[str, object]], role: str, name: str, examples: list[str]) -> list[int]:
@@ -104,9 +106,9 @@ async def play(seed: int, show: bool) -> None:
     print(f"seed {seed}: {len(QUESTIONS)} rounds, {turns} turns, {agent_calls} agent calls "
           f"({agent_calls - len(done)} asked again), {sum(e.reply_dropped for e in done)} replies dropped whole, "
           f"{empty_cards} empty cards shown")
-    for label, raw, shown in zip(("junk spans", "learner-voice sentences", "example echoes"),
-                                 raw_totals, shown_totals, strict=True):
-        print(f"  {label}: written {raw}, shown {shown}")
+    for label, written, kept in zip(("junk spans", "learner-voice sentences", "example echoes"),
+                                    raw_totals, shown_totals, strict=True):
+        print(f"  {label}: written {written}, shown {kept}")
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Benchmark: does the built-in offline model write a clean lesson?  (issue 19 §5)
+"""Benchmark: does the built-in offline model write a clean lesson?
 
 Run:  python tests/benchmarks/lesson_offline.py [--scenes N] [--topics N] [--show]   (needs the offline extra)
 

@@ -35,8 +35,8 @@ Then it prints what a watcher would notice:
 * grading agreement: right answers given at least half the points, wrong ones less than half;
   answers left "not graded".
 
-Targets (issue 12): 100% clean, 0 repeats, 0 cut, >= 2/3 of rounds with two or more
-speakers, 0 markdown, 0 student clears, median round <= 30 s.  Issue 19: 0 junk, 0 empty
+Targets: 100% clean, 0 repeats, 0 cut, >= 2/3 of rounds with two or more
+speakers, 0 markdown, 0 student clears, median round <= 30 s; 0 junk, 0 empty
 turns, every lesson answer carrying the lesson (after the fallback), every outside question
 met honestly, grading never inverted.  ``--show`` prints every reply.
 """
@@ -69,8 +69,8 @@ from maic_cli.store.personas import DEFAULT_CLASS, load_registry
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the question set beside this script
-from offline_quality_set import GRADING, LESSON_QUESTIONS, OUTSIDE, QUESTIONS  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository: the question set beside this script
+from tests.benchmarks.offline_quality_set import GRADING, LESSON_QUESTIONS, OUTSIDE, QUESTIONS  # noqa: E402
 
 PROFILE = UserProfile(nickname="Sam", bio="15 years old, likes football, finds physics hard")
 NOT_PROSE = re.compile(r'[{}\[\]]|\\[nut"\\]|"(type|content|name|params)"\s*:')
@@ -192,7 +192,7 @@ class Run:
     outside: list[tuple[str, bool, str]] = field(default_factory=list)  # question, met honestly, what was said
     grades: list[tuple[str, bool, float, int, str, str]] = field(default_factory=list)
 
-    def collect(self, classroom: Classroom, before: int, number: int, agents: dict, scripted: set[str]) -> list[Reply]:  # type: ignore[type-arg]
+    def collect(self, classroom: Classroom, before: int, number: int, agents: dict, scripted: set[str]) -> list[Reply]:
         new = []
         for message in classroom.messages[before:]:
             if message.role != "agent" or not message.agent_id:
@@ -210,7 +210,7 @@ def make_llm(seed: int, calls: list[CallRecord]) -> LLMClient:
     return RecordingLLM(LocalLlamaClient(seed=seed), calls.append)
 
 
-def new_runner(llm: LLMClient, hooks: list[RunnerHooks]) -> tuple[ClassRunner, dict]:  # type: ignore[type-arg]
+def new_runner(llm: LLMClient, hooks: list[RunnerHooks]) -> tuple[ClassRunner, dict]:
     agents = load_registry().agents
     ids = [i for i in DEFAULT_CLASS if i in agents]
     return ClassRunner(Classroom(), TurnConfig(agent_ids=ids), llm, agents=agents, profile=PROFILE,
@@ -232,7 +232,7 @@ async def play_free(run: Run, llm: LLMClient, calls: list[CallRecord]) -> None:
               f"{describe_calls(calls[first_call:])}", flush=True)
 
 
-def lesson_player(name: str, llm: LLMClient) -> tuple[LessonPlayer, dict, Scripted]:  # type: ignore[type-arg]
+def lesson_player(name: str, llm: LLMClient) -> tuple[LessonPlayer, dict, Scripted]:
     scripted = Scripted()
     runner, agents = new_runner(llm, [scripted])
     player = LessonPlayer(runner, LessonPlay(lesson=load_lesson(LESSONS / f"{name}.yaml")))

@@ -18,6 +18,7 @@ import sys
 import time
 
 from maic_cli.replies.parser import StructuredStreamParser
+from maic_cli.replies.parser_items import ActionItem, TextItem
 
 SIZES = [5, 20, 50, 200, 1000]
 TARGETS_MS = {50: 10.0, 1000: 200.0}
@@ -63,8 +64,8 @@ def run_once(chunks: list[str]) -> tuple[float, str, list[tuple[str, dict]]]:
         items.extend(parser.feed(chunk))
     items.extend(parser.finish())
     elapsed = time.perf_counter() - start
-    text = "".join(i.content for i in items if i.type == "text")
-    actions = [(i.name, i.params) for i in items if i.type == "action"]
+    text = "".join(i.content for i in items if isinstance(i, TextItem))
+    actions = [(i.name, i.params) for i in items if isinstance(i, ActionItem)]
     return elapsed, text, actions
 
 

@@ -7,7 +7,7 @@ Help: a bare two-command Typer app is written to a temporary file in the same ru
 bare app's `--help` (so a load spike on the machine hits both), and printed with their
 RATIO to the bare app's `--help` (the bar: at most 1.5); a COMMAND's help also with its
 ratio to the bare app's `hello --help`, which pays Typer's own subcommand costs too.
-Then, as before: `maic --version` to exit, and `maic chat` with a litellm model
+Then: `maic --version` to exit, and `maic chat` with a litellm model
 (litellm is warmed up in the background, so it must not delay the prompt) and with the
 demo model, from process start to the prompt ("you ›") on screen in a real
 pseudo-terminal.  Nothing is sent to any model: the prompt is answered with Ctrl-D.

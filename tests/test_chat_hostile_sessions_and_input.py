@@ -1,4 +1,4 @@
-"""``maic chat`` against hostile session files, broken disks, bad input bytes and Ctrl-C (issue 10)."""
+"""``maic chat`` against hostile session files, broken disks, bad input bytes and Ctrl-C."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from maic_cli.chat.line_input import LineReader
 from maic_cli.chat.loop import ChatApp
 from maic_cli.chat.setup import confirm_session_choices, new_session, resolve_model
 from maic_cli.cli.app import app
+from maic_cli.engine.events import Event
 from maic_cli.engine.round import RoundResult
 from maic_cli.errors import InputError
 from maic_cli.llm.factory import make_llm
@@ -29,6 +30,7 @@ from maic_cli.llm.spec import ModelSpec
 from maic_cli.store.config import Settings, load_settings
 from maic_cli.store.session import Session, SessionLock, load_session, save_session
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
+from maic_cli.ui.view import View
 from tests.helpers import decision, reply
 
 runner = CliRunner()
@@ -55,7 +57,7 @@ def one_error_line(stderr: str) -> str:
     return lines[0]
 
 
-# -- 1. a session file never decides where a key is sent ------------------------------------------
+# -- a session file never decides where a key is sent ------------------------------------------
 
 def test_a_session_cannot_send_the_key_to_a_host_it_names(tmp_path: Path,
                                                          loopback_server: LoopbackOpenAIServer) -> None:
@@ -90,7 +92,8 @@ def test_a_session_model_that_reads_a_file_needs_confirmation_too(tmp_path: Path
     assert load_session(session_file).classroom.messages == []
 
 
-def test_what_needs_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_session_file_choosing_a_model_or_server_the_user_did_not_needs_confirmation(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("maic_cli.llm.local.offline_available", lambda: False)
     settings = load_settings()
     def session(**fields: Any) -> Session:
@@ -126,7 +129,7 @@ def test_on_a_terminal_the_user_is_asked(tmp_path: Path) -> None:
     confirm_session_choices(tmp_path / "s.json", choices, lambda question: True)  # yes: used
 
 
-# -- 2. a session's transcript path is confined ----------------------------------------------------
+# -- a session's transcript path is confined ----------------------------------------------------
 
 def test_a_session_transcript_outside_maics_folders_is_not_written(tmp_path: Path, maic_home: Path) -> None:
     victim = tmp_path / "elsewhere" / "notes.txt"
@@ -168,7 +171,7 @@ def test_transcript_flag_goes_anywhere_but_not_into_a_folder(tmp_path: Path) -> 
         assert not session_file.exists()
 
 
-# -- 7. a symlinked session file -----------------------------------------------------------------
+# -- a symlinked session file -----------------------------------------------------------------
 
 def test_a_symlinked_session_is_locked_and_written_through(tmp_path: Path) -> None:
     real = tmp_path / "real" / "class.json"
@@ -186,26 +189,29 @@ def test_a_symlinked_session_is_locked_and_written_through(tmp_path: Path) -> No
     assert result.exit_code == 1 and "open in another maic process" in result.stderr
 
 
-# -- 9. file-system errors -----------------------------------------------------------------------
+# -- file-system errors -----------------------------------------------------------------------
 
-class RecordingView:
+class RecordingView(View):
     def __init__(self) -> None:
         self.calls: list[tuple[str, object]] = []
 
     def round_started(self) -> None:
         self.calls.append(("round_started", None))
 
-    def on_event(self, event: object) -> None:
+    def on_event(self, event: Event) -> None:
         pass
 
-    def round_finished(self, result: RoundResult) -> None:
-        self.calls.append(("round_finished", result.reason))
+    def round_finished(self, result: RoundResult | None = None) -> None:
+        self.calls.append(("round_finished", result.reason if result else None))
 
     def info(self, text: str) -> None:
         self.calls.append(("info", text))
 
     def error(self, text: str) -> None:
         self.calls.append(("error", text))
+
+    def block(self, title: str, lines: list[str]) -> None:
+        self.calls.append(("block", title))
 
     def named(self, kind: str) -> list[object]:
         return [value for name, value in self.calls if name == kind]
@@ -282,7 +288,7 @@ def test_save_to_a_place_that_cannot_be_written_is_one_line(tmp_path: Path) -> N
     assert f"Saved to {tmp_path / 'ok.json'}" in result.stdout
 
 
-# -- 10. encodings -------------------------------------------------------------------------------
+# -- encodings -------------------------------------------------------------------------------
 
 def test_invalid_utf8_on_stdin_is_replaced_and_the_rest_is_read(tmp_path: Path) -> None:
     model = script(tmp_path, reply("One."), decision("END"), reply("Two."), decision("END"))
@@ -306,7 +312,7 @@ def test_line_reader_over_a_pipe_splits_decodes_and_ends(monkeypatch: pytest.Mon
     assert lines == ["first\n", "s\u00e9\u00a9 \ufffd\r\n", "last without newline", ""]
 
 
-# -- 13. Ctrl-C at the plain prompt on a terminal ------------------------------------------------
+# -- Ctrl-C at the plain prompt on a terminal ------------------------------------------------
 
 def test_ctrl_c_at_the_plain_prompt_acts_at_once(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
@@ -319,7 +325,7 @@ def test_ctrl_c_at_the_plain_prompt_acts_at_once(tmp_path: Path) -> None:
         assert proc.stderr is not None
         assert proc.stderr.readline().startswith("maic: note: demo model")  # printed as the loop starts
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)  # the old code waited here for Enter, then timed out
+        _, err = proc.communicate(timeout=30)  # Ctrl-C ends the chat without waiting for Enter
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -328,7 +334,7 @@ def test_ctrl_c_at_the_plain_prompt_acts_at_once(tmp_path: Path) -> None:
     assert "Traceback" not in err and "Fatal Python error" not in err
 
 
-# -- 14. plain mode's exit code after a provider error -------------------------------------------
+# -- plain mode's exit code after a provider error -------------------------------------------
 
 def test_plain_mode_exits_1_when_the_last_round_failed(tmp_path: Path) -> None:
     result = runner.invoke(app, ["chat", "--model", script(tmp_path, {"error": "auth"}),
@@ -341,7 +347,7 @@ def test_plain_mode_exits_1_when_the_last_round_failed(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
 
 
-# -- 15. messages that said the wrong thing ------------------------------------------------------
+# -- messages that said the wrong thing ------------------------------------------------------
 
 def test_initiator_without_topic_is_an_error(tmp_path: Path) -> None:
     session_file = tmp_path / "class.json"
@@ -365,12 +371,8 @@ def test_class_options_on_a_resumed_session_are_named_as_ignored(tmp_path: Path)
 def test_a_transcript_that_cannot_be_written_stops_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from maic_cli.store.transcript import TranscriptWriter
 
-    real_write = TranscriptWriter._write
-
-    def disk_full(self: TranscriptWriter, entry: dict[str, Any], stamp: bool = True) -> None:
-        if stamp:  # the header (at creation) still goes in; everything after fails
-            raise OSError(errno.ENOSPC, "No space left on device")
-        real_write(self, entry, stamp)
+    def disk_full(self: TranscriptWriter, entry: object) -> None:  # the header (written at creation) goes in
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     def event_disk_full(self: TranscriptWriter, event: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -1,5 +1,6 @@
-"""Lesson edge cases a review found: hostile grades and answers, crafted sessions and transcripts,
-duplicate YAML keys, /lesson twice, an interrupted discussion, skipped slides, scenario checks."""
+"""Lessons under hostile or odd input: grades that are not numbers, answers in non-ASCII digits, crafted
+sessions and transcripts, duplicate YAML keys, /lesson twice, an interrupted discussion, skipped slides,
+scenario steps that are not there."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_a_crafted_session_cannot_inflate_the_score() -> None:
 def test_a_quiz_event_with_impossible_numbers_is_refused() -> None:
     for bad in ({"points": float("nan")}, {"points": -1}, {"max_points": 0}):
         with pytest.raises(ValidationError):
-            QuizAnswerEvent(scene_id="s", question_id="q", question="?", answer="a", **bad)  # type: ignore[arg-type]
+            QuizAnswerEvent(scene_id="s", question_id="q", question="?", answer="a", **bad)
 
 
 def test_a_key_given_twice_is_an_error_not_a_silent_overwrite(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Fuzz (issue 18): model replies with lone surrogates, huge numbers and deep nesting go through save,
+"""Fuzz: model replies with lone surrogates, huge numbers and deep nesting go through save,
 report and export; prompt templates made of the expensive operations stay bounded.
 
 The replies: a judge's verdict (saved in a run result, read back, reported as report.json, report.md,
@@ -38,8 +38,8 @@ from maic_cli.store.lesson_writer import write_lesson
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter, read_transcript
 from tests.helpers import agent
-from tests.test_fuzz import FUZZ
 from tests.test_fuzz_model_steps import ROUND, SHORT, model_text, step_reply
+from tests.test_fuzz_replies_end_to_end import FUZZ
 
 HOSTILE = st.sampled_from(['"\\ud800"', '"half \\udfff emoji"', '"\\ud83d"', "1" * 5000, "-" + "9" * 4400,
                            "1e999", "[" * 3000 + "]" * 3000, '{"a":' * 500 + "1" + "}" * 500, "NaN", "Infinity"])

@@ -1,5 +1,5 @@
 """Crafted transcripts for ``maic replay`` (and --check, --export, the ``replay:`` model): a warning or
-one line, never a traceback; export never overwrites its source; --step advances on one key (issue 10)."""
+one line, never a traceback; export never overwrites its source; --step advances on one key."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from maic_cli.cli.app import app
 from maic_cli.errors import InputError
@@ -26,7 +26,7 @@ def modes(tmp_path: Path) -> list[list[str]]:
     return [[], ["--check"], ["--export", str(tmp_path / "export.md")]]
 
 
-def replay(path: Path, *args: str):
+def replay(path: Path, *args: str) -> Result:
     return runner.invoke(app, ["replay", str(path), *args])
 
 

@@ -1,4 +1,4 @@
-"""``maic run`` never writes over what is not its own, and its file errors are one line (issue 10)."""
+"""``maic run`` never writes over what is not its own, and its file errors are one line."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from maic_cli.cli.app import app
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, script, write
@@ -15,7 +15,7 @@ from tests.test_run import GOOD_ROUND, QA_SCENARIO, script, write
 runner = CliRunner()
 
 
-def run(*args: str):
+def run(*args: str) -> Result:
     return runner.invoke(app, ["run", *args, "--plain"])
 
 

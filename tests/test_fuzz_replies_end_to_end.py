@@ -1,4 +1,4 @@
-"""Fuzz: hostile model replies, end to end (issue 10, "How to know it is done").
+"""Fuzz: hostile model replies, end to end.
 
 Hypothesis generates replies — random JSON of any shape and depth, random
 unicode with lone surrogates and control characters, random action names and
@@ -35,6 +35,7 @@ from maic_cli.engine.whiteboard import apply_action, whiteboard_summary
 from maic_cli.errors import InputError
 from maic_cli.llm.scripted import ScriptedLLM, ScriptedReply
 from maic_cli.replies.parser import StructuredStreamParser
+from maic_cli.replies.parser_items import ActionItem, TextItem
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.session import Session, load_session, save_session
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter, read_transcript
@@ -125,8 +126,8 @@ def feed_in_chunks(reply: str, cuts: list[int]) -> tuple[str, list]:
         out += parser.feed(reply[pos:cut])
         pos = max(pos, cut)
     out += parser.feed(reply[pos:]) + parser.finish()
-    text = "".join(i.content for i in out if i.type == "text")
-    return text, [(i.name, i.params) for i in out if i.type == "action"]
+    text = "".join(i.content for i in out if isinstance(i, TextItem))
+    return text, [(i.name, i.params) for i in out if isinstance(i, ActionItem)]
 
 
 @FUZZ

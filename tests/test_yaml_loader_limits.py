@@ -1,4 +1,5 @@
-"""The one YAML loader bounds what it reads: regular files only, a size limit, alias bombs, deep nesting."""
+"""The one YAML loader bounds what it reads: regular files only, a size limit, alias bombs, deep nesting;
+numbers of thousands of digits are one line, in YAML, JSON and a ``/slide`` argument alike."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ import yaml
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.errors import InputError
+from maic_cli.errors import InputError, SessionError
+from maic_cli.evaluation.run_results import load_runs
+from maic_cli.store.session import load_session
 from maic_cli.yamlfile import MAX_YAML_BYTES, read_yaml
+from tests.test_run import QA_SCENARIO, write
 
 runner = CliRunner()
 REPO = Path(__file__).parent.parent
@@ -121,3 +125,28 @@ def test_persona_not_utf8_is_one_line(tmp_path: Path) -> None:
     path.write_bytes("name: Jos\xe9\n".encode("latin-1"))
     result = runner.invoke(app, ["agents", "validate", str(path)])
     assert result.exit_code == 2 and "not UTF-8 text" in result.stderr
+
+
+def test_a_yaml_or_json_number_of_thousands_of_digits_is_a_one_line_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "s.yaml", QA_SCENARIO + "max_turns: " + "9" * 5000 + "\n")
+    with pytest.raises(InputError, match=r"s.yaml:\d+: a number of 5,000 characters is out of range"):
+        read_yaml(path)
+    result = runner.invoke(app, ["run", str(path), "--model", "demo", "--plain"])
+    assert result.exit_code == 2 and "out of range" in result.stderr and "unexpected" not in result.stderr
+    session = tmp_path / "big.json"
+    session.write_text('{"version": 1, "config": {"max_turns": ' + "9" * 5000 + "}}", encoding="utf-8")
+    with pytest.raises(SessionError, match=r"big\.json"):
+        load_session(session)
+    runs = tmp_path / "batch" / "runs"
+    runs.mkdir(parents=True)
+    (runs / "r1.json").write_text('{"run_id": "r1", "repeat": ' + "9" * 5000 + "}", encoding="utf-8")
+    with pytest.raises(InputError, match="damaged run result"):
+        load_runs(tmp_path / "batch")
+
+
+def test_slide_with_a_5000_digit_number_is_one_line_and_the_class_goes_on(tmp_path: Path) -> None:
+    lesson = Path(__file__).resolve().parent.parent / "lessons" / "photosynthesis.yaml"
+    result = runner.invoke(app, ["chat", "--model", "demo", "--lesson", str(lesson), "--session",
+                                 str(tmp_path / "s.json")], input="/slide " + "9" * 5000 + "\n/outline\n")
+    assert result.exit_code == 0, result.output
+    assert "out of range" in result.stderr and "unexpected" not in result.output

@@ -1,71 +1,26 @@
-"""Review fixes of the judge and the reports (issue 14 review): crafted results files, provider errors,
-Ctrl-C while judging, transcripts that are not the run's, chart labels, the judge's reply reading."""
+"""Judging a batch: rounds a provider error left are judged again (and only those), a run whose model
+failed is not judged, Ctrl-C while judging keeps the class and says what was saved, the judge's reply
+is read however it is wrapped, a cut-off reply's tokens are estimated, and judge rates are compared over
+runs rather than as independent turns."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.evaluation.run_results import RunResult
 from tests.test_judge import verdict
+from tests.test_report_inputs import batch, edit_run
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
 runner = CliRunner()
 
 
-def batch(tmp_path: Path, repeat: int = 1) -> Path:
-    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
-    out = tmp_path / "batch" / "out"
-    result = run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--repeat", str(repeat),
-                 "--out", str(out))
-    assert result.exit_code == 0, result.output
-    return out
-
-
-def edit_run(path: Path, **changes: object) -> None:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    path.write_text(json.dumps({**data, **changes}), encoding="utf-8")
-
-
-# -- 1. a results file never decides where maic writes ------------------------------------------------------
-def test_a_run_id_that_is_not_its_file_name_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
-    out = batch(tmp_path)
-    run_file = next((out / "runs").iterdir())
-    edit_run(run_file, run_id="../../pwned", judge=None)
-    judge = script(tmp_path, verdict(True, True), name="judge.json")
-    result = runner.invoke(app, ["report", str(out), "--judge", judge])
-    assert result.exit_code == 2 and run_file.name in result.stderr and "run_id" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "pwned.json").exists() and not list(tmp_path.rglob("pwned*"))
-
-
-def test_a_run_id_matching_a_crafted_file_name_is_still_refused(tmp_path: Path) -> None:
-    out = batch(tmp_path)
-    run_file = next((out / "runs").iterdir())
-    crafted = out / "runs" / "..json"  # stem "." : a run id that is not a plain name
-    crafted.write_text(run_file.read_text(encoding="utf-8"), encoding="utf-8")
-    edit_run(crafted, run_id=".")
-    result = runner.invoke(app, ["report", str(out)])
-    assert result.exit_code == 2 and "..json" in result.stderr
-
-
-def test_save_run_refuses_a_target_outside_runs(tmp_path: Path) -> None:
-    import pytest
-
-    from maic_cli.errors import InputError
-    from maic_cli.evaluation.run_results import RunResult, save_run
-
-    result = RunResult(run_id="../escape", scenario="s", scenario_path="s.yaml", model="m", repeat=1,
-                       status="complete")
-    with pytest.raises(InputError, match="not a plain name"):
-        save_run(tmp_path / "out", result)
-    assert not (tmp_path / "escape.json").exists()
-
-
-# -- 2. rounds a failing judge call left are judged again ---------------------------------------------------
 def test_a_round_left_by_a_provider_error_is_judged_again_without_rejudge(tmp_path: Path) -> None:
     out = batch(tmp_path, repeat=2)
     failing = script(tmp_path, *[{"error": "server_error"}] * 4, name="judge.json")
@@ -96,8 +51,8 @@ def test_an_unusable_reply_is_not_a_provider_error_and_is_kept() -> None:
     assert outage.status == "missing" and outage.provider_error
 
 
-# -- 3. Ctrl-C while the judge scores keeps the class --------------------------------------------------------
-def test_ctrl_c_while_the_judge_scores_keeps_the_finished_class(tmp_path: Path, monkeypatch) -> None:
+def test_ctrl_c_while_the_judge_scores_keeps_the_finished_class(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
     from maic_cli.evaluation import judging
@@ -115,7 +70,6 @@ def test_ctrl_c_while_the_judge_scores_keeps_the_finished_class(tmp_path: Path, 
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["overall"]["runs"] == 1
 
 
-# -- 12. error runs are not judged; Ctrl-C while judging a batch; the report line -----------------------------
 def test_a_run_whose_model_failed_is_not_judged_and_the_user_is_told(tmp_path: Path) -> None:
     out = batch(tmp_path, repeat=2)
     failed = sorted((out / "runs").iterdir())[0]
@@ -128,7 +82,7 @@ def test_a_run_whose_model_failed_is_not_judged_and_the_user_is_told(tmp_path: P
 
 
 def test_ctrl_c_while_judging_a_batch_says_what_was_saved_and_that_reports_were_not_rebuilt(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from maic_cli.evaluation import judging
 
     out = batch(tmp_path)
@@ -151,102 +105,6 @@ def test_maic_run_names_report_html(tmp_path: Path) -> None:
     assert f"Report: {tmp_path / 'o' / 'report.html'}" in result.stderr
 
 
-# -- 4. a transcript is read only when it is the run's --------------------------------------------------------
-def test_a_symlinked_transcript_is_not_read(tmp_path: Path) -> None:
-    from maic_cli.evaluation.report_tables import transcript_path
-    from maic_cli.evaluation.reports import load_runs
-
-    out = batch(tmp_path)
-    transcript = next((out / "transcripts").iterdir())
-    outside = tmp_path / "elsewhere.jsonl"
-    transcript.rename(outside)
-    transcript.symlink_to(outside)
-    assert transcript_path(out, load_runs(out)[0]) is None
-
-
-def test_a_transcript_of_another_scenario_is_neither_judged_nor_tabled(tmp_path: Path) -> None:
-    import csv
-
-    out = batch(tmp_path)
-    transcript = next((out / "transcripts").iterdir())
-    head, *body = transcript.read_text(encoding="utf-8").splitlines(keepends=True)
-    transcript.write_text(json.dumps({**json.loads(head), "scenario": "other"}) + "\n" + "".join(body),
-                          encoding="utf-8")
-    result = runner.invoke(app, ["report", str(out), "--judge", script(tmp_path, verdict(True, True),
-                                                                          name="judge.json")])
-    assert result.exit_code == 0, result.output
-    saved = json.loads(next((out / "runs").iterdir()).read_text(encoding="utf-8"))
-    assert "not this run's" in saved["judge"]["error"] and saved["judge"]["calls"] == []
-    with (out / "turns.csv").open(encoding="utf-8", newline="") as handle:
-        assert {row["source"] for row in csv.DictReader(handle)} == {"summary"}
-
-
-def test_turns_csv_holds_only_the_rounds_the_run_reports(tmp_path: Path) -> None:
-    import csv
-
-    out = batch(tmp_path)
-    transcript = next((out / "transcripts").iterdir())
-    head, *body = transcript.read_text(encoding="utf-8").splitlines(keepends=True)
-    transcript.write_text(head + "".join(body) * 5, encoding="utf-8")  # five rounds recorded, one reported
-    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
-    with (out / "turns.csv").open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    assert rows and {row["round"] for row in rows} == {"1"}
-
-
-# -- 8. one redactor per table --------------------------------------------------------------------------------
-def test_a_table_looks_the_keys_up_once(monkeypatch) -> None:
-    from maic_cli.evaluation import report_tables
-
-    made: list[int] = []
-    real = report_tables.redactor
-
-    def counting() -> object:
-        made.append(1)
-        return real()
-
-    monkeypatch.setattr(report_tables, "redactor", counting)
-    text = report_tables.to_csv(["a", "b"], [{"a": "x", "b": "y"}] * 50)
-    assert text.count("x,y") == 50 and len(made) == 1
-
-
-# -- 5. chart labels are never shared ---------------------------------------------------------------------------
-def test_two_models_sharing_a_file_name_get_their_own_chart_groups() -> None:
-    from maic_cli.evaluation.report_data import speaker_counts
-
-    runs = [{"model": "scripted:/a/brisk.json", "speaker_sequence": [["teacher"]]},
-            {"model": "scripted:/b/brisk.json", "speaker_sequence": [["student", "student"]]}]
-    counts = speaker_counts({"runs": runs})
-    assert len(counts) == 2 and sorted(sum(c.values()) for c in counts.values()) == [1, 2]
-
-
-def test_keys_sharing_their_last_39_characters_keep_separate_labels() -> None:
-    from maic_cli.evaluation.report_data import display_names
-
-    tail = "x" * 45
-    names = display_names([f"a/{tail}", f"b/{tail}", "c"])
-    assert len(set(names.values())) == 3 and names["c"] == "c"
-    long_a, long_b = f"p:/a{tail}/m.json", f"p:/b{tail}/m.json"  # same short label, same last 39 characters
-    names = display_names([long_a, long_b, "m.json"])
-    assert len(set(names.values())) == 3 and names[long_b].endswith(" (2)")
-    assert len(set(display_names(["p:/1/m.json", "p:/2/m.json", "m.json (2)"]).values())) == 3
-
-
-def test_latency_groups_of_models_sharing_a_file_name_are_not_merged() -> None:
-    from types import SimpleNamespace
-
-    from maic_cli.evaluation.report_data import turn_latencies
-
-    def result(model: str, latency: float) -> SimpleNamespace:
-        return SimpleNamespace(model=model, prompts="builtin", director="llm",
-                               rounds=[SimpleNamespace(turn_latencies=[latency])])
-
-    report = {"runs": [{"model": "scripted:/a/m.json"}, {"model": "scripted:/b/m.json"}]}
-    samples = turn_latencies(report, [result("scripted:/a/m.json", 1.0), result("scripted:/b/m.json", 2.0)])
-    assert sorted(samples.values()) == [[1.0], [2.0]]
-
-
-# -- 6. the judge's reply: a brace in prose, a bare array of turns ---------------------------------------------
 def test_a_valid_verdict_after_a_brace_in_prose_is_read_without_repair() -> None:
     from maic_cli.evaluation.judge import parse_verdict
     from tests.test_judge import ROUND
@@ -265,7 +123,6 @@ def test_a_bare_array_of_turns_is_read_as_the_turns() -> None:
     assert all(t.usable for t in result.turns) and result.answered is None and result.status == "partial"
 
 
-# -- 9. a cut-off call is counted ------------------------------------------------------------------------------
 def test_a_judge_reply_cut_off_at_its_limit_has_its_tokens_estimated() -> None:
     import asyncio
 
@@ -284,12 +141,12 @@ def test_a_judge_reply_cut_off_at_its_limit_has_its_tokens_estimated() -> None:
                for r in records)
 
 
-# -- 7. judge rates are compared over runs, not as independent turns --------------------------------------------
 def judged_run(run_id: str, new: int, turns: int = 50) -> RunResult:
     from maic_cli.evaluation.judge import CRITERIA, RoundVerdict, TurnVerdict
     from maic_cli.evaluation.run_results import RunJudgement
 
-    verdicts = [TurnVerdict(turn=n, speaker="teacher", **{c: True for c in CRITERIA}, reason="")
+    criteria: dict[str, Any] = {c: True for c in CRITERIA}
+    verdicts = [TurnVerdict(turn=n, speaker="teacher", **criteria, reason="")
                 .model_copy(update={"new": n <= new}) for n in range(1, turns + 1)]
     judge = RunJudgement(model="j", rubric_version="v", rubric_fingerprint="f",
                          rounds=[RoundVerdict(round=1, status="ok", turns=verdicts)])

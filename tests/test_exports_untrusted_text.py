@@ -1,6 +1,5 @@
-"""The Markdown and HTML exports treat model text and stored elements as untrusted
-(issue 10, items 5 and 15): no links from model text, no way out of a code fence,
-no crash on any element content."""
+"""The Markdown and HTML exports treat model text and stored elements as untrusted: no links from
+model text, no way out of a code fence, no crash on any element content."""
 
 from __future__ import annotations
 
@@ -11,10 +10,11 @@ import pytest
 from markdown_it import MarkdownIt
 
 from maic_cli.engine.classroom import Classroom
-from maic_cli.engine.models import CodeLine, Message, MessagePart, WhiteboardElement
+from maic_cli.engine.models import ActionRecord, CodeLine, Message, MessagePart, WhiteboardElement
 from maic_cli.engine.whiteboard import apply_action
-from maic_cli.ui.export import classroom_to_markdown, code_fence
+from maic_cli.ui.export import classroom_to_markdown
 from maic_cli.ui.export_html import classroom_to_html
+from maic_cli.ui.export_lesson import code_fence
 from tests.helpers import agent
 
 AGENTS = {"teacher": agent("teacher", "teacher", "Ms. T")}
@@ -69,8 +69,8 @@ def test_no_link_from_an_action_badge_or_adjacent_text_parts() -> None:
     classroom = spoken("see [here]")
     message = classroom.messages[0]
     message.parts.append(MessagePart(kind="text", text="(javascript:alert(1))"))
-    message.parts.append(MessagePart(kind="action", action={
-        "action_id": "a", "name": "wb_delete", "params": {"elementId": "x](javascript:alert(2)"}}))
+    message.parts.append(MessagePart(kind="action", action=ActionRecord.model_validate({
+        "action_id": "a", "name": "wb_delete", "params": {"elementId": "x](javascript:alert(2)"}})))
     assert link_targets(classroom_to_markdown(classroom, AGENTS)) == []
 
 
@@ -120,8 +120,8 @@ def test_exports_do_not_trust_stored_elements() -> None:
 
 def test_html_export_escapes_model_text_and_badges() -> None:
     classroom = spoken("<img src=x onerror=alert(1)> & \"quotes\" 'single' \ud800")
-    classroom.messages[0].parts.append(MessagePart(kind="action", action={
-        "action_id": "a", "name": "spotlight", "params": {"elementId": "'><script>alert(1)</script>"}}))
+    classroom.messages[0].parts.append(MessagePart(kind="action", action=ActionRecord.model_validate({
+        "action_id": "a", "name": "spotlight", "params": {"elementId": "'><script>alert(1)</script>"}})))
     page = classroom_to_html(classroom, AGENTS)
     assert "<img" not in page and "<script>" not in page and "\ud800" not in page
     assert "&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quotes&quot; &#x27;single&#x27; \ufffd" in page

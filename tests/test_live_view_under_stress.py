@@ -23,6 +23,7 @@ from maic_cli.engine.models import ActionRecord, CodeLine, Message, MessagePart,
 from maic_cli.engine.round import RoundResult
 from maic_cli.engine.whiteboard import apply_action
 from maic_cli.ui import live, views, whiteboard_view
+from maic_cli.ui import text as text_module
 from maic_cli.ui.input import make_prompt_session, open_history
 from maic_cli.ui.live import LiveView
 from maic_cli.ui.plain import PlainView
@@ -51,10 +52,10 @@ def long_message(text: str = "", actions: int = 0) -> Message:
     return Message(role="agent", agent_id="teacher", agent_name="Ms. T", parts=parts)
 
 
-# -- item 12: a refresh costs the screen, not the reply ------------------------------------
+# -- a refresh costs the screen, not the reply ------------------------------------
 def test_a_megabyte_reply_is_cut_to_its_visible_tail(monkeypatch: pytest.MonkeyPatch) -> None:
     cleaned: list[int] = []
-    real_clean = views.clean
+    real_clean = text_module.clean
     monkeypatch.setattr(views, "clean", lambda text: cleaned.append(len(text)) or real_clean(text))
     classroom = Classroom()
     classroom.add_learner_message("an old question that is off screen")
@@ -118,7 +119,7 @@ def test_a_huge_element_is_cut_to_what_a_panel_shows() -> None:
 
 def test_a_burst_of_events_renders_at_most_once_per_frame(monkeypatch: pytest.MonkeyPatch) -> None:
     frames: list[int] = []
-    real = live.render_screen
+    real = views.render_screen
     monkeypatch.setattr(live, "render_screen", lambda state, height: frames.append(1) or real(state, height))
     classroom = Classroom()
     view = LiveView(Console(file=io.StringIO(), width=100, height=30, color_system=None), state_with(classroom),
@@ -135,7 +136,7 @@ def test_a_burst_of_events_renders_at_most_once_per_frame(monkeypatch: pytest.Mo
     assert frames == [1]  # the last frame is always drawn
 
 
-# -- item 14: the live view says what went wrong ---------------------------------------------
+# -- the live view says what went wrong ---------------------------------------------
 def test_the_live_view_shows_the_reason_a_round_failed() -> None:
     out = io.StringIO()
     view = LiveView(Console(file=out, width=100, height=30, color_system=None), state_with(Classroom()))
@@ -149,7 +150,7 @@ def test_the_live_view_shows_the_reason_a_round_failed() -> None:
     assert "pwned" not in printed and "\x1b]" not in printed and "line two" not in printed
 
 
-# -- item 9: the terminal stays sane whatever happens in a round --------------------------------
+# -- the terminal stays sane whatever happens in a round --------------------------------
 def test_an_exception_inside_a_round_leaves_the_terminal_sane() -> None:
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=100, height=30, color_system=None)
@@ -182,7 +183,7 @@ def test_a_plain_round_ends_its_open_line_on_an_exception() -> None:
     assert out.getvalue() == "Ms. T: half a sentence\n"
 
 
-# -- item 13: an unusable history file --------------------------------------------------------
+# -- an unusable history file --------------------------------------------------------
 def test_a_history_path_that_is_a_directory_falls_back_to_memory(tmp_path: Path) -> None:
     notes: list[str] = []
     folder = tmp_path / "history"

@@ -1,0 +1,48 @@
+"""What a batch report writes from outside text is inert: report.md escapes HTML, links and code spans;
+report.json is strict JSON (no NaN or Infinity)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from maic_cli.evaluation import reports
+from maic_cli.evaluation.reports import write_reports
+from maic_cli.evaluation.run_results import RunResult
+
+
+def test_report_md_escapes_everything_from_outside(tmp_path: Path) -> None:
+    hostile = "<img src=x onerror=alert(1)><script>alert(2)</script>[x](javascript:alert(3))`code`"
+    result = RunResult(run_id="r1", scenario=hostile, scenario_path="x", model="m<b>", repeat=1, status="error",
+                       error=f"provider said: {hostile}")
+    write_reports(tmp_path, [result], {"scenarios": hostile, "<i>key</i>": "v"})
+    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "<img" not in markdown and "<script" not in markdown and "<b>" not in markdown and "<i>" not in markdown
+    assert "[x](javascript:" not in markdown and "`code`" not in markdown
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in markdown and "\\](javascript:alert(3))" in markdown
+    from maic_cli.untrusted import markdown_text
+
+    assert markdown_text("a|b <c> & \\`") == "a|b &lt;c&gt; &amp; \\\\\\`"
+
+
+def test_report_json_never_holds_nan_or_infinity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    build = reports.build_report
+
+    def with_odd_numbers(results: list[RunResult], meta: dict[str, object]) -> dict[str, object]:
+        return {**build(results, meta), "odd": [math.nan, math.inf, {"x": -math.inf}, 1.5]}
+
+    monkeypatch.setattr(reports, "build_report", with_odd_numbers)
+    result = RunResult(run_id="r1", scenario="s", scenario_path="x", model="m", repeat=1, status="complete")
+    write_reports(tmp_path, [result], {})
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"not strict JSON: {constant}")
+
+    from maic_cli.evaluation.reports import finite
+
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"), parse_constant=refuse)
+    assert report["odd"] == [None, None, {"x": None}, 1.5]
+    assert finite({"a": (math.nan, 2.0)}) == {"a": [None, 2.0]}
