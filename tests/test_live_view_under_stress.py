@@ -17,13 +17,13 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 from rich.live import Live
 
+from maic_cli import untrusted
 from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.events import ActionEvent, AgentStartEvent, ErrorEvent, TextDeltaEvent
 from maic_cli.engine.models import ActionRecord, CodeLine, Message, MessagePart, WhiteboardElement
 from maic_cli.engine.round import RoundResult
 from maic_cli.engine.whiteboard import apply_action
 from maic_cli.ui import live, views, whiteboard_view
-from maic_cli.ui import text as text_module
 from maic_cli.ui.input import make_prompt_session, open_history
 from maic_cli.ui.live import LiveView
 from maic_cli.ui.plain import PlainView
@@ -55,7 +55,7 @@ def long_message(text: str = "", actions: int = 0) -> Message:
 # -- a refresh costs the screen, not the reply ------------------------------------
 def test_a_megabyte_reply_is_cut_to_its_visible_tail(monkeypatch: pytest.MonkeyPatch) -> None:
     cleaned: list[int] = []
-    real_clean = text_module.clean
+    real_clean = untrusted.clean
     monkeypatch.setattr(views, "clean", lambda text: cleaned.append(len(text)) or real_clean(text))
     classroom = Classroom()
     classroom.add_learner_message("an old question that is off screen")

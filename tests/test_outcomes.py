@@ -9,12 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from maic_cli.engine import round as round_module
 from maic_cli.engine.director import MAX_PICK, read_pick
 from maic_cli.engine.events import EVENT_ADAPTER, DoneEvent
 from maic_cli.engine.models import DirectorState
-from maic_cli.engine.outcomes import DirectorOutcome, Pick, StopReason
-from maic_cli.evaluation import expectations
+from maic_cli.engine.outcomes import DirectorOutcome, Pick
 from maic_cli.evaluation.metrics import RoundLog
 
 
@@ -57,10 +55,6 @@ def test_round_log_counts_agent_turns_and_invalid_picks_from_the_outcome() -> No
         log.observe(event, {})
     assert (log.agent_turns, log.empty_turns, log.invalid_picks) == (2, 1, 1)
     assert log.summary().invalid_picks == 1
-
-
-def test_there_is_one_stop_reason() -> None:
-    assert round_module.StopReason is expectations.StopReason is StopReason
 
 
 # -- the director's pick: one typed value from the rules, a policy, the LLM and the guards --------------

@@ -9,8 +9,9 @@ reader would stumble on, first the worst:
   of being an answer, or one that appears in two questions;
 * the same sentence said twice in the lecture.
 
-It knows nothing about the topic: it catches form, not falsehood.  ``maic lesson new`` on the
-offline model writes the lesson only if this list is empty, else refuses in one line.
+It knows nothing about the topic: it catches form, not falsehood.  The offline benchmark
+(``tests/benchmarks/lesson_offline.py``) counts the lessons it finds nothing in: none of ten
+from the built-in model, which is why ``maic lesson new`` refuses that model.
 """
 
 from __future__ import annotations

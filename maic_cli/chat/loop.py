@@ -25,7 +25,7 @@ from ..engine.models import AgentConfig, RoundOverrides
 from ..engine.policies import DirectorPolicy
 from ..engine.prompt_set import PromptSet
 from ..engine.round import RoundResult
-from ..engine.runner import MENTION, ClassRunner, RunnerHooks, mentioned  # noqa: F401 - MENTION: batch.py until it uses the runner
+from ..engine.runner import ClassRunner, RunnerHooks, mentioned
 from ..errors import MaicError
 from ..lessons.lesson import LessonPlay
 from ..llm.port import LLMClient

@@ -28,10 +28,11 @@ from ..store.paths import maic_home
 from ..store.session import Session, save_session
 from ..store.transcript import TranscriptHeader, TranscriptWriter
 from ..ui.plain import PlainView
-from ..ui.text import clean, color_or_default
+from ..ui.text import color_or_default
 from ..ui.view import View
 from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
+from ..untrusted import clean
 from .lesson import watch_keys
 from .line_input import LineReader
 from .loop import COMMANDS, ChatApp

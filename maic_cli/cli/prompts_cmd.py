@@ -51,7 +51,7 @@ def fresh_class(agents: str | None, agents_dir: list[Path], topic: str | None) -
 def next_request(session: Session, model: str, ask: str | None) -> TurnRequest:
     """The turn request of the class's next call: its state, after ``ask`` if given, for ``model``."""
     from ..engine.models import RoundContext, TurnConfig, TurnRequest
-    from ..lessons.player import lesson_context
+    from ..lessons.context import lesson_context
     from ..llm.spec import ModelSpec
 
     classroom = session.classroom.model_copy(deep=True)
@@ -66,7 +66,7 @@ def next_request(session: Session, model: str, ask: str | None) -> TurnRequest:
 
 def as_text(messages: list[dict[str, str]]) -> str:
     """Each message under a role header, cleaned of terminal control sequences."""
-    from ..ui.text import clean
+    from ..untrusted import clean
 
     return "\n\n".join(f"=== {clean(m['role'])} ===\n{clean(m['content'])}" for m in messages) + "\n"
 

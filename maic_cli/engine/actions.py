@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .action_params import accept_action_params as accept_action_params  # re-exported for the turn loop
 from .models import AgentConfig, SceneType
 
 
@@ -76,10 +75,3 @@ def allowed_actions(agent: AgentConfig, scene: SceneType) -> list[str]:
     chosen = set(agent.allowed_actions) if agent.allowed_actions is not None else ROLE_DEFAULTS[agent.role]
     return [name for name in CATALOGUE
             if name in chosen and (scene == "slide" or name not in SLIDE_ACTIONS)]
-
-
-def describe_actions(names: list[str], compact: bool = False) -> str:
-    """One line per action: name, what it does, its parameters (``compact``: no parameters)."""
-    if compact:
-        return "\n".join(f"- {n}: {CATALOGUE[n].summary}" for n in names)
-    return "\n".join(f"- {n}: {CATALOGUE[n].summary} params: {CATALOGUE[n].params}" for n in names)

@@ -45,7 +45,8 @@ from ..replies.speech import (
     speaks_as_learner,
     split_sentences,
 )
-from .actions import CATALOGUE, accept_action_params
+from .action_params import accept_action_params
+from .actions import CATALOGUE
 from .events import ActionEvent, Event, TextDeltaEvent
 from .models import AgentConfig, WhiteboardActionRecord, new_id
 
@@ -96,7 +97,6 @@ class ReplyStream:
         self.copied_sentences = 0
         self.learner_voice = 0  # sentences left out: they spoke in the learner's place
         self.junk_cut = False  # the reply was cut before junk (and ends there)
-        self.ungrounded = 0  # drawings left out: their text came from nowhere in the class
         self.hygiene = hygiene or Hygiene()
         self._heard = ""  # the opening of the speech, copies included (the opening check reads it; bounded)
         self._last_spoken = ""  # the last character of the speech so far (content is joined only at the end)
@@ -188,8 +188,7 @@ class ReplyStream:
                 self.dropped += 1
                 continue
             if self._gate is not None and item.name.startswith(DRAWS) and not self._grounded(item.params):
-                self.dropped += 1
-                self.ungrounded += 1
+                self.dropped += 1  # a drawing whose text came from nowhere in the class
                 continue
             params = inert_params(item.params)
             assert isinstance(params, dict)

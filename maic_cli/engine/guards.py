@@ -94,5 +94,3 @@ def guard_pick(pick: Pick, agents: Mapping[str, AgentConfig], config: TurnConfig
     return None
 
 
-__all__ = ["Correction", "GuardRule", "best_eligible", "eligible_agents", "guard_pick",
-           "opens_discussion", "rank"]

@@ -128,7 +128,7 @@ class DirectorOutcome(BaseModel):
 
     @property
     def label(self) -> str:
-        """The old string form (``"END"``, ``"USER"``, ``"unknown:<id>"`` or the agent id)."""
+        """The pick as an event writes it (``"END"``, ``"USER"``, ``"unknown:<id>"`` or the agent id)."""
         if self.kind == "end":
             return END
         if self.kind == "user":

@@ -219,5 +219,3 @@ def policy_from_flag(value: str) -> DirectorPolicy:
     return builtin_policy(value) or load_hook(value)
 
 
-__all__ = ["BUILTIN_POLICIES", "DirectorPolicy", "PolicyFn", "builtin_policy", "choose_policy", "default_policy_name",
-           "hybrid", "load_hook", "policy_from_flag", "rules"]

@@ -25,8 +25,6 @@ from .policies import DirectorPolicy
 from .prompt_set import PromptSet
 from .turn import generate_turn
 
-__all__ = ["EMPTY_TURNS_LIMIT", "EventSink", "RoundResult", "StopReason", "run_round"]
-
 EventSink = Callable[[Event], Awaitable[None] | None]
 EMPTY_TURNS_LIMIT = 2
 

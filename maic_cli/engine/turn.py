@@ -249,4 +249,3 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
                 dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries)
 
 
-__all__ = ["generate_turn"]

@@ -7,8 +7,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..engine.outcomes import StopReason
 from .metrics import RoundLog
 
-__all__ = ["Expectations", "StopReason", "check_round"]
-
 
 class Expectations(BaseModel):
     """What one round must do; every field is optional."""

@@ -43,8 +43,6 @@ from ..replies.sanitize import clean_tree
 from ..untrusted import one_line
 from .judge_rubrics import DEFAULT, Rubric
 
-RUBRIC_TEMPLATE = "judge/rubric.j2"
-ROUND_TEMPLATE = "judge/round.j2"
 CRITERIA = ("on_topic", "correct", "in_role", "brief", "new")
 CRITERIA_LABELS = {"on_topic": "on topic", "correct": "correct", "in_role": "in role and persona",
                    "brief": "brief enough", "new": "adds something new"}
@@ -96,7 +94,7 @@ class TurnVerdict(BaseModel):
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if not self.labels:  # a default verdict is written as it always was
+        if not self.labels:  # a default verdict: the true/false fields
             data.pop("labels", None)
         return data
 

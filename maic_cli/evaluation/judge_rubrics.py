@@ -6,7 +6,7 @@ criterion is the share of judged turns given its good label).
 
 * ``default`` (``judge/rubric.j2``): five yes/no criteria for every agent turn, and whether the
   learner's message was answered, per round.  Its verdicts keep their true/false fields
-  (evaluation/judge.py ``TurnVerdict``), so earlier results and reports read as before.
+  (evaluation/judge.py ``TurnVerdict``), the fields every results file and report holds.
 * ``pedagogy`` (``judge/pedagogy.j2``): the eight dimensions on which the BEA 2025 shared task
   on AI tutors (and MRBench, the benchmark behind it) annotates tutor responses, for teacher-side
   turns only (the teacher's and the assistant's; students are shown as context, not judged).

@@ -223,7 +223,7 @@ def overview(results: list[RunResult]) -> dict[str, Any] | None:
         return sorted({pick(j) for j in judges})
 
     rubric = rubric_of(results)
-    if rubric.boolean:  # as it always was; the rubrics named only when some run was judged on another
+    if rubric.boolean:  # yes/no criteria; the rubrics named only when some run was judged on another
         named: dict[str, Any] = {"rubrics": distinct(lambda j: j.rubric)} if any(j.rubric != rubric.name
                                                                                 for j in judges) else {}
         criteria, labels = dict(CRITERIA_LABELS), DEFAULT_LABELS

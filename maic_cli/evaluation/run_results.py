@@ -71,7 +71,7 @@ class RunJudgement(BaseModel):
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if self.rubric == "default":  # a default judgement is written as it always was
+        if self.rubric == "default":  # a default judgement is written in the true/false fields
             data.pop("rubric", None)
         return data
 

@@ -54,8 +54,7 @@ from ..engine.models import AgentConfig, LessonContext, RoundOverrides, default_
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
 from ..errors import InputError
-from .context import LessonTask, quiz_lines, scene_kind, scene_position, scene_title
-from .context import lesson_context as lesson_context
+from .context import LessonTask, lesson_context, quiz_lines, scene_kind, scene_position, scene_title
 from .lesson import (
     DiscussionScene,
     Lesson,

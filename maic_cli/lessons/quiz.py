@@ -24,7 +24,7 @@ the bonus); where they disagree, or the model gives no grade, the measure's own 
 (``graded_by="rubric"``), and the model is not asked at all where only one grade fits.  The
 comment is the measure's: which points were found and which were missed.  Where the measure
 cannot decide, the answer is ``graded_by="none"`` and says "not graded" (the small model alone
-is not trusted).  Hosted models grade as before; a grade of 0 from any model has a comment.
+is not trusted).  A hosted model's grade stands; a grade of 0 from any model has a comment.
 """
 
 from __future__ import annotations

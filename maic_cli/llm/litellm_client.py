@@ -13,10 +13,8 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .openai_compat import STRUCTURED_MODES, check_structured_mode, classify, response_format, to_llm_error
+from .openai_compat import check_structured_mode, response_format, to_llm_error
 from .port import LLMError, LLMRequest, StreamPiece, Usage
-
-__all__ = ["STRUCTURED_MODES", "LitellmClient", "classify", "import_litellm", "response_format", "to_llm_error"]
 
 
 def import_litellm() -> Any:

@@ -9,7 +9,7 @@ maic's own OpenAI-compatible client, ``--router FILE`` with a litellm Router.  `
 (:data:`OPENAI_COMPATIBLE`) with an ``--api-base`` — vLLM, a llama.cpp server, Ollama's
 ``/v1``, a litellm proxy — goes to the direct client, everything else through litellm.
 
-Everything that used to look at the string (which client to build, whether the
+Everything that needs to know about a model (which client to build, whether the
 class runs on a real model, whether it wants the compact prompts, how a
 transcript names its producer, the slug in a batch run id) asks the spec.
 """

@@ -31,8 +31,6 @@ import json_repair
 from .parser_items import ActionItem, Item, ParserStats, QuoteMarkerStripper, TextItem, TopObject
 from .sanitize import MAX_DEPTH, clean_object, replace_surrogates
 
-__all__ = ["ActionItem", "ParserStats", "StructuredStreamParser", "TextItem"]
-
 _STRUCTURAL = re.compile(r'[\[\]{}",:]')
 _STRING_STOP = re.compile(r'["\\]')
 _WS = " \t\r\n"

@@ -24,8 +24,6 @@ from ..errors import InputError
 from ..yamlfile import load_model, yaml_files
 from .paths import builtin_dir, maic_home
 
-NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-
 
 class LearnerSeat(UserProfile):
     """A scenario's ``learner:``: a profile for the class (``nickname``, ``bio``), and optionally a

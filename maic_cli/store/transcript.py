@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .. import __version__
 from ..engine.events import EVENT_TYPES, Event
 from ..engine.models import AgentConfig, ClassSettings, RoundOverrides, StoreState, UserProfile
-from ..engine.round import StopReason
+from ..engine.outcomes import StopReason
 from ..errors import InputError
 from ..files import open_regular
 from ..jsonl import MAX_LINE_BYTES, read_json_lines
@@ -97,7 +97,7 @@ class TranscriptWriter:
     def learner(self, text: str, *, simulated: str | None = None, model: str | None = None) -> None:
         """A learner line; a simulated learner's is marked with its name and model."""
         line = LearnerLine(kind="learner", t=self._t(), text=text, simulated=simulated, model=model)
-        self._write_line(ENTRY_ADAPTER.dump_json(line, exclude_none=True).decode("utf-8"))  # a scripted line as before
+        self._write_line(ENTRY_ADAPTER.dump_json(line, exclude_none=True).decode("utf-8"))
 
     def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
         self._write(RoundLine(kind="round", t=self._t(), trigger=trigger, overrides=overrides))

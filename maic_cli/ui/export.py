@@ -22,9 +22,9 @@ from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, Message, WhiteboardElement
 from ..engine.whiteboard import describe_element, usable_params
 from ..replies.sanitize import replace_surrogates
+from ..untrusted import clean
 from .export_lesson import code_fence, note_markdown, other_slides
 from .lesson_notes import POINTERS, LessonNotes, pointer_line
-from .text import clean
 from .views import action_badge
 
 _MARKUP = re.compile(r"[\\`]|\](?=[(\[:])")

@@ -15,11 +15,11 @@ from typing import Any
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, Message, WhiteboardElement
 from ..engine.whiteboard import usable_params
+from ..untrusted import clean
 from .export_html_lesson import LESSON_CSS, e, note_html, other_slides_html
+from .latex import latex_to_unicode
 from .lesson_notes import POINTERS, LessonNotes, pointer_line
-from .text import clean
 from .views import action_badge
-from .whiteboard_view import latex_to_unicode
 
 _SAFE_COLOR = re.compile(r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20})$")
 CSS = """

@@ -12,6 +12,7 @@ import html
 from ..engine.events import QuizAnswerEvent
 from ..engine.models import Slide, SlideElement
 from ..replies.sanitize import replace_surrogates
+from ..untrusted import clean
 from .latex import latex_to_unicode
 from .lesson_notes import (
     MAX_COLUMNS,
@@ -25,7 +26,6 @@ from .lesson_notes import (
     slide_heading,
     verdict_lines,
 )
-from .text import clean
 
 LESSON_CSS = """
 .slide{border:1px solid #54aeff;border-radius:6px;padding:.6rem .9rem;margin:.8rem 0}.slide h4{margin:.2rem 0}

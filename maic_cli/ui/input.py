@@ -19,7 +19,7 @@ from prompt_toolkit.completion import Completer, Completion, WordCompleter
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 
-from .text import clean
+from ..untrusted import clean
 
 
 class ClassCompleter(Completer):

@@ -21,7 +21,7 @@ from ..engine.events import ActionEvent, Event, LessonEvent, QuizAnswerEvent, Qu
 from ..engine.models import Slide, SlideElement
 from ..lessons.lesson import LETTERS
 from ..replies.sanitize import replace_surrogates
-from .text import clean
+from ..untrusted import clean
 
 Note = LessonEvent | SceneEvent | QuizAnswerEvent | QuizScoreEvent | ActionEvent
 POINTERS = ("spotlight", "laser")

@@ -28,8 +28,8 @@ from rich.text import Text
 
 from ..engine.events import Event
 from ..engine.round import RoundResult
+from ..untrusted import clean
 from .lesson_notes import Note
-from .text import clean
 from .view import View
 from .views import ScreenState, render_note, render_screen
 from .whiteboard_view import render_slide

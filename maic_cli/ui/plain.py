@@ -17,8 +17,8 @@ from ..engine.classroom import Classroom
 from ..engine.events import Event
 from ..engine.models import AgentConfig
 from ..engine.round import RoundResult
+from ..untrusted import StreamCleaner, clean
 from .lesson_notes import LessonNotes, slide_lines
-from .text import StreamCleaner, clean
 from .view import View
 from .views import action_badge
 

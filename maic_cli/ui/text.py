@@ -13,10 +13,6 @@ from functools import lru_cache
 
 from rich.color import Color, ColorParseError
 
-from ..untrusted import StreamCleaner, clean, one_line
-
-__all__ = ["StreamCleaner", "clean", "color_or_default", "one_line"]
-
 
 @lru_cache(maxsize=256)
 def color_or_default(color: str, default: str = "white") -> str:

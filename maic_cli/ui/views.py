@@ -19,8 +19,9 @@ from rich.text import Text
 
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, Message
+from ..untrusted import clean
 from .lesson_notes import LessonNotes, Note
-from .text import clean, color_or_default
+from .text import color_or_default
 from .whiteboard_view import as_text, render_slide, render_whiteboard
 
 LEARNER_AVATAR = "🧑"

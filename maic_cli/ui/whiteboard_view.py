@@ -26,11 +26,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ..engine.models import StoreState, WhiteboardElement
+from ..untrusted import clean
 from .latex import latex_to_unicode
 from .slide_view import render_slide as _render_slide
-from .text import clean
-
-__all__ = ["as_text", "latex_to_unicode", "render_element", "render_slide", "render_whiteboard"]
 
 BAR_WIDTH = 18
 MAX_ROWS = 60  # the most lines of one element any panel shows
