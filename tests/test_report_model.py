@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from maic_cli.engine.batch_report import BatchReport
 from maic_cli.errors import InputError
-from maic_cli.store.report_model import BatchReport, load_report
-from maic_cli.store.reports import load_runs, write_reports
+from maic_cli.store.reports import load_report, load_runs, write_reports
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample_batch" / "out"
 

@@ -9,30 +9,26 @@ in an unjudged batch, ``tutoring``, ``learning``, ``simulated_learner``, a run's
 ``tutoring``) is left out of the file rather than written as ``null``, because it was
 never set (``exclude_unset``).
 
-A report.json read back (:func:`load_report`) goes through the same model: an unknown
-field, a wrong type or a missing part is one :class:`~maic_cli.errors.InputError`
-naming the file and the field (exit 2), never a traceback.  Numbers keep the type they
-were computed with (``int | float``), so ``0`` stays ``0`` and ``0.0`` stays ``0.0``.
+A report.json read back (store/reports.py ``load_report``) goes through the same model:
+an unknown field, a wrong type or a missing part is refused (``extra="forbid"``).  Numbers
+keep the type they were computed with (``int | float``), so ``0`` stays ``0`` and ``0.0``
+stays ``0.0``.  Pure data: this module reads no file (ui/ and store/ both read it).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..engine.judge import RoundVerdict
-from ..engine.learner_quiz import LearningGain
-from ..engine.tutoring import TutoringOutcome
-from ..errors import InputError
-from ..files import read_bounded
-from ..untrusted import one_line
+from .judge import RoundVerdict
+from .learner_quiz import LearningGain
+from .tutoring import TutoringOutcome
 
-MAX_REPORT_BYTES = 2**26  # a report.json larger than this was not written by maic for a batch it can rebuild
 Number = Annotated[int | float, Field(allow_inf_nan=False)]  # as computed: an int stays an int
 MetaValue = str | bool | int | float
+GROUPINGS = ("by_scenario", "by_model", "by_prompts", "by_director")
 
 
 class Part(BaseModel):
@@ -243,6 +239,11 @@ class Tutoring(Part):
     by_director: dict[str, Curves] = Field(default_factory=dict)
     comparisons: dict[str, list[Comparison]] = Field(default_factory=dict)
 
+    def grouping(self, key: str) -> dict[str, Curves]:
+        """``by_model``, ``by_prompts`` or ``by_director``."""
+        groups: dict[str, Curves] = getattr(self, key) if key in GROUPINGS[1:] else {}
+        return groups
+
 
 class LearningMeans(Part):
     runs: int = 0
@@ -256,6 +257,11 @@ class Learning(Part):
     by_model: dict[str, LearningMeans] = Field(default_factory=dict)
     by_prompts: dict[str, LearningMeans] = Field(default_factory=dict)
     by_director: dict[str, LearningMeans] = Field(default_factory=dict)
+
+    def grouping(self, key: str) -> dict[str, LearningMeans]:
+        """``by_model``, ``by_prompts`` or ``by_director``."""
+        groups: dict[str, LearningMeans] = getattr(self, key) if key in GROUPINGS[1:] else {}
+        return groups
 
 
 class LearnerUsage(Part):
@@ -284,9 +290,6 @@ class Methods(Part):
     min_runs: int = 2
 
 
-GROUPINGS = ("by_scenario", "by_model", "by_prompts", "by_director")
-
-
 class BatchReport(Part):
     """The whole report of a batch (or of merged batches)."""
 
@@ -312,24 +315,3 @@ class BatchReport(Part):
     def to_json(self) -> str:
         """report.json's text: the fields that were set, in their order, strict JSON (no NaN)."""
         return json.dumps(self.model_dump(exclude_unset=True), indent=1, ensure_ascii=False, allow_nan=False)
-
-
-def load_report(path: Path) -> BatchReport:
-    """A report.json read back through the model; a bad field is one line naming ``path`` and the field."""
-    try:
-        return BatchReport.model_validate_json(read_bounded(path, MAX_REPORT_BYTES, "report"))
-    except ValidationError as exc:
-        raise InputError(f"{path}: {validation_problem(exc)}") from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read the report: {one_line(str(exc))[:200]}") from None
-
-
-def validation_problem(exc: ValidationError) -> str:
-    """The first problem of a validation error as ``field a.b.0.c: message`` (one line, bounded)."""
-    errors = exc.errors(include_url=False, include_input=False)
-    if not errors:
-        return "not a maic report"
-    first = errors[0]
-    where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-    return one_line(f"field {where}: {first['msg']}")[:300] + more
