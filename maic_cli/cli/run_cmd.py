@@ -29,6 +29,7 @@ from .xapi_cmd import LRS_HELP, batch_records, check_lrs
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..engine.batch_report import MetaValue
     from ..store.reports import RunResult
     from .batch import RunContext, RunSpec
 
@@ -210,10 +211,11 @@ def run(
         from .judging import say_error_runs_not_judged
 
         say_error_runs_not_judged(list(kept.values()))
-    meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
-            **({"turns": turns} if turns else {}), **({"learner model": learner_model} if learner_model else {}),
-            "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
-            **({"judge": judge} if judge else {})}
+    meta: dict[str, MetaValue] = {
+        "maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
+        **({"turns": turns} if turns else {}), **({"learner model": learner_model} if learner_model else {}),
+        "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
+        **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
     batch_records(folder, kept, write=xapi, lrs=lrs)  # --xapi, --lrs

@@ -24,7 +24,7 @@ import csv
 import io
 import itertools
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
 
@@ -292,7 +292,7 @@ def write_csvs(out: Path, results: list[RunResult], report: BatchReport) -> None
                                          "success_high", "telling", "telling_low", "telling_high"], curve_rows)
 
 
-def _write(path: Path, columns: list[str], rows: list[dict[str, object]]) -> None:
+def _write(path: Path, columns: list[str], rows: Sequence[Mapping[str, object]]) -> None:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()

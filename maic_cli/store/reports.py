@@ -70,7 +70,7 @@ def aggregate(results: list[RunResult]) -> GroupSummary:
         runs=len(results), complete=sum(1 for r in results if r.status == "complete"),
         passed=sum(1 for r in results if r.passed), errors=sum(1 for r in results if r.status == "error"),
         cancelled=sum(1 for r in results if r.status == "cancelled"), rounds=len(rounds),
-        agent_turns=sum(r.agent_turns for r in rounds), end_reasons=dict(reasons),
+        agent_turns=sum(r.agent_turns for r in rounds), end_reasons={str(k): v for k, v in reasons.items()},
         cue_user_rate=_round(reasons.get("cue_user", 0) / len(rounds)) if rounds else None,
         rounds_with_repeated_speaker=sum(1 for r in rounds if r.repeated_speakers),
         same_role_in_a_row=sum(r.same_role_in_a_row for r in rounds),
@@ -110,6 +110,9 @@ def build_report(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchR
             summary.judge = report_judge.summary(group)
         return summary
 
+    def summarised(key: str) -> dict[str, GroupSummary]:
+        return {name: summarise(group) for name, group in sorted(groups[key].items())}
+
     def compared(key: str) -> list[Comparison]:
         pairs = [Comparison.model_validate(pair) for pair in report_stats.comparisons(groups[key])]
         if judged:
@@ -120,7 +123,8 @@ def build_report(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchR
     report = BatchReport(
         meta=meta, statistics=Methods.model_validate(report_stats.METHODS), judge=report_judge.overview(results),
         overall=summarise(results),
-        **{key: {k: summarise(v) for k, v in sorted(groups[key].items())} for key in GROUPINGS_BY},
+        by_scenario=summarised("by_scenario"), by_model=summarised("by_model"), by_prompts=summarised("by_prompts"),
+        by_director=summarised("by_director"),
         comparisons=Comparisons(by_model=compared("by_model"), by_prompts=compared("by_prompts"),
                                 by_director=compared("by_director")),
         runs=[_run_row(r, judged) for r in sorted(results, key=lambda r: (r.scenario, r.model, r.prompts, r.repeat))])

@@ -39,13 +39,13 @@ def _values(entries: Sequence[Point], key: str) -> list[float]:
 
 def curves_chart(name: str, title: str, ks: Sequence[int], groups: Mapping[str, Curves]) -> str | None:
     """success@k (solid) and telling@k (dashed) per group, with 95% bands; ``None`` with nothing to draw."""
-    groups = {g: c for g, c in groups.items() if c.success and c.telling}
-    if not groups or not ks:
+    drawn = {g: c for g, c in groups.items() if c.success and c.telling}
+    if not drawn or not ks:
         return None
 
     def draw(figure: Any) -> None:  # a matplotlib Figure
         ax = figure.subplots()
-        for i, (group, curve) in enumerate(groups.items()):
+        for i, (group, curve) in enumerate(drawn.items()):
             color = color_for(i)
             for metric, style in (("success", "-"), ("telling", "--")):
                 entries = curve.success if metric == "success" else curve.telling
@@ -59,9 +59,9 @@ def curves_chart(name: str, title: str, ks: Sequence[int], groups: Mapping[str, 
         ax.set_ylabel("% of tasks")
         ax.set_title(title)
         ax.grid(True, axis="y")
-        figure.legend(loc="outside lower center", ncols=min(2 * len(groups), 4), fontsize=8)
+        figure.legend(loc="outside lower center", ncols=min(2 * len(drawn), 4), fontsize=8)
 
-    return render(name, draw, 2.8 + 0.25 * len(groups))
+    return render(name, draw, 2.8 + 0.25 * len(drawn))
 
 
 def _cell(entry: Point | MeanEntry) -> str:
@@ -98,10 +98,8 @@ def tutoring_html(report: BatchReport) -> str:
         return learning_html(report.learning)
     ks = tutoring.k
     panels: list[tuple[str, str, Mapping[str, Curves]]] = [("all", "All runs", {"all runs": tutoring.overall})]
-    for key, name in GROUPINGS:
-        groups = tutoring.grouping(key)
-        if len(groups) > 1:
-            panels.append((key, f"By {name}", groups))
+    panels += [(key, f"By {name}", tutoring.grouping(key)) for key, name in GROUPINGS
+               if len(tutoring.grouping(key)) > 1]
     parts = ["<h2>Tutoring: success@k and telling@k</h2>",
              f'<p class="note">{_e(tutoring.definition)}. Shares of tasks with 95% intervals '
              f'({_e(tutoring.interval)}).</p>']
