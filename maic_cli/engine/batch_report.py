@@ -315,3 +315,12 @@ class BatchReport(Part):
     def to_json(self) -> str:
         """report.json's text: the fields that were set, in their order, strict JSON (no NaN)."""
         return json.dumps(self.model_dump(exclude_unset=True), indent=1, ensure_ascii=False, allow_nan=False)
+
+
+class ReportHead(BaseModel):
+    """What ``maic report DIR`` keeps of a batch's last report when it rebuilds it: its ``meta`` (the rest of an
+    older or newer report.json is not read)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    meta: dict[str, MetaValue] = Field(default_factory=dict)

@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..engine.batch_report import (
     BatchReport,
@@ -30,6 +30,7 @@ from ..engine.batch_report import (
     Intervals,
     MetaValue,
     Methods,
+    ReportHead,
     RunRow,
     TokenUse,
 )
@@ -281,8 +282,26 @@ MAX_REPORT_BYTES = 2**26  # a report.json larger than this was not written by ma
 
 def load_report(path: Path) -> BatchReport:
     """A report.json read back through the model; a bad field is one line naming ``path`` and the field."""
+    return _validated(BatchReport, path)
+
+
+def previous_meta(folder: Path) -> dict[str, MetaValue]:
+    """What the batch's last report said about how it was run (kept when the report is rebuilt): nothing
+    when there is no report.json (or a FIFO, a folder … where it was); a bad ``meta`` field is one line."""
+    path = folder / "report.json"
     try:
-        return BatchReport.model_validate_json(read_bounded(path, MAX_REPORT_BYTES, "report"))
+        data = read_bounded(path, MAX_REPORT_BYTES, "report")
+    except (InputError, OSError):
+        return {}
+    return _validated(ReportHead, path, data).meta
+
+
+Part = TypeVar("Part", bound=BaseModel)
+
+
+def _validated(model: type[Part], path: Path, data: bytes | None = None) -> Part:
+    try:
+        return model.model_validate_json(read_bounded(path, MAX_REPORT_BYTES, "report") if data is None else data)
     except ValidationError as exc:
         raise InputError(f"{path}: {validation_problem(exc)}") from None
     except (OSError, ValueError) as exc:
