@@ -1,12 +1,19 @@
-"""The typed batch report (store/report_model.py): report.json keeps its bytes; a bad report.json is one line."""
+"""The typed batch report (engine/batch_report.py): report.json keeps its bytes; a bad report.json is one line;
+``run --merge`` and ``report A B --out`` are one merge with one exit code."""
 
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from maic_cli.cli.app import app
 from maic_cli.engine.batch_report import BatchReport
 from maic_cli.errors import InputError
 from maic_cli.store.reports import load_report, load_runs, write_reports
@@ -54,3 +61,85 @@ def test_a_report_that_is_not_a_report_is_one_line(tmp_path: Path, text: str) ->
         load_report(path)
     assert str(caught.value).startswith(f"{path}: ") and "\n" not in str(caught.value)
 
+
+
+def test_rebuilding_a_batch_whose_report_has_a_bad_meta_field_changes_nothing(tmp_path: Path) -> None:
+    batch = tmp_path / "batch"
+    shutil.copytree(SAMPLE / "runs", batch / "runs")
+    report = json.loads((SAMPLE / "report.json").read_text(encoding="utf-8"))
+    report["meta"]["concurrency"] = {"nested": "not a value"}
+    (batch / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    before = (batch / "report.json").read_bytes()
+    result = CliRunner().invoke(app, ["report", str(batch)])
+    assert result.exit_code == 2
+    assert f"{batch / 'report.json'}: field meta.concurrency:" in result.output
+    assert "Traceback" not in result.output and (batch / "report.json").read_bytes() == before
+    assert not (batch / "report.md").exists()
+
+
+def test_rebuilding_a_batch_keeps_the_meta_of_its_last_report(tmp_path: Path) -> None:
+    batch = tmp_path / "batch"
+    shutil.copytree(SAMPLE / "runs", batch / "runs")
+    shutil.copy(SAMPLE / "report.json", batch / "report.json")
+    assert CliRunner().invoke(app, ["report", str(batch)]).exit_code == 0  # rebuilt (its failing runs: report.md)
+    meta = load_report(batch / "report.json").meta
+    assert meta["runs planned"] == 36 and meta["judge"] == "scripted:examples/sample_batch/models/judge.yaml"
+    assert str(meta["rebuilt by"]).startswith("maic ")
+
+
+def split_sample(tmp_path: Path, keep: Callable[[dict[str, object]], bool]) -> list[Path]:
+    """The sample batch's runs (those ``keep`` accepts) in two batch folders."""
+    files = [path for path in sorted((SAMPLE / "runs").glob("*.json"))
+             if keep(json.loads(path.read_text(encoding="utf-8")))]
+    folders = [tmp_path / "a" / "runs", tmp_path / "b" / "runs"]
+    for index, path in enumerate(files):
+        folder = folders[index % 2]
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, folder / path.name)
+    return [folder.parent for folder in folders]
+
+
+@pytest.mark.parametrize(("keep", "code"), [
+    (lambda run: True, 1),  # half of the sample's runs failed their expectations
+    (lambda run: run["failures"] == [], 0),
+])
+def test_run_merge_and_report_out_give_one_exit_code_and_one_report(
+        tmp_path: Path, keep: Callable[[dict[str, object]], bool], code: int) -> None:
+    a, b = split_sample(tmp_path, keep)
+    merged = CliRunner().invoke(app, ["run", "--merge", str(a), "--merge", str(b), "--out", str(tmp_path / "m")])
+    combined = CliRunner().invoke(app, ["report", str(a), str(b), "--out", str(tmp_path / "c")])
+    assert (merged.exit_code, combined.exit_code) == (code, code), merged.output + combined.output
+    assert (tmp_path / "m" / "report.json").read_bytes() == (tmp_path / "c" / "report.json").read_bytes()
+    overall = load_report(tmp_path / "m" / "report.json").overall
+    assert (overall.runs, overall.passed) == (36 if code else 18, 18)
+
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+JSON_VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=6)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=6), value=JSON_VALUES)
+def test_a_hand_edited_report_is_read_or_refused_in_one_line(tmp_path: Path, steps: list[int],
+                                                              value: object) -> None:
+    """Any one value anywhere in report.json replaced: the model reads it, or one line names the file."""
+    report = json.loads((SAMPLE / "report.json").read_text(encoding="utf-8"))
+    node: object = report
+    for step in steps[:-1]:
+        children = list(node.values()) if isinstance(node, dict) else node if isinstance(node, list) else []
+        if not children or not isinstance(children[step % len(children)], dict | list):
+            break
+        node = children[step % len(children)]
+    if isinstance(node, dict) and node:
+        node[list(node)[steps[-1] % len(node)]] = value
+    elif isinstance(node, list) and node:
+        node[steps[-1] % len(node)] = value
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    try:
+        loaded = load_report(path)
+    except InputError as exc:
+        assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc) and len(str(exc)) < 600
+    else:  # what was read is written back as it was read
+        assert BatchReport.model_validate_json(loaded.to_json()) == loaded

@@ -9,6 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
+from maic_cli.engine.batch_report import BatchReport, RunRow
 from maic_cli.store.run_results import RunResult
 from tests.test_judge import verdict
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
@@ -211,12 +212,18 @@ def test_a_table_looks_the_keys_up_once(monkeypatch) -> None:
 
 
 # -- 5. chart labels are never shared ---------------------------------------------------------------------------
+def run_row(model: str, speakers: list[list[str]] | None = None) -> RunRow:
+    """A run of a report, as the charts read it."""
+    return RunRow(run_id="r", scenario="sky", model=model, prompts="builtin", director="llm", repeat=1,
+                  status="complete", passed=True, speaker_sequence=speakers or [])
+
+
 def test_two_models_sharing_a_file_name_get_their_own_chart_groups() -> None:
     from maic_cli.ui.report_data import speaker_counts
 
-    runs = [{"model": "scripted:/a/brisk.json", "speaker_sequence": [["teacher"]]},
-            {"model": "scripted:/b/brisk.json", "speaker_sequence": [["student", "student"]]}]
-    counts = speaker_counts({"runs": runs})
+    runs = [run_row("scripted:/a/brisk.json", [["teacher"]]),
+            run_row("scripted:/b/brisk.json", [["student", "student"]])]
+    counts = speaker_counts(BatchReport(runs=runs))
     assert len(counts) == 2 and sorted(sum(c.values()) for c in counts.values()) == [1, 2]
 
 
@@ -241,7 +248,7 @@ def test_latency_groups_of_models_sharing_a_file_name_are_not_merged() -> None:
         return SimpleNamespace(model=model, prompts="builtin", director="llm",
                                rounds=[SimpleNamespace(turn_latencies=[latency])])
 
-    report = {"runs": [{"model": "scripted:/a/m.json"}, {"model": "scripted:/b/m.json"}]}
+    report = BatchReport(runs=[run_row("scripted:/a/m.json"), run_row("scripted:/b/m.json")])
     samples = turn_latencies(report, [result("scripted:/a/m.json", 1.0), result("scripted:/b/m.json", 2.0)])
     assert sorted(samples.values()) == [[1.0], [2.0]]
 
@@ -305,9 +312,9 @@ def test_correlated_turns_do_not_make_a_judge_rate_difference_look_real() -> Non
     pooled = report_stats.newcombe_difference(100, 150, 150, 150)
     assert pooled is not None and pooled[1] < 0  # as 150 independent turns: "larger than the noise"
     [pair] = report_judge.comparisons({"a": mixed, "b": steady})
-    new = next(m for m in pair["metrics"] if m["metric"] == "judge_new")
-    assert new["method"] == "cluster bootstrap" and new["verdict"] == "within the noise"
-    assert new["difference"] == round(100 / 150 - 1, 4) and new["high"] == 0.0
+    new = next(m for m in pair.metrics if m.metric == "judge_new")
+    assert new.method == "cluster bootstrap" and new.verdict == "within the noise"
+    assert new.difference == round(100 / 150 - 1, 4) and new.high == 0.0
 
 
 def test_a_judge_rate_difference_every_run_shows_is_larger_than_the_noise() -> None:
@@ -316,8 +323,8 @@ def test_a_judge_rate_difference_every_run_shows_is_larger_than_the_noise() -> N
     low = [judged_run(f"a{n}", 10) for n in range(3)]
     high = [judged_run(f"b{n}", 45) for n in range(3)]
     [pair] = report_judge.comparisons({"a": low, "b": high})
-    new = next(m for m in pair["metrics"] if m["metric"] == "judge_new")
-    assert new["verdict"] == "larger than the noise" and new["low"] == new["high"] == -0.7
+    new = next(m for m in pair.metrics if m.metric == "judge_new")
+    assert new.verdict == "larger than the noise" and new.low == new.high == -0.7
 
 
 def test_maic_run_does_not_judge_a_run_whose_model_failed_and_says_so(tmp_path: Path) -> None:
