@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
+from maic_cli.engine.batch_report import BatchReport, MetaValue
 from maic_cli.engine.judge import RoundToJudge, TurnToJudge, judge_messages
 from maic_cli.engine.prompt_set import PromptSet
 from maic_cli.store import reports
@@ -100,8 +101,11 @@ def test_a_crafted_latency_is_refused_with_its_file_not_a_crash(tmp_path: Path) 
 def test_report_json_never_holds_nan_or_infinity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build = reports.build_report
 
-    def with_odd_numbers(results: list[RunResult], meta: dict[str, object]) -> dict[str, object]:
-        return {**build(results, meta), "odd": [math.nan, math.inf, {"x": -math.inf}, 1.5]}
+    def with_odd_numbers(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchReport:
+        report = build(results, meta)  # numbers a bug or a crafted run could make (assignment is not validated)
+        report.overall.cue_user_rate, report.overall.ttft_p50, report.overall.ttft_p95 = math.nan, math.inf, 1.5
+        report.runs[0].metrics.turn_latency_p95 = -math.inf
+        return report
 
     monkeypatch.setattr(reports, "build_report", with_odd_numbers)
     result = RunResult(run_id="r1", scenario="s", scenario_path="x", model="m", repeat=1, status="complete")
@@ -113,7 +117,9 @@ def test_report_json_never_holds_nan_or_infinity(tmp_path: Path, monkeypatch: py
     from maic_cli.store.reports import finite
 
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"), parse_constant=refuse)
-    assert report["odd"] == [None, None, {"x": None}, 1.5]
+    overall = report["overall"]
+    assert [overall[k] for k in ("cue_user_rate", "ttft_p50", "ttft_p95")] == [None, None, 1.5]
+    assert report["runs"][0]["metrics"]["turn_latency_p95"] is None
     assert finite({"a": (math.nan, 2.0)}) == {"a": [None, 2.0]}
 
 
