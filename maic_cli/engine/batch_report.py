@@ -10,7 +10,8 @@ in an unjudged batch, ``tutoring``, ``learning``, ``simulated_learner``, a run's
 never set (``exclude_unset``).
 
 A report.json read back (store/reports.py ``load_report``) goes through the same model:
-an unknown field, a wrong type or a missing part is refused (``extra="forbid"``).  Numbers
+an unknown field, a wrong type or a number that is not finite is refused (``extra="forbid"``);
+a part an older report lacks takes its default.  Numbers
 keep the type they were computed with (``int | float``), so ``0`` stays ``0`` and ``0.0``
 stays ``0.0``.  Pure data: this module reads no file (ui/ and store/ both read it).
 """
