@@ -143,3 +143,26 @@ def test_a_hand_edited_report_is_read_or_refused_in_one_line(tmp_path: Path, ste
         assert str(exc).startswith(f"{path}: ") and "\n" not in str(exc) and len(str(exc)) < 600
     else:  # what was read is written back as it was read
         assert BatchReport.model_validate_json(loaded.to_json()) == loaded
+
+
+def test_a_merge_keeps_what_every_merged_report_says_alike(tmp_path: Path) -> None:
+    a, b = split_sample(tmp_path, lambda run: True)
+    for folder, shard in ((a, "1/2"), (b, "2/2")):
+        report = json.loads((SAMPLE / "report.json").read_text(encoding="utf-8"))
+        report["meta"]["shard"] = shard
+        (folder / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    assert CliRunner().invoke(app, ["report", str(a), str(b), "--out", str(tmp_path / "c")]).exit_code == 1
+    meta = load_report(tmp_path / "c" / "report.json").meta
+    assert meta["merged"] == f"{a}, {b}" and meta["judge"] == "scripted:examples/sample_batch/models/judge.yaml"
+    assert meta["scenarios"] == "examples/sample_batch/scenarios" and "shard" not in meta
+
+
+@pytest.mark.parametrize("command", [["run", "--merge", "{a}", "--merge", "{b}"], ["report", "{a}", "{b}"]])
+def test_a_merged_folder_whose_report_has_a_bad_field_is_one_line_and_nothing_is_written(
+        tmp_path: Path, command: list[str]) -> None:
+    a, b = split_sample(tmp_path, lambda run: True)
+    (b / "report.json").write_text(json.dumps({"meta": {"judge": None}}), encoding="utf-8")
+    out = tmp_path / "merged"
+    result = CliRunner().invoke(app, [part.format(a=a, b=b) for part in command] + ["--out", str(out)])
+    assert result.exit_code == 2 and f"{b / 'report.json'}: field meta.judge:" in result.output, result.output
+    assert "Traceback" not in result.output and not out.exists()

@@ -51,9 +51,24 @@ def merge_batches(folders: list[Path], out: Path) -> tuple[BatchReport, list[Run
     results = merge_results(folders, out)
     if not results:
         raise InputError(f"{', '.join(map(str, folders))}: no finished runs to report on")
-    meta: dict[str, MetaValue] = {"merged": ", ".join(map(str, folders)), "maic": __version__}
+    meta: dict[str, MetaValue] = {"merged": ", ".join(map(str, folders)), "maic": __version__,
+                                  **shared_meta(folders)}
     claim(out, "--out", meta)
     return save_reports(out, results, meta), results
+
+
+PER_BATCH = frozenset({"maic", "merged", "rebuilt by", "shard", "interrupted", "runs planned", "concurrency"})
+
+
+def shared_meta(folders: list[Path]) -> dict[str, MetaValue]:
+    """What the merged batches' reports all say alike about how they were run (scenarios, judge, turns …),
+    each report.json read through the report model: a bad field is one line naming it, before anything is
+    written."""
+    from ..store.reports import previous_meta
+
+    first, *others = [previous_meta(folder) for folder in folders]
+    return {key: value for key, value in first.items() if key not in PER_BATCH
+            and all(key in meta and meta[key] == value and type(meta[key]) is type(value) for meta in others)}
 
 
 def batch_exit_code(results: list[RunResult]) -> int:
