@@ -134,9 +134,9 @@ def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path: Path) ->
     result = RunResult(run_id="r1", scenario="sky", scenario_path="s.yaml", model="scripted", director="llm",
                        repeat=1, status="complete", rounds=[summary])
     report = write_reports(tmp_path, [result], {})
-    assert report["by_model"]["scripted"]["director_corrections"] == 2
-    assert report["by_scenario"]["sky"]["director_corrections"] == 2
-    assert report["by_director"]["llm"]["director_corrections"] == 2
+    assert report.by_model["scripted"].director_corrections == 2
+    assert report.by_scenario["sky"].director_corrections == 2
+    assert report.by_director["llm"].director_corrections == 2
     markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "| corrections |" in markdown and "## By director policy" in markdown
     row = next(line for line in markdown.splitlines() if line.startswith("| sky"))

@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
+from maic_cli.evaluation.batch_report import BatchReport, GroupJudge, JudgeOverview, MetaValue
 from maic_cli.evaluation.metrics import RoundSummary
 from maic_cli.evaluation.report_html import report_html
 from maic_cli.evaluation.reports import build_report, safe_strings
@@ -56,8 +57,9 @@ def run_result(model: str, repeat: int, rounds: list[RoundSummary], status: str 
                      repeat=repeat, status=status, rounds=rounds)
 
 
-def page_for(results: list[RunResult], meta: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
-    report: dict[str, Any] = safe_strings(build_report(results, meta or {"maic": "test"}))
+def page_for(results: list[RunResult], meta: dict[str, MetaValue] | None = None) -> tuple[BatchReport, str]:
+    built = build_report(results, meta or {"maic": "test"})
+    report = BatchReport.model_validate(safe_strings(built.model_dump(exclude_unset=True)))
     return report, report_html(report, results)
 
 
@@ -134,11 +136,11 @@ JUDGE_OVERVIEW = {"criteria": {"on_topic": "on topic", "in_role": "in role and p
 def test_judge_scores_are_charted_when_the_report_has_them(section: dict[str, Any], shares: list[str],
                                                            means: list[str]) -> None:
     results = two_models()
-    report: dict[str, Any] = safe_strings(build_report(results, {}))
-    assert "judge_model" not in charts_in(report_html(report, results))
-    for group in report["by_model"].values():
-        group["judge"] = section
-    report["judge"] = JUDGE_OVERVIEW
+    report, page = page_for(results, {})
+    assert "judge_model" not in charts_in(page)
+    for group in report.by_model.values():
+        group.judge = GroupJudge.model_validate(section)
+    report.judge = JudgeOverview.model_validate(JUDGE_OVERVIEW)
     page = report_html(report, results)
     assert charts_in(page) == ["speakers", "end_reasons", "routing_model", "judge_model", "latency"]
     judge_svg = page.split('data-chart="judge_model"')[1].split("</svg>")[0]

@@ -236,17 +236,19 @@ def test_runs_judged_on_two_rubrics_are_reported_on_the_most_used_one_with_a_war
     assert other is not None
     other.rubric = "default"  # as if judged on the default rubric (its verdicts hold no yes/no fields)
     report = build_report(results, {})
-    assert report["judge"]["rubric"] == "pedagogy" and report["judge"]["rubrics"] == ["default", "pedagogy"]
-    overall = report["overall"]["judge"]
-    assert (overall["runs_judged"], overall["runs_not_judged"], overall["turns_judged"]) == (2, 1, 4)
+    assert report.judge is not None and report.overall.judge is not None
+    assert report.judge.rubric == "pedagogy" and report.judge.rubrics == ["default", "pedagogy"]
+    overall = report.overall.judge
+    assert (overall.runs_judged, overall.runs_not_judged, overall.turns_judged) == (2, 1, 4)
     assert "**Warning:** runs were judged by different judges or rubrics" in report_markdown(report)
     other.rubric = "pedagogy"
     for judged in results[1:]:
         assert judged.judge is not None
         judged.judge.rubric = "default"  # then the default is the most used: reported on it, and warned
     report = build_report(results, {})
-    assert report["judge"].get("rubric") is None and report["judge"]["rubrics"] == ["default", "pedagogy"]
-    assert report["overall"]["judge"]["turns_judged"] == 0  # pedagogy verdicts are not yes/no ones
+    assert report.judge is not None and report.overall.judge is not None
+    assert report.judge.rubric is None and report.judge.rubrics == ["default", "pedagogy"]
+    assert report.overall.judge.turns_judged == 0  # pedagogy verdicts are not yes/no ones
     assert "**Warning:** runs were judged by different judges or rubrics" in report_markdown(report)
 
 

@@ -162,9 +162,9 @@ def test_correlated_turns_do_not_make_a_judge_rate_difference_look_real() -> Non
     pooled = report_stats.newcombe_difference(100, 150, 150, 150)
     assert pooled is not None and pooled[1] < 0  # as 150 independent turns: "larger than the noise"
     [pair] = report_judge.comparisons({"a": mixed, "b": steady})
-    new = next(m for m in pair["metrics"] if m["metric"] == "judge_new")
-    assert new["method"] == "cluster bootstrap" and new["verdict"] == "within the noise"
-    assert new["difference"] == round(100 / 150 - 1, 4) and new["high"] == 0.0
+    new = next(m for m in pair.metrics if m.metric == "judge_new")
+    assert new.method == "cluster bootstrap" and new.verdict == "within the noise"
+    assert new.difference == round(100 / 150 - 1, 4) and new.high == 0.0
 
 
 def test_a_judge_rate_difference_every_run_shows_is_larger_than_the_noise() -> None:
@@ -173,8 +173,8 @@ def test_a_judge_rate_difference_every_run_shows_is_larger_than_the_noise() -> N
     low = [judged_run(f"a{n}", 10) for n in range(3)]
     high = [judged_run(f"b{n}", 45) for n in range(3)]
     [pair] = report_judge.comparisons({"a": low, "b": high})
-    new = next(m for m in pair["metrics"] if m["metric"] == "judge_new")
-    assert new["verdict"] == "larger than the noise" and new["low"] == new["high"] == -0.7
+    new = next(m for m in pair.metrics if m.metric == "judge_new")
+    assert new.verdict == "larger than the noise" and new.low == new.high == -0.7
 
 
 def test_maic_run_does_not_judge_a_run_whose_model_failed_and_says_so(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from maic_cli.evaluation import reports
+from maic_cli.evaluation.batch_report import BatchReport, MetaValue
 from maic_cli.evaluation.reports import write_reports
 from maic_cli.evaluation.run_results import RunResult
 
@@ -31,8 +32,11 @@ def test_report_md_escapes_everything_from_outside(tmp_path: Path) -> None:
 def test_report_json_never_holds_nan_or_infinity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build = reports.build_report
 
-    def with_odd_numbers(results: list[RunResult], meta: dict[str, object]) -> dict[str, object]:
-        return {**build(results, meta), "odd": [math.nan, math.inf, {"x": -math.inf}, 1.5]}
+    def with_odd_numbers(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchReport:
+        report = build(results, meta)  # numbers a bug or a crafted run could make (assignment is not validated)
+        report.overall.cue_user_rate, report.overall.ttft_p50, report.overall.ttft_p95 = math.nan, math.inf, 1.5
+        report.runs[0].metrics.turn_latency_p95 = -math.inf
+        return report
 
     monkeypatch.setattr(reports, "build_report", with_odd_numbers)
     result = RunResult(run_id="r1", scenario="s", scenario_path="x", model="m", repeat=1, status="complete")
@@ -44,5 +48,7 @@ def test_report_json_never_holds_nan_or_infinity(tmp_path: Path, monkeypatch: py
     from maic_cli.evaluation.reports import finite
 
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"), parse_constant=refuse)
-    assert report["odd"] == [None, None, {"x": None}, 1.5]
+    overall = report["overall"]
+    assert [overall[k] for k in ("cue_user_rate", "ttft_p50", "ttft_p95")] == [None, None, 1.5]
+    assert report["runs"][0]["metrics"]["turn_latency_p95"] is None
     assert finite({"a": (math.nan, 2.0)}) == {"a": [None, 2.0]}

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
+from maic_cli.evaluation.batch_report import BatchReport, RunRow
 from maic_cli.evaluation.run_results import RunResult
 from tests.test_judge import verdict
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
@@ -139,12 +140,18 @@ def test_a_table_looks_the_keys_up_once(monkeypatch: pytest.MonkeyPatch) -> None
     assert text.count("x,y") == 50 and len(made) == 1
 
 
+def run_row(model: str, speakers: list[list[str]] | None = None) -> RunRow:
+    """A run of a report, as the charts read it."""
+    return RunRow(run_id="r", scenario="sky", model=model, prompts="builtin", director="llm", repeat=1,
+                  status="complete", passed=True, speaker_sequence=speakers or [])
+
+
 def test_two_models_sharing_a_file_name_get_their_own_chart_groups() -> None:
     from maic_cli.evaluation.report_data import speaker_counts
 
-    runs = [{"model": "scripted:/a/brisk.json", "speaker_sequence": [["teacher"]]},
-            {"model": "scripted:/b/brisk.json", "speaker_sequence": [["student", "student"]]}]
-    counts = speaker_counts({"runs": runs})
+    runs = [run_row("scripted:/a/brisk.json", [["teacher"]]),
+            run_row("scripted:/b/brisk.json", [["student", "student"]])]
+    counts = speaker_counts(BatchReport(runs=runs))
     assert len(counts) == 2 and sorted(sum(c.values()) for c in counts.values()) == [1, 2]
 
 
@@ -169,6 +176,8 @@ def test_latency_groups_of_models_sharing_a_file_name_are_not_merged() -> None:
         return SimpleNamespace(model=model, prompts="builtin", director="llm",
                                rounds=[SimpleNamespace(turn_latencies=[latency])])
 
-    report = {"runs": [{"model": "scripted:/a/m.json"}, {"model": "scripted:/b/m.json"}]}
+    report = BatchReport(runs=[run_row("scripted:/a/m.json"), run_row("scripted:/b/m.json")])
     samples = turn_latencies(report, [result("scripted:/a/m.json", 1.0), result("scripted:/b/m.json", 2.0)])
     assert sorted(samples.values()) == [[1.0], [2.0]]
+
+

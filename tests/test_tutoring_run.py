@@ -126,17 +126,18 @@ def test_tutoring_tasks_through_the_runner(tmp_path: Path) -> None:
     from maic_cli.evaluation.reports import build_report
 
     report = build_report(results, {})
+    assert report.tutoring is not None and report.simulated_learner is not None
     for tutor, expected in EXPECTED.items():
-        curve = report["tutoring"]["by_model"][f"fake/{tutor}"]
+        curve = report.tutoring.by_model[f"fake/{tutor}"].model_dump()
         assert curve["tasks"] == 2
         assert values(curve, "success") == expected["success"]
         assert values(curve, "telling") == expected["telling"]
-    overall = report["tutoring"]["overall"]
+    overall = report.tutoring.overall.model_dump()
     assert values(overall, "success") == pytest.approx([1 / 3, 1 / 3, 2 / 3], abs=1e-4)
     assert values(overall, "telling") == pytest.approx([1 / 3] * 3, abs=1e-4)
-    assert report["tutoring"]["k"] == [1, 2, 3]
-    assert report["simulated_learner"]["overall"]["calls"] == 18
-    class_agent_calls = sum(t["calls"] for t in report["overall"]["tokens"].values())
+    assert report.tutoring.k == [1, 2, 3]
+    assert report.simulated_learner.overall.calls == 18
+    class_agent_calls = sum(t.calls for t in report.overall.tokens.values())
     assert class_agent_calls == 24  # the learner's 18 calls are not the class's
 
 

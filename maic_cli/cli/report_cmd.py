@@ -16,10 +16,9 @@ judges every run again.  The rubric comes from ``--prompts DIR``, else
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -28,22 +27,10 @@ from ..errors import InputError
 from ..untrusted import clean
 from .errors import EXIT_INTERRUPTED, friendly
 
-MAX_REPORT_BYTES = 2**26  # a report.json whose meta is kept when the report is rebuilt
+if TYPE_CHECKING:
+    from ..evaluation.run_results import RunResult
 
-
-def previous_meta(folder: Path) -> dict[str, Any]:
-    """What the batch's last report said about how it was run (kept when the report is rebuilt)."""
-    from ..files import read_bounded
-
-    try:
-        meta = json.loads(read_bounded(folder / "report.json", MAX_REPORT_BYTES, "report")).get("meta", {})
-    except (InputError, OSError, ValueError, AttributeError, RecursionError):  # a FIFO, /dev/zero: not read
-        return {}
-    return {str(k): v for k, v in meta.items() if isinstance(v, str | int | float | bool)} if isinstance(meta, dict) \
-        else {}
-
-
-def judge_batch(folder: Path, results: list[Any], model: str, *, api_base: str | None, prompts: Path | None,
+def judge_batch(folder: Path, results: list[RunResult], model: str, *, api_base: str | None, prompts: Path | None,
                 rejudge: bool, concurrency: int, rubric: str = "default") -> tuple[int, int]:
     """Judge a finished batch's transcripts in place; (judged, skipped)."""
     import asyncio
@@ -92,7 +79,8 @@ def report(
 
     from ..evaluation.batch_folder import is_batch_folder
     from ..evaluation.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
-    from ..evaluation.reports import load_runs
+    from ..evaluation.reports import previous_meta
+    from ..evaluation.run_results import load_runs
 
     for folder in folders:
         if not folder.is_dir() or not is_batch_folder(folder):

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..evaluation.batch import RunContext, RunSpec
-    from ..evaluation.reports import RunResult
+    from ..evaluation.batch_report import MetaValue
+    from ..evaluation.run_results import RunResult
 
 
 async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurrency: int,
@@ -139,7 +140,7 @@ def run(
 
     from ..evaluation.batch import RunContext
     from ..evaluation.batch_folder import check_resumable, claim
-    from ..evaluation.reports import load_runs
+    from ..evaluation.run_results import load_runs
     from ..llm.openai_compat import STRUCTURED_MODES
 
     console = Console(stderr=True) if sys.stderr.isatty() and not plain else None
@@ -210,10 +211,11 @@ def run(
         from ..evaluation.judging import say_error_runs_not_judged
 
         say_error_runs_not_judged(list(kept.values()))
-    meta = {"maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
-            **({"turns": turns} if turns else {}), **({"learner model": learner_model} if learner_model else {}),
-            "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
-            **({"judge": judge} if judge else {})}
+    meta: dict[str, MetaValue] = {
+        "maic": __version__, "scenarios": ", ".join(map(str, paths)), "runs planned": len(specs),
+        **({"turns": turns} if turns else {}), **({"learner model": learner_model} if learner_model else {}),
+        "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
+        **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
     batch_records(folder, kept, write=xapi, lrs=lrs)  # --xapi, --lrs

@@ -38,8 +38,7 @@ from .batch_learner import LearnerSetup, play_learner
 from .batch_lesson import LessonRunner
 from .expectations import Expectations, check_round
 from .metrics import RoundLog
-from .reports import CallStat, RunResult, save_run
-from .run_results import RunJudgement
+from .run_results import CallStat, RunJudgement, RunResult, save_run
 from .scenarios import Scenario, initial_store
 
 if TYPE_CHECKING:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from ..errors import InputError, MaicError
 from ..store.paths import write_atomic
-from .reports import runs_dir
+from .batch_report import MetaValue
+from .run_results import runs_dir
 
 MARKER = "maic-batch.json"
 
@@ -29,7 +29,7 @@ def check_resumable(folder: Path) -> None:
         raise InputError(f"--resume {folder}: no maic batch there (no {MARKER} or runs/ folder); nothing was changed")
 
 
-def claim(folder: Path, flag: str, meta: dict[str, Any]) -> None:
+def claim(folder: Path, flag: str, meta: dict[str, MetaValue]) -> None:
     """Make ``folder`` this batch's output (created if new); refused if it holds files that are not maic's."""
     try:
         if folder.exists() and not folder.is_dir():

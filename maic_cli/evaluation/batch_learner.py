@@ -28,7 +28,7 @@ from ..llm.spec import ModelSpec
 from ..store.learners import seat_learner
 from .expectations import check_round
 from .metrics import RoundLog
-from .reports import RunResult
+from .run_results import RunResult
 from .scenarios import Scenario, load_scenario
 from .tutoring import DEFAULT_K, TEACHER_ROLES, Utterance, outcome
 from .tutoring_tasks import TutoringTask, read_tasks, task_scenario

@@ -32,7 +32,7 @@ from ..lessons.quiz import AnswerNotUnderstood
 from .expectations import Expectations, check_round
 from .lesson_expect import LessonLog, check_lesson
 from .metrics import RoundLog
-from .reports import RunResult
+from .run_results import RunResult
 from .scenarios import LessonQuestion, LessonRun
 
 Round = Callable[[], Awaitable[RoundResult]]

@@ -5,7 +5,7 @@ the exit-code rule, and the summary printed at the end.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import InputError, MaicError
@@ -15,12 +15,13 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from .reports import RunResult
+    from .batch_report import BatchReport, MetaValue
+    from .run_results import RunResult
 
 
 def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
     """The runs of ``folders``, each folder and each run counted once, for a report in ``out``."""
-    from .reports import load_runs
+    from .run_results import load_runs
 
     seen: dict[Path, Path] = {}
     for folder in folders:
@@ -42,7 +43,7 @@ def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
     return results
 
 
-def merge_batches(folders: list[Path], out: Path) -> tuple[dict[str, Any], list[RunResult]]:
+def merge_batches(folders: list[Path], out: Path) -> tuple[BatchReport, list[RunResult]]:
     """The one merge path (``maic run --merge`` and ``maic report A B --out``): the runs of ``folders``
     into the reports of ``out``, a folder of its own; exit with :func:`batch_exit_code` of the runs."""
     from .batch_folder import claim
@@ -50,9 +51,24 @@ def merge_batches(folders: list[Path], out: Path) -> tuple[dict[str, Any], list[
     results = merge_results(folders, out)
     if not results:
         raise InputError(f"{', '.join(map(str, folders))}: no finished runs to report on")
-    meta = {"merged": ", ".join(map(str, folders)), "maic": __version__}
+    meta: dict[str, MetaValue] = {"merged": ", ".join(map(str, folders)), "maic": __version__,
+                                  **shared_meta(folders)}
     claim(out, "--out", meta)
     return save_reports(out, results, meta), results
+
+
+PER_BATCH = frozenset({"maic", "merged", "rebuilt by", "shard", "interrupted", "runs planned", "concurrency"})
+
+
+def shared_meta(folders: list[Path]) -> dict[str, MetaValue]:
+    """What the merged batches' reports all say alike about how they were run (scenarios, judge, turns …),
+    each report.json read through the report model: a bad field is one line naming it, before anything is
+    written."""
+    from .reports import previous_meta
+
+    first, *others = [previous_meta(folder) for folder in folders]
+    return {key: value for key, value in first.items() if key not in PER_BATCH
+            and all(key in meta and meta[key] == value and type(meta[key]) is type(value) for meta in others)}
 
 
 def batch_exit_code(results: list[RunResult]) -> int:
@@ -60,7 +76,7 @@ def batch_exit_code(results: list[RunResult]) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
-def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -> dict[str, Any]:
+def save_reports(folder: Path, results: list[RunResult], meta: dict[str, MetaValue]) -> BatchReport:
     from ..store.paths import write_atomic
     from .report_html import report_html  # imports matplotlib only when it draws
     from .reports import write_reports
@@ -73,7 +89,7 @@ def save_reports(folder: Path, results: list[RunResult], meta: dict[str, Any]) -
         raise MaicError(f"{folder}: cannot write the report: {exc.strerror or exc}") from None
 
 
-def summary_table(report: dict[str, Any], group: str = "by_scenario", name: str = "scenario") -> Table:
+def summary_table(report: BatchReport, group: str = "by_scenario", name: str = "scenario") -> Table:
     """The batch at a glance, one row per scenario (or per prompt set, model …: ``group``)."""
     from rich.table import Table
     from rich.text import Text
@@ -82,50 +98,52 @@ def summary_table(report: dict[str, Any], group: str = "by_scenario", name: str 
     for column in (name, "runs", "passed", "errors", "rounds", "agent turns", "cue-user", "ttft p50",
                    "turn p50", "cost"):
         table.add_column(column, justify="left" if column == name else "right")
-    for key, s in report[group].items():  # Text(key): a file's name is not Rich markup
-        table.add_row(Text(key), str(s["runs"]), str(s["passed"]), str(s["errors"]), str(s["rounds"]),
-                      str(s["agent_turns"]), "–" if s["cue_user_rate"] is None else f"{s['cue_user_rate']:.0%}",
-                      "–" if s["ttft_p50"] is None else f"{s['ttft_p50']:.2f}s",
-                      "–" if s["turn_latency_p50"] is None else f"{s['turn_latency_p50']:.2f}s",
-                      f"${s['total_cost']:.4f}")
+    for key, s in report.grouping(group).items():  # Text(key): a file's name is not Rich markup
+        table.add_row(Text(key), str(s.runs), str(s.passed), str(s.errors), str(s.rounds), str(s.agent_turns),
+                      "–" if s.cue_user_rate is None else f"{s.cue_user_rate:.0%}",
+                      "–" if s.ttft_p50 is None else f"{s.ttft_p50:.2f}s",
+                      "–" if s.turn_latency_p50 is None else f"{s.turn_latency_p50:.2f}s", f"${s.total_cost:.4f}")
     return table
 
 
-def judge_table(report: dict[str, Any], group: str = "by_model", name: str = "model") -> Table:
+def judge_table(report: BatchReport, group: str = "by_model", name: str = "model") -> Table | None:
     """The judge's scores at a glance (share of judged turns meeting each criterion), one row per model."""
     from rich.table import Table
     from rich.text import Text
 
-    labels = report["judge"]["criteria"]  # the rubric's (evaluation/report_judge.py); its rates, then its score
-    names = list(report["overall"]["judge"]["rates"])
+    if report.judge is None or report.overall.judge is None:
+        return None
+    labels = report.judge.criteria  # the rubric's (evaluation/report_judge.py); its rates, then its score
+    names = list(report.overall.judge.rates)
     table = Table(title="judged turns", box=None, pad_edge=False)
     for column in (name, "turns", "missing", *(labels.get(c, c) for c in names), "score", "judge cost"):
         table.add_column(column, justify="left" if column == name else "right")
-    for key, s in report[group].items():
-        judge = s["judge"]
-        rates = [judge["rates"][c]["value"] for c in names]
-        score = next(iter(judge["means"].values()))["value"]
-        table.add_row(Text(key), str(judge["turns_judged"]), str(judge["turns_missing"]),
+    for key, s in report.grouping(group).items():
+        if (judge := s.judge) is None:
+            continue
+        rates = [judge.rates[c].value if c in judge.rates else None for c in names]
+        score = next(iter(judge.means.values())).value if judge.means else None
+        table.add_row(Text(key), str(judge.turns_judged), str(judge.turns_missing),
                       *("–" if rate is None else f"{rate:.0%}" for rate in rates),
-                      "–" if score is None else f"{score:.2f}", f"${judge['usage']['cost']:.4f}")
+                      "–" if score is None else f"{score:.2f}", f"${judge.usage.cost:.4f}")
     return table
 
 
-def print_summary(report: dict[str, Any], console: Console) -> None:
+def print_summary(report: BatchReport, console: Console) -> None:
     from rich.text import Text
 
     console.print(summary_table(report))
-    if len(report["by_prompts"]) > 1:  # prompt sets compared: side by side
+    if len(report.by_prompts) > 1:  # prompt sets compared: side by side
         console.print(summary_table(report, "by_prompts", "prompt set"))
-    if report.get("judge"):
-        console.print(judge_table(report))
-    if report.get("tutoring"):
+    if (judged := judge_table(report)) is not None:
+        console.print(judged)
+    if report.tutoring:
         from .report_tutoring_html import tutoring_table
 
-        console.print(tutoring_table(report))
-    failing = [r for r in report["runs"] if not r["passed"]]
+        console.print(tutoring_table(report.tutoring))
+    failing = [r for r in report.runs if not r.passed]
     for run in failing[:20]:
-        problems = run["failures"] or [run["error"] or run["status"]]
-        console.print(Text.assemble(("✗ ", "red"), clean(f"{run['run_id']}: " + "; ".join(problems))))
+        problems = run.failures or [run.error or run.status]
+        console.print(Text.assemble(("✗ ", "red"), clean(f"{run.run_id}: " + "; ".join(problems))))
     if len(failing) > 20:
         console.print(f"… and {len(failing) - 20} more in report.md")

@@ -18,7 +18,7 @@ from ..untrusted import clean
 if TYPE_CHECKING:
     from ..engine.prompt_set import PromptSet
     from .batch import RunSpec
-    from .reports import RunResult
+    from .run_results import RunResult
 
 BUILTIN_LABEL = "builtin"
 

@@ -6,10 +6,9 @@ batch (the model when none does).  Groupings (by model, prompt set, policy) are
 charted when they hold two groups or more — the comparisons a batch was run for —
 else the one by model.
 
-Judge scores are found wherever a judge section sits in a group of the report
-(``JUDGE_PATHS``): any mapping inside it with a numeric ``value`` (or ``mean``) is a
-score, with ``low``/``high`` as its interval when present; the keys on the way name
-it.  A report without one has no judge chart.
+It reads the typed report (evaluation/batch_report.py): a group's judge scores are its
+``judge.rates`` and ``judge.means``, each with ``low``/``high`` as its interval when
+present.  A report without them has no judge chart.
 
 A chart draws at most :data:`MAX_SHOWN` rows, bars or stacked parts: the largest ones, then one
 "others" for the rest (a crafted batch with 40,000 speakers or models draws 13, not 40,000, and
@@ -22,10 +21,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean, one_line, redactor
+from .batch_report import BatchReport, GroupSummary, MeanEntry, Point, RateEntry, RunRow
 from .report_charts import Estimate
 
 GROUPINGS = (("by_model", "model"), ("by_prompts", "prompt set"), ("by_director", "director policy"))
@@ -98,14 +98,19 @@ def display_names(keys: Sequence[str]) -> dict[str, str]:
     return unique_labels({k: short_label(k) for k in keys}, {k: _cut(k) for k in keys})
 
 
-def varying_dimensions(runs: Sequence[Mapping[str, Any]]) -> list[str]:
-    varying = [d for d in DIMENSIONS if len({str(r.get(d, "")) for r in runs}) > 1]
+def _dimensions(run: RunRow | RunLike, clean_text: bool = False) -> dict[str, str]:
+    values = {d: str(getattr(run, d)) for d in DIMENSIONS}
+    return {d: safe_text(v) for d, v in values.items()} if clean_text else values
+
+
+def varying_dimensions(runs: Sequence[RunRow]) -> list[str]:
+    varying = [d for d in DIMENSIONS if len({getattr(r, d) for r in runs}) > 1]
     return varying or ["model"]
 
 
-def configuration(run: Mapping[str, Any], dimensions: Sequence[str]) -> tuple[str, ...]:
+def configuration(run: Mapping[str, str], dimensions: Sequence[str]) -> tuple[str, ...]:
     """A run's configuration: its full value in each varying dimension (labelled by :func:`config_labels`)."""
-    return tuple(str(run.get(d, "?")) for d in dimensions)
+    return tuple(run.get(d, "?") for d in dimensions)
 
 
 def config_labels(groups: Mapping[tuple[str, ...], V]) -> dict[str, V]:
@@ -160,26 +165,24 @@ def cap_counters(rows: Mapping[K, Counter[str]], what: str, row_what: str,
     return {key: top_parts(counter, parts, label) for key, counter in capped.items()}
 
 
-def speaker_counts(report: Mapping[str, Any]) -> dict[str, Counter[str]]:
+def speaker_counts(report: BatchReport) -> dict[str, Counter[str]]:
     """Agent turns by speaker, per configuration (from each run's speaker sequence); at most
     :data:`MAX_SHOWN` configurations and speakers, then "others"."""
-    runs = [r for r in report.get("runs", []) if isinstance(r, Mapping)]
-    dimensions = varying_dimensions(runs)
+    dimensions = varying_dimensions(report.runs)
     counts: dict[tuple[str, ...], Counter[str]] = {}
-    for run in runs:
-        counter = counts.setdefault(configuration(run, dimensions), Counter())
-        for sequence in run.get("speaker_sequence") or []:
-            counter.update(str(speaker) for speaker in sequence)
+    for run in report.runs:
+        counter = counts.setdefault(configuration(_dimensions(run), dimensions), Counter())
+        for sequence in run.speaker_sequence:
+            counter.update(sequence)
     return config_labels(cap_counters(counts, "speakers", "configurations", wrap=lambda label: (label,)))
 
 
-def turn_latencies(report: Mapping[str, Any], results: Sequence[RunLike]) -> dict[str, list[float]]:
+def turn_latencies(report: BatchReport, results: Sequence[RunLike]) -> dict[str, list[float]]:
     """Agent-turn latencies in seconds, per configuration (named as in :func:`speaker_counts`)."""
-    runs = [r for r in report.get("runs", []) if isinstance(r, Mapping)]
-    dimensions = varying_dimensions(runs)
+    dimensions = varying_dimensions(report.runs)
     samples: dict[tuple[str, ...], list[float]] = {}
     for result in results:
-        key = configuration({d: safe_text(getattr(result, d)) for d in DIMENSIONS}, dimensions)
+        key = configuration(_dimensions(result, clean_text=True), dimensions)
         values = [float(x) for r in result.rounds for x in r.turn_latencies if math.isfinite(x) and x >= 0]
         samples.setdefault(key, []).extend(values)
     kept = top_keys({key: len(values) for key, values in samples.items()})
@@ -190,83 +193,61 @@ def turn_latencies(report: Mapping[str, Any], results: Sequence[RunLike]) -> dic
     return {label: values for label, values in sorted(config_labels(capped).items()) if values}
 
 
-def compared_groupings(report: Mapping[str, Any]) -> list[tuple[str, dict[str, Mapping[str, Any]]]]:
+def compared_groupings(report: BatchReport) -> list[tuple[str, dict[str, GroupSummary]]]:
     """(what varies, {group: its summary}) for each grouping with two groups or more, else the one by model."""
-    found = [(name, _groups(report, key)) for key, name in GROUPINGS]
+    found = [(name, _groups(report.grouping(key))) for key, name in GROUPINGS]
     compared = [(name, groups) for name, groups in found if len(groups) > 1]
     return compared or [(name, groups) for name, groups in found[:1] if groups]
 
 
-def _groups(report: Mapping[str, Any], key: str) -> dict[str, Mapping[str, Any]]:
-    groups = report.get(key)
-    if not isinstance(groups, Mapping):
-        return {}
-    found = {str(k): v for k, v in groups.items() if isinstance(v, Mapping)}
-    runs = {k: float(v["runs"]) if isinstance(v.get("runs"), int) else 0.0 for k, v in found.items()}
-    kept = top_keys(runs)  # the groups with the most runs (a chart of 40,000 groups helps nobody)
+def _groups(groups: dict[str, GroupSummary]) -> dict[str, GroupSummary]:
+    kept = top_keys({k: float(v.runs) for k, v in groups.items()})  # a chart of 40,000 groups helps nobody
     names = display_names(kept)
-    return {names[k]: found[k] for k in kept}
+    return {names[k]: groups[k] for k in kept}
 
 
-def end_reason_panels(report: Mapping[str, Any]) -> list[tuple[str, dict[str, dict[str, int]]]]:
+def end_reason_panels(report: BatchReport) -> list[tuple[str, dict[str, dict[str, int]]]]:
     panels = []
     for name, groups in compared_groupings(report):
-        rows = {g: Counter(_counts(s.get("end_reasons"))) for g, s in groups.items()}
+        rows = {g: Counter({k: v for k, v in s.end_reasons.items() if v > 0}) for g, s in groups.items()}
         panels.append((f"Round end reasons by {name}",
                        {g: dict(c) for g, c in cap_counters(rows, "reasons", "groups", str).items()}))
     return panels
 
 
-def _counts(value: object) -> dict[str, int]:
-    if not isinstance(value, Mapping):
-        return {}
-    return {str(k): int(v) for k, v in value.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
-
-
-def estimate(entry: object) -> Estimate | None:
+def estimate(entry: RateEntry | MeanEntry | Point | None) -> Estimate | None:
     """A rate or mean of the report (``value``/``low``/``high``), if it has a value."""
-    if not isinstance(entry, Mapping):
+    if entry is None or entry.value is None:
         return None
-    value, low, high = (_number(entry.get(key)) for key in ("value", "low", "high"))
-    if value is None:
-        return None
-    return Estimate(value, low if low is not None and low <= value else None,
-                    high if high is not None and high >= value else None)
+    value, low, high = float(entry.value), entry.low, entry.high
+    return Estimate(value, float(low) if low is not None and low <= value else None,
+                    float(high) if high is not None and high >= value else None)
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
-
-
-def routing_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str],
+def routing_metrics(groups: Mapping[str, GroupSummary], labels: Mapping[str, str],
                     kind: str) -> dict[str, dict[str, Estimate]]:
     """{metric label: {group: Estimate}} for the intervals of ``kind`` (rates or means)."""
     metrics: dict[str, dict[str, Estimate]] = {}
     for metric, label in labels.items():
         for group, summary in groups.items():
-            found = estimate(((summary.get("intervals") or {}).get(kind) or {}).get(metric))
+            entries: Mapping[str, RateEntry | MeanEntry] = {}
+            if summary.intervals is not None:
+                entries = summary.intervals.rates if kind == "rates" else summary.intervals.means
+            found = estimate(entries.get(metric))
             if found is not None:
                 metrics.setdefault(label, {})[group] = found
     return metrics
 
 
-def judge_labels(report: Mapping[str, Any]) -> dict[str, str]:
+def judge_labels(report: BatchReport) -> dict[str, str]:
     """The judge's names for its scores (report.json's top-level judge ``criteria`` and ``labels``), by score."""
-    overview = report.get("judge")
-    if not isinstance(overview, Mapping):
+    if report.judge is None:
         return {}
-    labels: dict[str, str] = {}
-    for key in ("criteria", "labels"):
-        names = overview.get(key)
-        if isinstance(names, Mapping):
-            labels.update({str(k).removeprefix("judge_"): safe_text(v).removeprefix("judge: ")
-                           for k, v in names.items() if isinstance(v, str)})
-    return labels
+    names = {**report.judge.criteria, **report.judge.labels}
+    return {k.removeprefix("judge_"): safe_text(v).removeprefix("judge: ") for k, v in names.items()}
 
 
-def judge_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str] | None = None
+def judge_metrics(groups: Mapping[str, GroupSummary], labels: Mapping[str, str] | None = None
                   ) -> tuple[dict[str, dict[str, Estimate]], dict[str, dict[str, Estimate]]]:
     """({rate label: {group: Estimate}}, {mean label: {group: Estimate}}) of the groups' judge sections
     (evaluation/report_judge.py: ``judge.rates`` are shares of turns meeting a criterion (given its good label, under
@@ -274,12 +255,12 @@ def judge_metrics(groups: Mapping[str, Mapping[str, Any]], labels: Mapping[str, 
     rates: dict[str, dict[str, Estimate]] = {}
     means: dict[str, dict[str, Estimate]] = {}
     for group, summary in groups.items():
-        section = summary.get("judge")
-        if not isinstance(section, Mapping):
+        if summary.judge is None:
             continue
-        for kind, into in (("rates", rates), ("means", means)):
-            scores = section.get(kind)
-            for name, entry in (scores.items() if isinstance(scores, Mapping) else ()):
+        scored: tuple[tuple[Mapping[str, RateEntry | MeanEntry], dict[str, dict[str, Estimate]]], ...] = (
+            (summary.judge.rates, rates), (summary.judge.means, means))
+        for scores, into in scored:
+            for name, entry in scores.items():
                 score = estimate(entry)
                 if score is not None:
                     key = safe_text(name)

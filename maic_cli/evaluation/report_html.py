@@ -12,12 +12,12 @@ saying so instead of an empty chart.  Without matplotlib the page keeps its tabl
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean
 from . import report_data as data
+from .batch_report import BatchReport, ComparedMetric, GroupSummary, Intervals, MeanEntry, Point, RateEntry
 from .report_charts import MAX_DOTS, REASON_COLORS, box_chart, interval_chart, stacked_bars_chart
 from .report_tutoring_html import tutoring_html
 
@@ -56,7 +56,7 @@ def _num(value: object, digits: int = 2) -> str:
     return f"{value:.{digits}f}" if isinstance(value, int | float) and not isinstance(value, bool) else "–"
 
 
-def _rate(entry: object) -> str:
+def _rate(entry: RateEntry | None) -> str:
     """``62% [41–79%]`` (the interval when the report has one)."""
     found = data.estimate(entry)
     if found is None:
@@ -73,7 +73,7 @@ def _amount(value: float) -> str:
     return f"{value:,.0f}" if size >= 100 else f"{value:.2f}" if size >= 1 or size == 0 else f"{value:.3f}"
 
 
-def _mean(entry: object) -> str:
+def _mean(entry: MeanEntry | Point | None) -> str:
     found = data.estimate(entry)
     if found is None:
         return "–"
@@ -87,33 +87,30 @@ SUMMARY_COLUMNS = ("runs", "passed", "errors", "rounds", "agent turns", "turns p
                    "repeated speaker", "turn p50 / p95 s", "tokens", "cost")
 
 
-def summary_row(name: str, s: Mapping[str, Any]) -> str:
-    rates = (s.get("intervals") or {}).get("rates") or {}
-    means = (s.get("intervals") or {}).get("means") or {}
-    tokens = sum(int(t.get("prompt", 0) + t.get("completion", 0)) for t in (s.get("tokens") or {}).values())
-    cells = [_e(s.get("runs", 0)), _e(s.get("passed", 0)), _e(s.get("errors", 0)), _e(s.get("rounds", 0)),
-             _e(s.get("agent_turns", 0)), _mean(means.get("agent_turns_per_round")),
-             _rate(rates.get("cue_user_rate")), _rate(rates.get("repeated_speaker_rate")),
-             f"{_num(s.get('turn_latency_p50'))} / {_num(s.get('turn_latency_p95'))}", _e(tokens),
-             f"${_num(s.get('total_cost'), 4)}"]
+def summary_row(name: str, s: GroupSummary) -> str:
+    intervals = s.intervals or Intervals()
+    cells = [_e(s.runs), _e(s.passed), _e(s.errors), _e(s.rounds), _e(s.agent_turns),
+             _mean(intervals.means.get("agent_turns_per_round")), _rate(intervals.rates.get("cue_user_rate")),
+             _rate(intervals.rates.get("repeated_speaker_rate")),
+             f"{_num(s.turn_latency_p50)} / {_num(s.turn_latency_p95)}", _e(s.total_tokens),
+             f"${_num(s.total_cost, 4)}"]
     return f"<tr><td>{_breakable(name)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
-def summary_tables(report: Mapping[str, Any]) -> str:
+def summary_tables(report: BatchReport) -> str:
     parts = []
     for key, title in SUMMARY_GROUPS:
-        groups = report.get(key)
-        if not isinstance(groups, Mapping) or not groups or (key != "by_model" and len(groups) < 2
-                                                              and key != "by_scenario"):
+        groups = report.grouping(key)
+        if not groups or (key != "by_model" and len(groups) < 2 and key != "by_scenario"):
             continue
         head = "".join(f"<th>{c}</th>" for c in ("name", *SUMMARY_COLUMNS))
-        rows = "".join(summary_row(str(k), v) for k, v in groups.items() if isinstance(v, Mapping))
+        rows = "".join(summary_row(k, v) for k, v in groups.items())
         parts.append(f'<h3>{title}</h3><div class="scroll"><table class="summary"><thead><tr>{head}</tr>'
                      f"</thead><tbody>{rows}</tbody></table></div>")
     return "".join(parts)
 
 
-def charts(report: Mapping[str, Any], results: Sequence[data.RunLike]) -> list[tuple[str, str | None, str]]:
+def charts(report: BatchReport, results: Sequence[data.RunLike]) -> list[tuple[str, str | None, str]]:
     """(name, svg or None, caption or what is missing) of every chart the page shows."""
     found: list[tuple[str, str | None, str]] = []
 
@@ -145,7 +142,7 @@ def charts(report: Mapping[str, Any], results: Sequence[data.RunLike]) -> list[t
     return found
 
 
-def charts_html(report: Mapping[str, Any], results: Sequence[data.RunLike]) -> str:
+def charts_html(report: BatchReport, results: Sequence[data.RunLike]) -> str:
     try:
         drawn = charts(report, results)
     except ImportError:
@@ -160,13 +157,12 @@ def charts_html(report: Mapping[str, Any], results: Sequence[data.RunLike]) -> s
     return '<div class="charts">' + "".join(parts) + "</div>"
 
 
-def comparisons_html(report: Mapping[str, Any]) -> str:
+def comparisons_html(report: BatchReport) -> str:
     parts = []
-    titles = dict(data.GROUPINGS)
-    for key, pairs in (report.get("comparisons") or {}).items():
-        for pair in pairs if isinstance(pairs, list) else []:
-            rows = "".join(_comparison_row(m) for m in pair.get("metrics", []) if isinstance(m, Mapping))
-            parts.append(f"<h3>{_e(titles.get(key, key))}: {_e(pair.get('a'))} vs {_e(pair.get('b'))}</h3>"
+    for key, title in data.GROUPINGS:
+        for pair in getattr(report.comparisons, key):
+            rows = "".join(_comparison_row(m) for m in pair.metrics)
+            parts.append(f"<h3>{_e(title)}: {_e(pair.a)} vs {_e(pair.b)}</h3>"
                          '<div class="scroll"><table class="comparison"><thead><tr><th>metric</th><th>first</th>'
                          "<th>second</th><th>difference [95%]</th><th>verdict</th></tr></thead>"
                          f"<tbody>{rows}</tbody></table></div>")
@@ -176,26 +172,25 @@ def comparisons_html(report: Mapping[str, Any]) -> str:
             "the noise when its 95% interval leaves out zero.</p>" + "".join(parts))
 
 
-def _comparison_row(m: Mapping[str, Any]) -> str:
-    verdict = str(m.get("verdict", ""))
-    css = ' class="noise"' if verdict == "larger than the noise" else ""
-    difference = _mean({"value": m.get("difference"), "low": m.get("low"), "high": m.get("high")})
-    first, second = (_mean({"value": m.get(k)}) for k in ("a", "b"))
-    return (f"<tr><td>{_e(str(m.get('metric', '')).replace('_', ' '))}</td><td>{first}</td>"
-            f"<td>{second}</td><td>{difference}</td><td{css}>{_e(verdict)}</td></tr>")
+def _comparison_row(m: ComparedMetric) -> str:
+    css = ' class="noise"' if m.verdict == "larger than the noise" else ""
+    difference = _mean(Point(value=m.difference, low=m.low, high=m.high))
+    first, second = _mean(Point(value=m.a)), _mean(Point(value=m.b))
+    return (f"<tr><td>{_e(m.metric.replace('_', ' '))}</td><td>{first}</td>"
+            f"<td>{second}</td><td>{difference}</td><td{css}>{_e(m.verdict)}</td></tr>")
 
 
-def runs_html(report: Mapping[str, Any]) -> str:
-    runs = [r for r in report.get("runs", []) if isinstance(r, Mapping)]
+def runs_html(report: BatchReport) -> str:
+    runs = report.runs
     rows = []
     for run in runs:
-        speakers = " / ".join(" → ".join(map(str, seq)) or "–" for seq in run.get("speaker_sequence") or []) or "–"
-        status = _e(run.get("status", "")) + ("" if run.get("passed") else ' <span class="fail">✗</span>')
-        problems = "; ".join(map(str, run.get("failures") or [])) or str(run.get("error") or "")
-        rows.append(f"<tr><td>{_e(run.get('run_id', ''))}</td><td>{status}</td><td>{_e(speakers)}</td>"
-                    f"<td>{_e(', '.join(map(str, run.get('end_reasons') or [])) or '–')}</td>"
-                    f"<td>{_num(run.get('duration'))}</td><td>{_e(problems)}</td></tr>")
-    failing = sum(1 for r in runs if not r.get("passed"))
+        speakers = " / ".join(" → ".join(seq) or "–" for seq in run.speaker_sequence) or "–"
+        status = _e(run.status) + ("" if run.passed else ' <span class="fail">✗</span>')
+        problems = "; ".join(run.failures) or (run.error or "")
+        rows.append(f"<tr><td>{_e(run.run_id)}</td><td>{status}</td><td>{_e(speakers)}</td>"
+                    f"<td>{_e(', '.join(run.end_reasons) or '–')}</td>"
+                    f"<td>{_num(run.duration)}</td><td>{_e(problems)}</td></tr>")
+    failing = sum(1 for r in runs if not r.passed)
     opened = " open" if failing and len(runs) <= OPEN_RUNS else ""
     return (f"<details{opened}><summary>{len(runs)} runs ({failing} not passed)</summary>"
             '<div class="scroll"><table class="runs"><thead><tr><th>run</th><th>status</th><th>speakers per round</th>'
@@ -203,11 +198,10 @@ def runs_html(report: Mapping[str, Any]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div></details>")
 
 
-def report_html(report: Mapping[str, Any], results: Sequence[data.RunLike] = ()) -> str:
+def report_html(report: BatchReport, results: Sequence[data.RunLike] = ()) -> str:
     """The whole page (a ``<!doctype html>`` document) for a report built by evaluation/reports.py."""
-    meta = report.get("meta") or {}
-    meta_html = "".join(f"<span>{_e(k)}: {_e(v)}</span>" for k, v in meta.items())
-    methods = report.get("statistics") or {}
+    meta_html = "".join(f"<span>{_e(k)}: {_e(v)}</span>" for k, v in report.meta.items())
+    methods = report.statistics.model_dump()
     method_html = "; ".join(f"{_e(k).replace('_', ' ')}: {_e(v)}" for k, v in methods.items())
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'

@@ -31,9 +31,20 @@ from typing import Any
 
 from ..untrusted import one_line
 from . import report_stats
-from .judge import CRITERIA, CRITERIA_LABELS, TurnVerdict
+from .batch_report import (
+    BatchReport,
+    Comparison,
+    CriterionLabels,
+    GroupJudge,
+    JudgeOverview,
+    JudgeUsage,
+    MeanEntry,
+    RateEntry,
+    RunJudge,
+)
+from .judge import CRITERIA, CRITERIA_LABELS, RoundVerdict, TurnVerdict
 from .judge_rubrics import DEFAULT, RUBRICS, Rubric
-from .run_results import CallStat, RunResult
+from .run_results import CallStat, RunJudgement, RunResult
 
 SCALE = ("yes/no per criterion for each agent turn, and yes/no per round for whether the learner's message "
          "was answered; each with a one-line reason; one judge call per round")
@@ -171,13 +182,13 @@ def distribution(results: list[RunResult], rubric: Rubric) -> dict[str, dict[str
             for c in rubric.criteria}
 
 
-def usage(calls: list[CallStat]) -> dict[str, Any]:
-    return {"calls": len(calls), "prompt": sum(c.prompt_tokens for c in calls),
-            "completion": sum(c.completion_tokens for c in calls), "cached": sum(c.cached_tokens for c in calls),
-            "cost": round(sum(c.cost for c in calls), 6), "errors": sum(1 for c in calls if c.error_kind)}
+def usage(calls: list[CallStat]) -> JudgeUsage:
+    return JudgeUsage(calls=len(calls), prompt=sum(c.prompt_tokens for c in calls),
+                      completion=sum(c.completion_tokens for c in calls), cached=sum(c.cached_tokens for c in calls),
+                      cost=round(sum(c.cost for c in calls), 6), errors=sum(1 for c in calls if c.error_kind))
 
 
-def summary(results: list[RunResult], rubric: Rubric | None = None) -> dict[str, Any]:
+def summary(results: list[RunResult], rubric: Rubric | None = None) -> GroupJudge:
     """A group's judge scores: counts, each rate and mean with its 95% interval, and the judge's usage
     (``rubric``: the batch's, :func:`rubric_of` its runs when not given)."""
     rubric = rubric or rubric_of(results)
@@ -185,59 +196,63 @@ def summary(results: list[RunResult], rubric: Rubric | None = None) -> dict[str,
     enough = len(judged_runs) >= report_stats.MIN_RUNS
     turns_missing, rounds_missing = _missing(judged_runs, rubric)
     verdicts = [v for r in judged_runs if r.judge for v in r.judge.rounds]
-    block = {
-        "runs_judged": len(judged_runs), "runs_not_judged": len(results) - len(judged_runs),
-        "turns_judged": len(_turns(judged_runs, rubric)), "turns_missing": turns_missing,
-        "rounds_judged": _rounds_judged(judged_runs, rubric), "rounds_missing": rounds_missing,
-        "repaired_replies": sum(v.repaired for v in verdicts),
-        "run_errors": sum(1 for r in judged_runs if r.judge and r.judge.error),
-        "rates": {name.removeprefix("judge_"): report_stats.rate_entry(*count(judged_runs), enough)
-                  for name, count in rates(rubric).items()},
-        "means": {name.removeprefix("judge_"): report_stats.mean_entry(
-            [v for v in map(per_run, judged_runs) if v is not None]) for name, per_run in means(rubric).items()},
-        "usage": usage([c for r in judged_runs if r.judge for c in r.judge.calls]),
-    }
+    block = GroupJudge(
+        runs_judged=len(judged_runs), runs_not_judged=len(results) - len(judged_runs),
+        turns_judged=len(_turns(judged_runs, rubric)), turns_missing=turns_missing,
+        rounds_judged=_rounds_judged(judged_runs, rubric), rounds_missing=rounds_missing,
+        repaired_replies=sum(v.repaired for v in verdicts),
+        run_errors=sum(1 for r in judged_runs if r.judge and r.judge.error),
+        rates={name.removeprefix("judge_"): RateEntry.model_validate(report_stats.rate_entry(*count(judged_runs),
+                                                                                             enough))
+               for name, count in rates(rubric).items()},
+        means={name.removeprefix("judge_"): MeanEntry.model_validate(report_stats.mean_entry(
+            [v for v in map(per_run, judged_runs) if v is not None])) for name, per_run in means(rubric).items()},
+        usage=usage([c for r in judged_runs if r.judge for c in r.judge.calls]))
     if not rubric.boolean:
-        block["labels"] = distribution(judged_runs, rubric)
+        block.labels = distribution(judged_runs, rubric)
     return block
 
 
-def run_entry(result: RunResult) -> dict[str, Any] | None:
+def run_entry(result: RunResult) -> RunJudge | None:
     """One run's judge: who judged with which rubric, its scores, and every round's verdict."""
     if result.judge is None:
         return None
     judge = result.judge
-    named = {} if judge.rubric == DEFAULT.name else {"rubric": judge.rubric}
-    return {"model": judge.model, **named, "rubric_version": judge.rubric_version,
-            "rubric_fingerprint": judge.rubric_fingerprint, "error": judge.error,
-            "summary": summary([result], RUBRICS[judge.rubric]), "rounds": [v.model_dump() for v in judge.rounds]}
+    entry = RunJudge(model=judge.model, rubric_version=judge.rubric_version,
+                     rubric_fingerprint=judge.rubric_fingerprint, error=judge.error,
+                     summary=summary([result], RUBRICS[judge.rubric]),
+                     rounds=[RoundVerdict.model_validate(v.model_dump()) for v in judge.rounds])
+    if judge.rubric != DEFAULT.name:
+        entry.rubric = judge.rubric
+    return entry
 
 
-def overview(results: list[RunResult]) -> dict[str, Any] | None:
+def overview(results: list[RunResult]) -> JudgeOverview | None:
     """The report's top-level ``judge``: ``None`` when no run was judged."""
     judges = [r.judge for r in results if r.judge is not None]
     if not judges:
         return None
 
-    def distinct(pick: Callable[[Any], str]) -> list[str]:
+    def distinct(pick: Callable[[RunJudgement], str]) -> list[str]:
         return sorted({pick(j) for j in judges})
 
     rubric = rubric_of(results)
     if rubric.boolean:  # yes/no criteria; the rubrics named only when some run was judged on another
-        named: dict[str, Any] = {"rubrics": distinct(lambda j: j.rubric)} if any(j.rubric != rubric.name
-                                                                                for j in judges) else {}
+        named: dict[str, object] = {"rubrics": distinct(lambda j: j.rubric)} if any(j.rubric != rubric.name
+                                                                                   for j in judges) else {}
         criteria, labels = dict(CRITERIA_LABELS), DEFAULT_LABELS
     else:  # the rubric, each criterion's labels and good one; the labels of this rubric's metrics only
         named = {"rubric": rubric.name, "rubrics": distinct(lambda j: j.rubric),
-                 "criterion_labels": {c.name: {"labels": list(c.labels), "good": c.good} for c in rubric.criteria}}
+                 "criterion_labels": {c.name: CriterionLabels(labels=list(c.labels), good=c.good)
+                                      for c in rubric.criteria}}
         criteria = {c.name: f"{c.label} ({c.good})" for c in rubric.criteria}  # the rate is of the good label
         labels = {name: LABELS[name] for name in compared(rubric)}
-    return {"models": distinct(lambda j: j.model), **named, "rubric_versions": distinct(lambda j: j.rubric_version),
-            "rubric_fingerprints": distinct(lambda j: j.rubric_fingerprint),
-            "rubric_sources": distinct(lambda j: j.rubric_source),
-            "criteria": criteria, "scale": SCALES[rubric.name], "labels": labels,
-            "runs_judged": len(judges), "runs_not_judged": len(results) - len(judges),
-            "usage": usage([c for j in judges for c in j.calls])}
+    return JudgeOverview.model_validate({
+        "models": distinct(lambda j: j.model), **named, "rubric_versions": distinct(lambda j: j.rubric_version),
+        "rubric_fingerprints": distinct(lambda j: j.rubric_fingerprint),
+        "rubric_sources": distinct(lambda j: j.rubric_source), "criteria": criteria, "scale": SCALES[rubric.name],
+        "labels": labels, "runs_judged": len(judges), "runs_not_judged": len(results) - len(judges),
+        "usage": usage([c for j in judges for c in j.calls])})
 
 
 def _per_run_counts(results: list[RunResult], count: report_stats.RateCount) -> list[tuple[int, int]]:
@@ -245,7 +260,7 @@ def _per_run_counts(results: list[RunResult], count: report_stats.RateCount) -> 
     return [pair for pair in (count([r]) for r in results) if pair[1]]
 
 
-def _resampled_rates(counts: list[tuple[int, int]], rng: Any) -> Any:
+def _resampled_rates(counts: list[tuple[int, int]], rng: Any) -> Any:  # numpy's Generator and array
     """The pooled rate of each resample of the runs (the runs drawn with replacement, their turns with them)."""
     import numpy as np
 
@@ -273,57 +288,58 @@ def cluster_rate_difference(count: report_stats.RateCount, first: list[RunResult
     return cluster_difference(_per_run_counts(first, count), _per_run_counts(second, count)), "cluster bootstrap"
 
 
-def comparisons(groups: dict[str, list[RunResult]]) -> list[dict[str, Any]]:
+def comparisons(groups: dict[str, list[RunResult]]) -> list[Comparison]:
     """Every pair of groups on the judge's scores; rates compared by a cluster bootstrap over runs."""
     rubric = rubric_of([r for group in groups.values() for r in group])
-    return report_stats.comparisons(groups, compared(rubric), rates=rates(rubric), means=means(rubric),
-                                    rate_difference=cluster_rate_difference)
+    return [Comparison.model_validate(pair) for pair in report_stats.comparisons(
+        groups, compared(rubric), rates=rates(rubric), means=means(rubric), rate_difference=cluster_rate_difference)]
 
 
 # -- Markdown -----------------------------------------------------------------------------------
-def _scores_row(name: str, block: dict[str, Any], rubric: Rubric = DEFAULT) -> str:
-    cells = [report_stats.with_interval(block["rates"][c.removeprefix("judge_")]) for c in rates(rubric)]
-    cells += [report_stats.with_interval(block["means"][c.removeprefix("judge_")]) for c in means(rubric)]
-    used = block["usage"]
-    return (f"| {report_stats.cell(name)} | {block['runs_judged']} | {block['turns_judged']} | "
-            f"{block['turns_missing']} | {block['rounds_missing']} | " + " | ".join(cells) +
-            f" | {used['calls']} | {used['prompt'] + used['completion']} | {used['cost']:.4f} |")
+def _scores_row(name: str, block: GroupJudge, rubric: Rubric = DEFAULT) -> str:
+    cells = [report_stats.with_interval(block.rates[c.removeprefix("judge_")].model_dump()) for c in rates(rubric)]
+    cells += [report_stats.with_interval(block.means[c.removeprefix("judge_")].model_dump()) for c in means(rubric)]
+    used = block.usage
+    return (f"| {report_stats.cell(name)} | {block.runs_judged} | {block.turns_judged} | "
+            f"{block.turns_missing} | {block.rounds_missing} | " + " | ".join(cells) +
+            f" | {used.calls} | {used.prompt + used.completion} | {used.cost:.4f} |")
 
 
-def _scores_table(title: str, groups: dict[str, dict[str, Any]], rubric: Rubric = DEFAULT) -> list[str]:
+def _scores_table(title: str, groups: dict[str, GroupJudge | None], rubric: Rubric = DEFAULT) -> list[str]:
     head = ["name", "runs judged", "turns judged", "turns missing", "rounds missing",
             *(LABELS[c].removeprefix("judge: ") for c in compared(rubric)), "judge calls", "judge tokens",
             "judge cost"]
     lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += [_scores_row(name, block["judge"], rubric) for name, block in groups.items() if "judge" in block]
+    lines += [_scores_row(name, block, rubric) for name, block in groups.items() if block is not None]
     return [*lines, ""]
 
 
-def _labels_table(block: dict[str, Any], rubric: Rubric) -> list[str]:
+def _labels_table(block: GroupJudge, rubric: Rubric) -> list[str]:
     """Each criterion's labels over all judged turns (the rubric's three-level criteria)."""
     lines = ["### Labels (all runs)", "", "| criterion | " + " | ".join(("label: turns",) * 3) + " |",
              "|---|---|---|---|"]
     for c in rubric.criteria:
-        counts = block.get("labels", {}).get(c.name, {})
+        counts = (block.labels or {}).get(c.name, {})
         lines.append(f"| {c.label} (good: {c.good}) | " +
                      " | ".join(f"{label}: {counts.get(label, 0)}" for label in c.labels) + " |")
     return [*lines, ""]
 
 
-def markdown(report: dict[str, Any], groupings: tuple[tuple[str, str], ...]) -> list[str]:
+def markdown(report: BatchReport, groupings: tuple[tuple[str, str], ...]) -> list[str]:
     """The report.md section on judged turns (nothing when no run was judged)."""
-    judge = report.get("judge")
+    judge = report.judge
     if not judge:
         return []
-    def names(key: str) -> str:
-        return one_line(", ".join(judge[key]))
 
-    rubric = RUBRICS.get(str(judge.get("rubric", DEFAULT.name)), DEFAULT)
+    def names(found: list[str]) -> str:
+        return one_line(", ".join(found))
+
+    rubric = RUBRICS.get(judge.rubric or DEFAULT.name, DEFAULT)
     shares = "" if rubric.boolean else "Each rate is the share of judged turns given the criterion's good label. "
     lines = ["## Judged turns", "",
-             f"Judge: {names('models')}; rubric {'' if rubric.boolean else rubric.name + ' '}"
-             f"{names('rubric_versions')} "
-             f"(fingerprint {names('rubric_fingerprints')}; {names('rubric_sources')}). "
+             f"Judge: {names(judge.models)}; rubric {'' if rubric.boolean else rubric.name + ' '}"
+             f"{names(judge.rubric_versions)} "
+             f"(fingerprint {names(judge.rubric_fingerprints)}; {names(judge.rubric_sources)}). "
              f"Scale: {SCALES[rubric.name]}. {shares}Rates are of judged turns "
              "(answered: of judged rounds with a learner message), "
              "with a 95% Wilson interval (turns of one run are correlated, so these intervals are narrow); "
@@ -331,16 +347,17 @@ def markdown(report: dict[str, Any], groupings: tuple[tuple[str, str], ...]) -> 
              "turns); the turn score is a mean over runs with a bootstrap interval. "
              "Missing verdicts (unusable replies) are counted, not scored. Judge calls are priced here, "
              "not in the class's tokens and cost.", ""]
-    if len(judge["models"]) > 1 or len(judge["rubric_fingerprints"]) > 1 or len(judge.get("rubrics", [])) > 1:
+    if len(judge.models) > 1 or len(judge.rubric_fingerprints) > 1 or len(judge.rubrics or []) > 1:
         lines += ["**Warning:** runs were judged by different judges or rubrics; their scores are not comparable.",
                   ""]
-    lines += _scores_table("Overall", {"all runs": report["overall"]}, rubric)
-    if not rubric.boolean and "judge" in report["overall"]:
-        lines += _labels_table(report["overall"]["judge"], rubric)
+    lines += _scores_table("Overall", {"all runs": report.overall.judge}, rubric)
+    if not rubric.boolean and report.overall.judge is not None:
+        lines += _labels_table(report.overall.judge, rubric)
     for key, title in groupings:
-        if len(report.get(key, {})) > 1:
-            lines += _scores_table(title, report[key], rubric)
-    runs = {r["run_id"]: {"judge": r["judge"]["summary"]} for r in report["runs"]
-            if r.get("judge") and r["judge"].get("rubric", DEFAULT.name) == rubric.name}
-    lines += _scores_table("Per run", runs, rubric)
+        if len(report.grouping(key)) > 1:
+            lines += _scores_table(title, {name: group.judge for name, group in report.grouping(key).items()},
+                                   rubric)
+    runs = {r.run_id: r.judge.summary for r in report.runs
+            if r.judge is not None and (r.judge.rubric or DEFAULT.name) == rubric.name}
+    lines += _scores_table("Per run", dict(runs), rubric)
     return lines
