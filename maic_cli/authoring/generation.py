@@ -8,12 +8,12 @@ on those ids), which knows the outline, its place (the first slide greets, the l
 up) and how the lecture before it ended → per quiz scene its questions, each with a
 one-sentence explanation → per discussion scene its topic, prompt and initiator.
 
-Each call carries the step's JSON schema (``generation_schemas``); the reply is read
+Each call carries the step's JSON schema (authoring/schemas.py); the reply is read
 like any model reply (the JSON found in it, else repaired by json-repair), checked
 against the step's reply model and then against the lesson models themselves.  A reply
 that still cannot be used is asked for again (``retries`` times) with the problem told
 to the model; after that the step fails with :class:`GenerationError`, one line naming
-it.  Safe fix-ups are made and counted (``generation_fixes``).  Pure and async: no files,
+it.  Safe fix-ups are made and counted (authoring/fixes.py).  Pure and async: no files,
 no terminal; progress goes to a callback.
 """
 

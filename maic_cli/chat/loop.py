@@ -10,7 +10,7 @@ that fails (unwritable folder, full disk) is said once; the class stays in
 memory, the next turn tries again, and the file keeps its last good version.
 A transcript that cannot be written is said once and recording stops; the
 class goes on.  A lesson (``--lesson``, ``/lesson FILE`` or a resumed session that
-holds one) is played by :class:`~.chat_lesson.LessonChat`, which takes the lines
+holds one) is played by :class:`~.lesson.LessonChat` (chat/lesson.py), which takes the lines
 that are its own (Enter, lesson commands, quiz answers).
 """
 

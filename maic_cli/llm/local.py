@@ -39,7 +39,7 @@ CACHE_BYTES = 512 << 20
 PROPERTY_ORDER = ("next_agent", "type", "id", "name", "language", "content", "params")
 SPEECH_MARK = "x-maic-speech"  # = engine.schemas.SPEECH_MARK (the llm layer does not import the engine)
 SPEECH_PLACEHOLDER = "maic-speech-placeholder"
-# = engine.generation_schemas LINE_MARK, PROSE_MARK, WORD_MARK: at most N characters (``"x-maic-line": N``) of a line
+# = authoring.schemas LINE_MARK, PROSE_MARK, WORD_MARK: at most N characters (``"x-maic-line": N``) of a line
 # (speech characters, starting with a letter), of prose (a line that ends a sentence) or a lowercase word.
 BOUNDED_MARKS = {"x-maic-line": "line", "x-maic-prose": "prose", "x-maic-word": "word"}
 _BOUNDED = re.compile(r'"\\"maic-(line|prose|word)-(\d+)-placeholder\\""')
