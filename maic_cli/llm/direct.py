@@ -29,6 +29,7 @@ from .spec import OPENAI_COMPATIBLE
 _STATUS_KINDS: dict[int, ErrorKind] = {401: "auth", 403: "auth", 404: "not_found", 408: "timeout",
                                        429: "rate_limit", 400: "bad_request", 413: "context_window",
                                        422: "bad_request"}
+MAX_LINE_BYTES = 2**17  # one line of the event stream (aiohttp's own line reader stops at the same)
 _PASSED_EXTRA = ("seed", "top_p")  # the extra options an OpenAI-compatible server takes as they are
 
 
@@ -110,23 +111,35 @@ class DirectClient:
                                                 headers=self._headers()) as response:
                 if response.status != 200:
                     raise _status_error(response.status, (await response.text())[:300], self.model)
-                finished = False
-                async for raw in response.content:
-                    line = raw.strip()
+                async for line in _lines(response.content):
                     if not line.startswith(b"data:"):
                         continue
                     data = line[5:].strip()
                     if data == b"[DONE]":
-                        finished = True
-                        break
+                        return
                     chunk = json.loads(data)
                     choices = chunk.get("choices") or []
                     delta = (choices[0].get("delta") or {}).get("content") or "" if choices else ""
                     yield delta, chunk.get("usage")
-                if not finished:
-                    raise ConnectionResetError("the stream ended before [DONE]")
+                raise ConnectionResetError("the stream ended before [DONE]")
         except aiohttp.ClientError as exc:  # a refused call or a dropped stream: to_llm_error tells them apart
             raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
+
+
+async def _lines(content: Any) -> AsyncIterator[bytes]:
+    """The stripped lines of an event stream, split here from whatever bytes have arrived: one await per
+    network read, not one per line (aiohttp's line reader costs a coroutine and a buffer scan each).
+    A line longer than :data:`MAX_LINE_BYTES` is refused, as aiohttp's reader refuses it."""
+    pending = b""
+    async for received in content.iter_any():
+        *lines, pending = (pending + received).split(b"\n")
+        for line in [*lines, pending]:
+            if len(line) > MAX_LINE_BYTES:
+                raise ValueError(f"a line of the event stream is longer than {MAX_LINE_BYTES:,} bytes")
+        for line in lines:
+            yield line.strip()
+    if pending.strip():
+        yield pending.strip()
 
 
 def _status_error(status: int, body: str, provider: str) -> LLMError:
