@@ -1,35 +1,21 @@
-"""The direct client splits a server's event stream into lines itself (llm/direct.py ``_lines``): the
-same lines however the bytes arrive, and a line past the limit refused as aiohttp's reader refuses it."""
+"""The direct client splits a server's event stream into lines itself (llm/direct.py ``LineSplitter``):
+the same lines however the bytes arrive, and a line past the limit refused as aiohttp's reader refuses it."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-from collections.abc import AsyncIterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.llm.direct import MAX_LINE_BYTES, _lines
-
-
-class Arriving:
-    """A response body arriving in the given pieces (what aiohttp's ``iter_any`` yields)."""
-
-    def __init__(self, pieces: list[bytes]) -> None:
-        self.pieces = pieces
-
-    async def iter_any(self) -> AsyncIterator[bytes]:
-        for piece in self.pieces:
-            yield piece
+from maic_cli.llm.direct import MAX_LINE_BYTES, LineSplitter
 
 
 def lines_of(pieces: list[bytes]) -> list[bytes]:
-    async def collect() -> list[bytes]:
-        return [line async for line in _lines(Arriving(pieces))]
-
-    return asyncio.run(collect())
+    """The lines of a response body arriving in ``pieces`` (what aiohttp's ``iter_any`` yields)."""
+    splitter = LineSplitter()
+    return [line for piece in pieces for line in splitter.feed(piece)] + splitter.finish()
 
 
 def cut(body: bytes, at: list[int]) -> list[bytes]:

@@ -111,35 +111,60 @@ class DirectClient:
                                                 headers=self._headers()) as response:
                 if response.status != 200:
                     raise _status_error(response.status, (await response.text())[:300], self.model)
-                async for line in _lines(response.content):
-                    if not line.startswith(b"data:"):
-                        continue
-                    data = line[5:].strip()
-                    if data == b"[DONE]":
+                lines = LineSplitter()
+                async for received in response.content.iter_any():  # one await per network read
+                    for line in lines.feed(received):
+                        event = _event(line)
+                        if event is _DONE:
+                            return
+                        if event is not None:
+                            yield event
+                for line in lines.finish():
+                    event = _event(line)
+                    if event is _DONE:
                         return
-                    chunk = json.loads(data)
-                    choices = chunk.get("choices") or []
-                    delta = (choices[0].get("delta") or {}).get("content") or "" if choices else ""
-                    yield delta, chunk.get("usage")
+                    if event is not None:
+                        yield event
                 raise ConnectionResetError("the stream ended before [DONE]")
         except aiohttp.ClientError as exc:  # a refused call or a dropped stream: to_llm_error tells them apart
             raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
 
 
-async def _lines(content: Any) -> AsyncIterator[bytes]:
-    """The stripped lines of an event stream, split here from whatever bytes have arrived: one await per
-    network read, not one per line (aiohttp's line reader costs a coroutine and a buffer scan each).
-    A line longer than :data:`MAX_LINE_BYTES` is refused, as aiohttp's reader refuses it."""
-    pending = b""
-    async for received in content.iter_any():
-        *lines, pending = (pending + received).split(b"\n")
-        for line in [*lines, pending]:
-            if len(line) > MAX_LINE_BYTES:
-                raise ValueError(f"a line of the event stream is longer than {MAX_LINE_BYTES:,} bytes")
-        for line in lines:
-            yield line.strip()
-    if pending.strip():
-        yield pending.strip()
+_DONE: tuple[str, Any] = ("", None)  # the stream's ``data: [DONE]``
+
+
+def _event(line: bytes) -> tuple[str, Any] | None:
+    """(text, usage or None) of a ``data:`` line, :data:`_DONE` at its end, ``None`` for other lines."""
+    if not line.startswith(b"data:"):
+        return None
+    data = line[5:].strip()
+    if data == b"[DONE]":
+        return _DONE
+    chunk = json.loads(data)
+    choices = chunk.get("choices") or []
+    delta = (choices[0].get("delta") or {}).get("content") or "" if choices else ""
+    return delta, chunk.get("usage")
+
+
+class LineSplitter:
+    """The stripped lines of an event stream, split here from whatever bytes have arrived (aiohttp's own
+    line reader costs a coroutine and a buffer scan per line).  A line longer than
+    :data:`MAX_LINE_BYTES` is refused, as aiohttp's reader refuses it.  A plain object, not an async
+    generator: a stream left at ``[DONE]`` leaves nothing for the event loop to finalize."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+
+    def feed(self, received: bytes) -> list[bytes]:
+        *lines, self._pending = (self._pending + received).split(b"\n")
+        if len(self._pending) > MAX_LINE_BYTES or any(len(line) > MAX_LINE_BYTES for line in lines):
+            raise ValueError(f"a line of the event stream is longer than {MAX_LINE_BYTES:,} bytes")
+        return [line.strip() for line in lines]
+
+    def finish(self) -> list[bytes]:
+        """The last line, when the stream did not end with a newline."""
+        last, self._pending = self._pending.strip(), b""
+        return [last] if last else []
 
 
 def _status_error(status: int, body: str, provider: str) -> LLMError:
