@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from maic_cli.evaluation import report_stats
 from maic_cli.evaluation.report_stats import (
+    RESAMPLES,
+    SEED,
     bootstrap_difference,
     bootstrap_mean,
     compare,
@@ -115,3 +122,43 @@ def test_a_single_run_has_values_but_no_intervals(tmp_path: Path) -> None:
     assert rate["value"] == 1.0 and rate["low"] is None and rate["high"] is None
     assert report["overall"]["intervals"]["means"]["tokens_per_run"]["low"] is None
     assert "## Uncertainty" not in (out / "report.md").read_text()
+
+
+_REAL_GENERATOR = np.random.default_rng
+
+
+def _drawn_afresh(values: list[float], seed: int, resamples: int) -> Any:
+    """The resampled means as the bootstrap first computed them: a new generator and new draws each time."""
+    data = np.asarray(values, dtype=float)
+    return data[_REAL_GENERATOR(seed).integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+
+
+def test_bootstrap_reuses_its_draws_yet_gives_bit_identical_intervals(monkeypatch: pytest.MonkeyPatch) -> None:
+    report_stats._cached_draws.clear()
+    report_stats._cached_bounds.clear()
+    generators = []
+    real = _REAL_GENERATOR
+    monkeypatch.setattr(np.random, "default_rng", lambda seed: generators.append(seed) or real(seed))
+    rng = real(7)
+    groups = [list(rng.normal(3.0, 1.0, 50)), list(rng.exponential(0.2, 50)), [0.1] * 50, list(rng.random(50))]
+    for values in [*groups, *groups]:  # same size: one draw serves all; the second pass only looks up
+        assert bootstrap_mean(values) == report_stats.percentiles(_drawn_afresh(values, SEED, RESAMPLES), 0.95)
+    assert generators == [SEED]
+    x, y = groups[0], groups[1][:20]
+    afresh = real(SEED)
+    expected = report_stats.percentiles(
+        np.asarray(x)[afresh.integers(0, 50, size=(RESAMPLES, 50))].mean(axis=1)
+        - np.asarray(y)[afresh.integers(0, 20, size=(RESAMPLES, 20))].mean(axis=1), 0.95)
+    assert bootstrap_difference(x, y) == expected == bootstrap_difference(x, y)
+    assert bootstrap_difference(y, x) != expected  # another pair of sizes: its own draws
+    assert generators == [SEED, SEED, SEED]
+
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=12), min_size=1, max_size=4),
+       st.integers(0, 3))
+def test_bootstrap_cache_never_changes_an_interval(groups: list[list[float]], seed: int) -> None:
+    for values in [*groups, *reversed(groups)]:
+        assert bootstrap_mean(values, seed=seed, resamples=64) == report_stats.percentiles(
+            _drawn_afresh(values, seed, 64), 0.95)

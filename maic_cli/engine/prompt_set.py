@@ -70,11 +70,15 @@ class PromptSet:
     """Named templates (``agent/system.j2``, ``snippets/speech.md`` …) and their renderer."""
 
     def __init__(self, sources: Mapping[str, TemplateSource], name: str = BUILTIN,
-                 overridden: tuple[str, ...] = ()) -> None:
+                 overridden: tuple[str, ...] = (), *, trusted: bool = False) -> None:
         self.name = name
         self.overridden = overridden  # the names a user's folder replaced or added
         self._sources = dict(sources)
-        self._env: ImmutableSandboxedEnvironment | None = None
+        # trusted: maic's own templates and nothing else (only :func:`_builtin` says so); they are part
+        # of the program, so they render outside the sandbox: the same text, without its per-step checks.
+        self._trusted = trusted and not overridden
+        self._env: jinja2.Environment | None = None
+        self._templates: dict[str, jinja2.Template] = {}
 
     @classmethod
     def builtin(cls) -> PromptSet:
@@ -92,17 +96,23 @@ class PromptSet:
         return self._sources[name]
 
     # -- rendering ----------------------------------------------------------------------
-    def _environment(self) -> ImmutableSandboxedEnvironment:
+    def _environment(self) -> jinja2.Environment:
         if self._env is None:
             def load(name: str) -> tuple[str, str, Any] | None:
                 found = self._sources.get(name)
                 return None if found is None else (found.text, found.origin, lambda: True)
 
-            self._env = _BoundedEnvironment(
+            # The same options for both: a built-in template renders the same text either way.
+            self._env = (_TrustedEnvironment if self._trusted else _BoundedEnvironment)(
                 loader=jinja2.FunctionLoader(load), undefined=jinja2.StrictUndefined, autoescape=False,
                 trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False,
                 optimized=False)  # no constant folding: ``{{ 10**4300 }}`` is checked like any render
         return self._env
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether this set's templates render in the sandbox (any set but maic's own, unchanged)."""
+        return not self._trusted
 
     def check(self) -> None:
         """Compile every template now, so a syntax error shows before a class starts."""
@@ -110,8 +120,12 @@ class PromptSet:
             self._template(name)
 
     def _template(self, name: str) -> jinja2.Template:
+        found = self._templates.get(name)
+        if found is not None:
+            return found
         try:
-            return self._environment().get_template(name)
+            found = self._templates[name] = self._environment().get_template(name)
+            return found
         except jinja2.TemplateSyntaxError as exc:
             origin = exc.filename or self._origin(exc.name or name)
             raise PromptError(f"{origin}:{exc.lineno}: {exc.message}") from None
@@ -124,14 +138,20 @@ class PromptSet:
         """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one."""
         _require_plain(data, "data")
         template = self._template(name)
-        pieces: list[str] = []
-        size = 0
+        too_long = f"{self._origin(name)}: renders more than {MAX_RENDERED_CHARS:,} characters"
         try:
+            if self._trusted:  # our own template: its size is its data's, measured once it is joined
+                text = "".join(template.generate(dict(data)))
+                if len(text) > MAX_RENDERED_CHARS:
+                    raise PromptError(too_long)
+                return _BLANK_RUNS.sub("\n\n", text).strip()
+            pieces: list[str] = []
+            size = 0
             with _StepBudget(MAX_STEPS if self.overridden else None):  # a user's template runs on a budget
                 for piece in template.generate(dict(data)):
                     size += len(piece)
                     if size > MAX_RENDERED_CHARS:
-                        raise PromptError(f"{self._origin(name)}: renders more than {MAX_RENDERED_CHARS:,} characters")
+                        raise PromptError(too_long)
                     pieces.append(piece)
         except PromptError:
             raise
@@ -254,6 +274,28 @@ class _BoundedEnvironment(ImmutableSandboxedEnvironment):
         return checked
 
 
+class _TrustedEnvironment(jinja2.Environment):
+    """maic's own templates, outside the sandbox: they are code we ship and review (their output is
+    pinned by tests/golden/), and the sandbox's checks on every attribute, call and operator cost more
+    than a third of a render.  The same globals as the sandbox (``range`` only, bounded), so a built-in
+    template cannot come to rely on something a user's copy of it would be refused."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.globals.clear()
+        self.globals["range"] = _small_range
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """``item.key`` on a dict of data: its key straight away (Jinja2 first tries an attribute and pays
+        for the AttributeError); a key named like a dict method still goes Jinja2's way."""
+        if type(obj) is dict and attribute in obj and attribute not in _DICT_ATTRIBUTES:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
 def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     skip = 2 if _PassArg.from_obj(fn) is not None else 1  # the context a filter may take comes before its value
 
@@ -276,18 +318,45 @@ def _small_range(*args: int) -> range:
     return numbers
 
 
+_EXACTLY_PLAIN = frozenset(PLAIN_TYPES)
+
+
+def _plain_at_a_glance(value: Any) -> bool:
+    """True when ``value`` is built of exactly the plain types (the usual case, checked fast); False leaves
+    the verdict to :func:`_check_plain`, which also accepts their subclasses and names what is wrong."""
+    kind = type(value)
+    if kind in _EXACTLY_PLAIN:
+        return True
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or (type(item) not in _EXACTLY_PLAIN and not _plain_at_a_glance(item)):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        for item in value:
+            if type(item) not in _EXACTLY_PLAIN and not _plain_at_a_glance(item):
+                return False
+        return True
+    return False
+
+
 def _require_plain(value: Any, where: str) -> None:
     """Templates get plain data only: never a model object or a callable they could poke at."""
+    if not _plain_at_a_glance(value):
+        _check_plain(value, where)
+
+
+def _check_plain(value: Any, where: str) -> None:
     if isinstance(value, PLAIN_TYPES):
         return
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"{where}: template data keys must be strings, not {type(key).__name__}")
-            _require_plain(item, f"{where}.{key}")
+            _check_plain(item, f"{where}.{key}")
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            _require_plain(item, f"{where}[{index}]")
+            _check_plain(item, f"{where}[{index}]")
     else:
         raise TypeError(f"{where}: templates get plain data only, not {type(value).__name__}")
 
@@ -297,7 +366,7 @@ def _builtin() -> PromptSet:
     from ..prompts.builtin import builtin_sources
 
     return PromptSet({name: TemplateSource(text, f"maic_cli/prompts/{name}")
-                      for name, text in builtin_sources().items()})
+                      for name, text in builtin_sources().items()}, trusted=True)
 
 
 def resolve(prompts: PromptSet | None) -> PromptSet:

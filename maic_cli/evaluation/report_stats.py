@@ -16,6 +16,13 @@
 
 A group needs ``MIN_RUNS`` runs for intervals (``maic run --repeat K`` with K ≥ 2).
 numpy is imported inside the functions: ``maic run --help`` stays light.
+
+Speed without changing a digit: every bootstrap starts a fresh generator from ``SEED``, so the
+resample indices depend only on (seed, resamples, number of values): they are drawn once and
+reused for every metric and group of that size (:func:`_draws`), and an interval already computed
+for the same values is looked up instead of recomputed (a report's ``overall`` group is often also
+its only scenario, model, prompt set and director).  The sums are the same numpy calls on the same
+arrays, so the intervals are bit-identical to drawing afresh each time.
 """
 
 from __future__ import annotations
@@ -74,11 +81,50 @@ def newcombe_difference(s1: int, n1: int, s2: int, n2: int, confidence: float = 
             difference + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
 
 
-def _resampled_means(values: Sequence[float], rng: Any, resamples: int) -> Any:
+MAX_CACHED_DRAWS = 8_000_000  # indices (64 MB) kept between bootstraps; larger draws are made each time
+_cached_draws: dict[tuple[int, tuple[int, ...], int], tuple[Any, ...]] = {}
+_cached_bounds: dict[tuple[str, int, int, float, bytes], Interval] = {}
+_MAX_CACHED_BOUNDS = 256
+
+
+def _draws(seed: int, sizes: tuple[int, ...], resamples: int) -> tuple[Any, ...]:
+    """The resample indices a fresh generator seeded ``seed`` draws, one ``(resamples, size)`` array per
+    size in turn, cached (the two most recent) when small."""
+    key = (seed, sizes, resamples)
+    found = _cached_draws.get(key)
+    if found is not None:
+        return found
     import numpy as np
 
-    data = np.asarray(values, dtype=float)
-    return data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+    rng = np.random.default_rng(seed)
+    draws = tuple(rng.integers(0, size, size=(resamples, size)) for size in sizes)
+    if resamples * sum(sizes) <= MAX_CACHED_DRAWS:
+        while len(_cached_draws) >= 2:
+            del _cached_draws[next(iter(_cached_draws))]
+        _cached_draws[key] = draws
+    return draws
+
+
+def _remembered(kind: str, seed: int, resamples: int, confidence: float, groups: tuple[Any, ...],
+                compute: Callable[[], Interval]) -> Interval:
+    """``compute()``, or the interval it gave before for the same values (compared by their bytes)."""
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=32)
+    for data in groups:
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data.tobytes())
+    key = (kind, seed, resamples, confidence, digest.digest())
+    found = _cached_bounds.get(key)
+    if found is None:
+        if len(_cached_bounds) >= _MAX_CACHED_BOUNDS:
+            _cached_bounds.clear()
+        found = _cached_bounds[key] = compute()
+    return found
+
+
+def _means_of(data: Any, indices: Any) -> Any:
+    return data[indices].mean(axis=1)
 
 
 def percentiles(samples: Any, confidence: float) -> Interval:
@@ -96,7 +142,9 @@ def bootstrap_mean(values: Sequence[float], seed: int = SEED, resamples: int = R
         return None
     import numpy as np
 
-    return percentiles(_resampled_means(values, np.random.default_rng(seed), resamples), confidence)
+    data = np.asarray(values, dtype=float)
+    return _remembered("mean", seed, resamples, confidence, (data,), lambda: percentiles(
+        _means_of(data, _draws(seed, (len(data),), resamples)[0]), confidence))
 
 
 def bootstrap_difference(first: Sequence[float], second: Sequence[float], seed: int = SEED,
@@ -106,9 +154,13 @@ def bootstrap_difference(first: Sequence[float], second: Sequence[float], seed: 
         return None
     import numpy as np
 
-    rng = np.random.default_rng(seed)
-    return percentiles(_resampled_means(first, rng, resamples) - _resampled_means(second, rng, resamples),
-                        confidence)
+    x, y = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+
+    def compute() -> Interval:
+        drawn_x, drawn_y = _draws(seed, (len(x), len(y)), resamples)  # one generator: x's draws, then y's
+        return percentiles(_means_of(x, drawn_x) - _means_of(y, drawn_y), confidence)
+
+    return _remembered("difference", seed, resamples, confidence, (x, y), compute)
 
 
 # Rates: (successes, trials) over a group's runs.

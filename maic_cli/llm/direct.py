@@ -29,6 +29,7 @@ from .spec import OPENAI_COMPATIBLE
 _STATUS_KINDS: dict[int, ErrorKind] = {401: "auth", 403: "auth", 404: "not_found", 408: "timeout",
                                        429: "rate_limit", 400: "bad_request", 413: "context_window",
                                        422: "bad_request"}
+MAX_LINE_BYTES = 2**17  # one line of the event stream (aiohttp's own line reader stops at the same)
 _PASSED_EXTRA = ("seed", "top_p")  # the extra options an OpenAI-compatible server takes as they are
 
 
@@ -110,23 +111,60 @@ class DirectClient:
                                                 headers=self._headers()) as response:
                 if response.status != 200:
                     raise _status_error(response.status, (await response.text())[:300], self.model)
-                finished = False
-                async for raw in response.content:
-                    line = raw.strip()
-                    if not line.startswith(b"data:"):
-                        continue
-                    data = line[5:].strip()
-                    if data == b"[DONE]":
-                        finished = True
-                        break
-                    chunk = json.loads(data)
-                    choices = chunk.get("choices") or []
-                    delta = (choices[0].get("delta") or {}).get("content") or "" if choices else ""
-                    yield delta, chunk.get("usage")
-                if not finished:
-                    raise ConnectionResetError("the stream ended before [DONE]")
+                lines = LineSplitter()
+                async for received in response.content.iter_any():  # one await per network read
+                    for line in lines.feed(received):
+                        event = _event(line)
+                        if event is _DONE:
+                            return
+                        if event is not None:
+                            yield event
+                for line in lines.finish():
+                    event = _event(line)
+                    if event is _DONE:
+                        return
+                    if event is not None:
+                        yield event
+                raise ConnectionResetError("the stream ended before [DONE]")
         except aiohttp.ClientError as exc:  # a refused call or a dropped stream: to_llm_error tells them apart
             raise ConnectionError(f"{type(exc).__name__}: {exc}") from exc
+
+
+_DONE: tuple[str, Any] = ("", None)  # the stream's ``data: [DONE]``
+
+
+def _event(line: bytes) -> tuple[str, Any] | None:
+    """(text, usage or None) of a ``data:`` line, :data:`_DONE` at its end, ``None`` for other lines."""
+    if not line.startswith(b"data:"):
+        return None
+    data = line[5:].strip()
+    if data == b"[DONE]":
+        return _DONE
+    chunk = json.loads(data)
+    choices = chunk.get("choices") or []
+    delta = (choices[0].get("delta") or {}).get("content") or "" if choices else ""
+    return delta, chunk.get("usage")
+
+
+class LineSplitter:
+    """The stripped lines of an event stream, split here from whatever bytes have arrived (aiohttp's own
+    line reader costs a coroutine and a buffer scan per line).  A line longer than
+    :data:`MAX_LINE_BYTES` is refused, as aiohttp's reader refuses it.  A plain object, not an async
+    generator: a stream left at ``[DONE]`` leaves nothing for the event loop to finalize."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+
+    def feed(self, received: bytes) -> list[bytes]:
+        *lines, self._pending = (self._pending + received).split(b"\n")
+        if len(self._pending) > MAX_LINE_BYTES or any(len(line) > MAX_LINE_BYTES for line in lines):
+            raise ValueError(f"a line of the event stream is longer than {MAX_LINE_BYTES:,} bytes")
+        return [line.strip() for line in lines]
+
+    def finish(self) -> list[bytes]:
+        """The last line, when the stream did not end with a newline."""
+        last, self._pending = self._pending.strip(), b""
+        return [last] if last else []
 
 
 def _status_error(status: int, body: str, provider: str) -> LLMError:

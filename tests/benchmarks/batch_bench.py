@@ -1,6 +1,6 @@
 """Benchmark: `maic run` against the loopback server with 200 ms latency per call.
 
-Run:  python tests/benchmarks/batch_bench.py [RUNS] [CONCURRENCY] [--machinery]
+Run:  python tests/benchmarks/batch_bench.py [RUNS] [CONCURRENCY] [--phases] [--machinery]
 
 First, the command as a user types it, with default flags: ``maic run bench.yaml --model
 openai/loopback --api-base URL --repeat RUNS -j CONCURRENCY --out DIR`` in its own process, timed
@@ -12,6 +12,10 @@ Each run is a two-agent class (director → teacher → director, three streamed
 calls) against the loopback server (aiohttp, asynchronous like a real inference server)
 in its own process.  The ideal time is the calls' latency divided by the concurrency
 (1,000 × 3 × 0.2 s / 50 = 12 s).
+
+``--phases`` runs the same command once more through a small wrapper that reports the CPU seconds
+of its start-up, its batch and its report apart (the wrapper patches ``asyncio.run`` and
+``save_reports`` to take the time; nothing else changes).
 
 ``--machinery`` also times the batch machinery in this process (no start-up, no report)
 for ``--client direct`` (target ≤ 1.25, memory growth < 100 MB) and, for reference,
@@ -151,6 +155,51 @@ def measure_command(base_url: str, runs: int, concurrency: int) -> bool:
     return ok
 
 
+PHASES = """
+import asyncio, os, resource, runpy, sys
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+marks = {}
+real_run = asyncio.run
+def timed_run(coro, **kw):
+    marks["batch"] = cpu()
+    try:
+        return real_run(coro, **kw)
+    finally:
+        marks["batch_end"] = cpu()
+asyncio.run = timed_run
+import maic_cli.evaluation.batch_summary as summary
+real_save = summary.save_reports
+def timed_save(*a, **k):
+    marks["report"] = cpu()
+    try:
+        return real_save(*a, **k)
+    finally:
+        marks["report_end"] = cpu()
+        line = (f"PHASES start-up {marks['batch']:.2f} s, batch {marks['batch_end'] - marks['batch']:.2f} s, "
+                f"report {marks['report_end'] - marks['report']:.2f} s CPU\\n")
+        os.write(2, line.encode())  # past whatever maic made of sys.stderr
+summary.save_reports = timed_save
+sys.argv = ["maic", *sys.argv[1:]]
+runpy.run_module("maic_cli", run_name="__main__")
+"""
+
+
+def measure_phases(base_url: str, runs: int, concurrency: int) -> None:
+    """CPU seconds of ``maic run``'s start-up (imports, planning), batch and report, each apart."""
+    with tempfile.TemporaryDirectory() as tmp:
+        scenario = write_scenario(Path(tmp))
+        command = [sys.executable, "-c", PHASES, "run", str(scenario), "--model", "openai/loopback",
+                   "--api-base", base_url, "--repeat", str(runs), "-j", str(concurrency),
+                   "--out", str(Path(tmp) / "out")]
+        env = {**os.environ, "MAIC_HOME": str(Path(tmp) / "home")}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    phases = [line for line in done.stderr.splitlines() if line.startswith("PHASES ")]
+    print(f"maic run phases: {phases[-1][7:] if phases else 'not measured (exit ' + str(done.returncode) + ')'} "
+          f"(load average {os.getloadavg()[0]:.1f})")
+
+
 def main() -> int:
     if "--serve" in sys.argv:
         serve()
@@ -161,6 +210,8 @@ def main() -> int:
     proc, base_url = start_server()
     try:
         ok = measure_command(base_url, runs, concurrency)
+        if "--phases" in sys.argv:
+            measure_phases(base_url, runs, concurrency)
         if "--machinery" in sys.argv:
             import_litellm()
             gc.freeze()  # as maic run does: litellm's import leaves a big heap the collector need not rescan
