@@ -268,7 +268,7 @@ async def play_lessons(run: Run, llm: LLMClient, calls: list[CallRecord]) -> Non
             run.outside.append((question, honest, " / ".join(model + said)))
         else:
             language = player.lesson.language or "english"
-            teacher = [r.text for r in new if not r.scripted and r.role == "teacher"] or model  # as lessons/ask.py checks
+            teacher = [r.text for r in new if not r.scripted and r.role == "teacher"] or model  # as ask.py checks
             model_carried = any(carries(text, grounding, language) for text in teacher)
             after = model_carried or any(carries(text, grounding, language) for text in said)
             run.grounded.append((question, model_carried, after))
