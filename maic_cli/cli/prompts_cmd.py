@@ -26,6 +26,7 @@ from .help_option import help_option
 
 if TYPE_CHECKING:
     from ..engine.models import TurnRequest
+    from ..llm.spec import ModelSpec
     from ..store.session import Session
 
 EXAMPLE_QUESTION = "Why is the sky blue?"
@@ -48,18 +49,17 @@ def fresh_class(agents: str | None, agents_dir: list[Path], topic: str | None) -
     return new_session(settings, topic, None)
 
 
-def next_request(session: Session, model: str, ask: str | None) -> TurnRequest:
-    """The turn request of the class's next call: its state, after ``ask`` if given, for ``model``."""
+def next_request(session: Session, spec: ModelSpec, ask: str | None) -> TurnRequest:
+    """The turn request of the class's next call: its state, after ``ask`` if given, for the model ``spec``."""
     from ..engine.models import RoundContext, TurnConfig, TurnRequest
     from ..lessons.context import lesson_context
-    from ..llm.spec import ModelSpec
 
     classroom = session.classroom.model_copy(deep=True)
     if ask is not None:
         classroom.add_learner_message(ask)
     lesson = lesson_context(session.lesson) if session.lesson is not None else None  # as the lesson player sets it
     config = TurnConfig.for_round(session.config, RoundContext(lesson=lesson,
-                                                               compact_prompts=ModelSpec.parse(model).compact_prompts))
+                                                               compact_prompts=spec.compact_prompts))
     return TurnRequest(messages=classroom.messages, store_state=classroom.store, config=config,
                        director_state=classroom.director_state, user_profile=session.profile)
 
@@ -96,6 +96,7 @@ def show(
     """Print the exact messages the director's or an agent's next call would send."""
     from ..chat.setup import chosen_model
     from ..engine.preview import agent_call_messages, director_call_messages
+    from ..llm.spec import ModelSpec
     from ..store.config import load_settings
     from ..store.prompts import load_prompt_set
     from ..store.session import load_session
@@ -119,7 +120,8 @@ def show(
         from ..chat.setup import open_memory
 
         open_memory(session, settings.name)  # the learner's memory, as a chat would load it
-    request = next_request(session, model, ask)
+    spec = ModelSpec.parse(model)  # once, as a chat does
+    request = next_request(session, spec, ask)
     class_agents = {a.id: a for a in session.agents}
     if who == "director":
         messages = director_call_messages(request, class_agents, prompts=prompt_set)
@@ -134,9 +136,8 @@ def show(
                f"{clean(prompt_set.name)}", err=True)
     if who == "director":
         from ..engine.policies import choose_policy
-        from ..llm.spec import ModelSpec
 
-        policy = choose_policy(None, session.config.director, ModelSpec.parse(model).compact_prompts).name
+        policy = choose_policy(None, session.config.director, spec.compact_prompts).name
         if policy != "llm":
             typer.echo(f"maic: note: with the {clean(policy)} director the model is asked only where the rules "
                        "are not sure (rules: never); this is the call it would make then", err=True)
