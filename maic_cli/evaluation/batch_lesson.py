@@ -99,7 +99,7 @@ class LessonRunner:
         messages = [] if before else self.runner.classroom.messages
         attempt = await take_quiz(self.simulated, self.player.lesson, messages, self.runner.llm,
                                   language=self.player.lesson.language or self.runner.config.language,
-                                  prompts=self.runner.prompts)
+                                  prompts=self.runner.prompts, small=self.runner.spec.compact_prompts)
         return attempt.score
 
     async def _scene(self) -> bool:

@@ -106,9 +106,10 @@ class QuizAttempt:
 
 
 async def take_quiz(learner: SimulatedLearner, lesson: Lesson, messages: Sequence[Message], grader: LLMClient, *,
-                    language: str | None = None, prompts: PromptSet | None = None) -> QuizAttempt:
+                    language: str | None = None, prompts: PromptSet | None = None,
+                    small: bool | None = None) -> QuizAttempt:
     """Every quiz question of ``lesson``, answered with ``messages`` as context and graded (a choice answer
-    that names no option earns nothing)."""
+    that names no option earns nothing; ``small``: the grader's model is a small one, see lessons/quiz.py)."""
     points, possible, typed = 0.0, 0, {}
     for scene in lesson.scenes:
         if not isinstance(scene, QuizScene):
@@ -118,7 +119,7 @@ async def take_quiz(learner: SimulatedLearner, lesson: Lesson, messages: Sequenc
             typed[f"{scene.id}/{question.id}"] = text
             possible += question.points
             try:
-                graded = await grade(question, text, grader, language=language, prompts=prompts)
+                graded = await grade(question, text, grader, language=language, prompts=prompts, small=small)
             except AnswerNotUnderstood:
                 continue
             points += graded.points
