@@ -196,6 +196,25 @@ def test_maic_run_plays_a_lesson_with_its_learner_part(tmp_path: Path) -> None:
     assert (score.points, score.max_points) == (4.0, 5)
 
 
+def test_a_question_after_the_slides_last_step_is_asked_when_the_lecture_ends(tmp_path: Path) -> None:
+    """after_step = the script's length: nothing is left to stop, the lecture ends by itself (it was
+    cancelled with no step left to land on, and the run ended as if by Ctrl-C)."""
+    (tmp_path / "plants.yaml").write_text(PLANTS, encoding="utf-8")
+    scenario = tmp_path / "plan.yaml"
+    scenario.write_text((PLAN % "[4, 5]").replace("after_step: 1", "after_step: 3"), encoding="utf-8")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(PLAYED), encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", str(scenario), "--model", f"scripted:{script}", "--out", str(out),
+                                      "--plain"])
+    assert result.exit_code == 0, result.output
+    run = json.loads((out / "report.json").read_text())["runs"][0]
+    assert run["status"] == "complete" and run["failures"] == []
+    events = [event for _, event in read_transcript(Path(run["transcript"])).events()]
+    said = "".join(e.content for e in events if e.type == "text_delta")
+    assert said.index("And water.") < said.index("Light is energy.")  # the whole lecture, then the question
+
+
 def test_a_lesson_that_misses_its_expectations_fails_the_run(tmp_path: Path) -> None:
     code, output, out = _run_lesson(tmp_path, "5")
     assert code == 1, output

@@ -64,11 +64,12 @@ def test_a_report_that_is_not_a_report_is_one_line(tmp_path: Path, text: str) ->
 
 
 
-def test_rebuilding_a_batch_whose_report_has_a_bad_meta_field_changes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("value", [{"nested": "not a value"}, float("inf"), float("nan")], ids=["dict", "inf", "nan"])
+def test_rebuilding_a_batch_whose_report_has_a_bad_meta_field_changes_nothing(tmp_path: Path, value: object) -> None:
     batch = tmp_path / "batch"
     shutil.copytree(SAMPLE / "runs", batch / "runs")
     report = json.loads((SAMPLE / "report.json").read_text(encoding="utf-8"))
-    report["meta"]["concurrency"] = {"nested": "not a value"}
+    report["meta"]["concurrency"] = value  # Infinity, NaN: what json.dumps writes for them, not strict JSON
     (batch / "report.json").write_text(json.dumps(report), encoding="utf-8")
     before = (batch / "report.json").read_bytes()
     result = CliRunner().invoke(app, ["report", str(batch)])
@@ -158,11 +159,12 @@ def test_a_merge_keeps_what_every_merged_report_says_alike(tmp_path: Path) -> No
     assert meta["scenarios"] == "examples/sample_batch/scenarios" and "shard" not in meta
 
 
+@pytest.mark.parametrize("value", [None, float("inf")], ids=["null", "inf"])
 @pytest.mark.parametrize("command", [["run", "--merge", "{a}", "--merge", "{b}"], ["report", "{a}", "{b}"]])
 def test_a_merged_folder_whose_report_has_a_bad_field_is_one_line_and_nothing_is_written(
-        tmp_path: Path, command: list[str]) -> None:
+        tmp_path: Path, command: list[str], value: object) -> None:
     a, b = split_sample(tmp_path, lambda run: True)
-    (b / "report.json").write_text(json.dumps({"meta": {"judge": None}}), encoding="utf-8")
+    (b / "report.json").write_text(json.dumps({"meta": {"judge": value}}), encoding="utf-8")
     out = tmp_path / "merged"
     result = CliRunner().invoke(app, [part.format(a=a, b=b) for part in command] + ["--out", str(out)])
     assert result.exit_code == 2 and f"{b / 'report.json'}: field meta.judge:" in result.output, result.output

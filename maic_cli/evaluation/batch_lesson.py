@@ -128,10 +128,12 @@ class LessonRunner:
     async def _lecture(self, until: int | None = None) -> bool:
         if self.player.lecture_done:
             return True
-        scripted = bool(isinstance(self.player.scene, SlideScene) and self.player.scene.script)
-        if not scripted:  # lectured live: a real round, in the report
+        scene = self.player.scene
+        if not (isinstance(scene, SlideScene) and scene.script):  # lectured live: a real round, in the report
             return await self._round(None, Expectations(), self.player.lecture)
         self.set_log(RoundLog(-1, None))  # a scripted lecture is not a round of the report
+        if until is not None and until >= len(scene.script):
+            until = None  # after the last step: the lecture ends by itself, there is nothing to stop
         self.watch.stop_at, self.watch.stopped = until, False
         self.watch.lecture = asyncio.ensure_future(self.player.lecture())
         try:

@@ -28,7 +28,7 @@ from .judge import RoundVerdict
 from .tutoring import TutoringOutcome
 
 Number = Annotated[int | float, Field(allow_inf_nan=False)]  # as computed: an int stays an int
-MetaValue = str | bool | int | float
+MetaValue = str | bool | int | Annotated[float, Field(allow_inf_nan=False)]  # report.json is strict JSON
 GROUPINGS = ("by_scenario", "by_model", "by_prompts", "by_director")
 
 
