@@ -169,19 +169,44 @@ def test_one_place_chooses_the_director_policy() -> None:
     assert small.policy.name == "rules"
 
 
+# Calls on the runner's settings, classroom or hooks that only read.
+READS = {"model_copy", "model_dump", "model_dump_json", "get", "copy", "index", "count", "items", "keys", "values",
+         "slide_number", "find", "message", "startswith"}
+WATCHED = ("runner.config", "runner.classroom", "runner.hooks")
+
+
+def _into_the_runner(expr: ast.expr) -> bool:
+    """``expr`` is (a part of) the runner's settings, classroom or hooks: ``….runner.config…``."""
+    node: ast.expr = expr
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        text = ast.unparse(node)
+        if any(text == part or text.endswith(f".{part}") for part in WATCHED):
+            return True
+        node = node.value
+    return False
+
+
 def _writes_into_the_runner(tree: ast.AST) -> list[str]:
-    """Assignments to ``….runner.config.X`` / ``….runner.classroom.X`` and appends to ``runner.hooks``."""
+    """Assignments and deletions into ``….runner.config`` / ``.classroom`` / ``.hooks``, calls of their
+    methods other than reads (``append``, ``add_learner_message``, ``clear`` …), ``setattr``/``delattr``
+    on them, and a name bound to one of them (``c = runner.config``, then written through ``c``)."""
     found = []
     for node in ast.walk(tree):
         targets: list[ast.expr] = []
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            targets = [node.func.value] if node.func.attr in ("append", "extend", "insert") else []
+            value = node.value
+            if value is not None and any(ast.unparse(value).endswith(part) for part in WATCHED):
+                targets = [*targets, value]  # an alias: writes through it are out of sight
+        elif isinstance(node, ast.Delete):
+            targets = node.targets
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr not in READS:
+            targets = [node.func.value]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            targets = node.args[:1]
         for target in targets:
-            text = ast.unparse(target)
-            if any(f"runner.{part}" in text for part in ("config.", "classroom.", "hooks")):
-                found.append(f"{getattr(node, 'lineno', '?')}: {text}")
+            if _into_the_runner(target):
+                found.append(f"{getattr(node, 'lineno', '?')}: {ast.unparse(target)}")
     return found
 
 
@@ -200,7 +225,13 @@ def test_the_write_detector_sees_the_writes_it_forbids() -> None:
     sample = ("self.runner.config.lesson = x\nrunner.classroom.director_state = None\n"
               "runner.hooks.append(h)\nrunner.config.max_turns += 1\n")
     assert len(_writes_into_the_runner(ast.parse(sample))) == 4
-    assert _writes_into_the_runner(ast.parse("x = runner.config.lesson\nrunner.enter_scene(c)\n")) == []
+    more = ("runner.classroom.add_learner_message('x')\nrunner.classroom.messages.pop()\nrunner.hooks.clear()\n"
+            "setattr(runner.config, 'max_turns', 50)\nc = runner.config\ndel runner.classroom.messages[-1]\n"
+            "self.runner.config.agent_configs.update(d)\n")
+    assert len(_writes_into_the_runner(ast.parse(more))) == 7
+    reads = ("x = runner.config.lesson\nrunner.enter_scene(c)\nf(runner.classroom.messages)\n"
+             "runner.classroom.model_copy()\n")
+    assert _writes_into_the_runner(ast.parse(reads)) == []
 
 
 def test_a_rounds_context_given_to_the_runner_as_a_class_setting_is_refused_not_lost() -> None:

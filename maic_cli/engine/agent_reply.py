@@ -4,7 +4,7 @@ Speech deltas become ``TextDeltaEvent``s (text items joined by a space), allowed
 with acceptable parameters become ``ActionEvent``s, the rest is counted as dropped.
 
 With ``gated`` (small models), speech is released a whole sentence at a time
-(:class:`~.speech.SentenceGate`): the unfinished sentence a token cap leaves behind is
+(:class:`~maic_cli.replies.speech.SentenceGate`): the unfinished sentence a token cap leaves behind is
 never shown, so nothing a view printed is taken back (the cost: speech shows a sentence,
 not a word, at a time; large models keep word-by-word streaming, they rarely need this).
 With ``earlier`` replies given (and ``may_retry``), the opening of the reply is also held (up to

@@ -73,7 +73,7 @@ class RunnerHooks:
         """The round ended; also called when it raised (then ``result.reason`` is ``error``)."""
 
     def save(self) -> None:
-        """A boundary to save at: after a learner message, a round, a lecture and a lesson step."""
+        """A boundary to save at: after a learner message, a round, a lecture, a scene entered, a quiz answer."""
 
 
 class ClassRunner:
@@ -203,7 +203,7 @@ class ClassRunner:
         self._on_event(event)
 
     def save(self) -> None:
-        """Ask the hooks to save now (after a lesson step)."""
+        """Ask the hooks to save now (the lesson player: a scene entered, a lecture ended, an answer graded)."""
         self._save()
 
     async def play_scripted(self, events: AsyncGenerator[Event, None], trigger: str | None = None) -> RoundResult:

@@ -3,7 +3,7 @@
 A :class:`Lesson` (a ``lessons/*.yaml`` file, or one ``maic lesson new`` wrote) has a
 title, the learner's level, a language and its scenes:
 
-* ``slide`` — a :class:`~.models.Slide` (elements with ids) and, optionally, the
+* ``slide`` — a :class:`~maic_cli.engine.models.Slide` (elements with ids) and, optionally, the
   teacher's lecture ``script``: steps that say something or move the spotlight or
   the laser to one of the slide's elements.  A slide without a script is lectured
   by the teacher live.
@@ -241,7 +241,7 @@ LessonState = Literal["lecture", "paused", "quiz", "finished"]
 
 
 class LessonProgress(BaseModel):
-    """How far the learner got: saved in the session after every step."""
+    """How far the learner got: saved in the session when a scene is entered and a lecture ends or stops."""
 
     scene: int = Field(default=0, ge=0)
     step: int = Field(default=0, ge=0)  # the next script step of the current slide scene

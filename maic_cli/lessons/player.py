@@ -1,4 +1,4 @@
-"""The lesson player: walks a lesson's scenes through a :class:`~.runner.ClassRunner`.
+"""The lesson player: walks a lesson's scenes through a :class:`~maic_cli.engine.runner.ClassRunner`.
 
 Pure engine (no files, no terminal): every change is an event that goes through the
 runner's hooks, so the view, the transcript and the classroom see it as they see a
@@ -20,8 +20,8 @@ graded.  The caller (``maic chat``, ``maic run``) decides when to call what:
   message is kept and marked interrupted, ``progress.step`` stays at the step that was not
   finished and the state is ``paused``; resuming says that step again, whole, in a new message.
 * :meth:`~LessonPlayer.ask` — the learner's message is a normal round, with the lesson, the
-  scene and the slide in the agent and director prompts (the runner's :meth:`~.runner.ClassRunner.enter_scene`:
-  the round's context, never saved).
+  scene and the slide in the agent and director prompts (the runner's
+  :meth:`~maic_cli.engine.runner.ClassRunner.enter_scene`: the round's context, never saved).
 * :meth:`~LessonPlayer.next`, :meth:`~LessonPlayer.prev`, :meth:`~LessonPlayer.goto_slide`,
   :meth:`~LessonPlayer.advance` (what Enter does), :meth:`~LessonPlayer.outline`.
 * A discussion scene: :meth:`~LessonPlayer.discuss` opens one round with its topic, prompt

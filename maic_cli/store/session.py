@@ -1,7 +1,7 @@
 """The session file: everything needed to resume a class (ARCHITECTURE.md, "Files and formats").
 
 Written atomically (temp file in the same folder, fsync, rename) at the class's
-boundaries (a learner message, a round, a lesson step: engine/runner.py), and only
+boundaries (a learner message, a round, a lecture, a scene: engine/runner.py), and only
 when something changed (:class:`SessionFile`); never holds API keys.  A corrupt, non-UTF-8 or newer-version file is
 reported and left untouched; only a regular file of at most 64 MB is read (a FIFO or a
 link to ``/dev/zero`` is refused, not waited on or read without end).  One process at a time: :class:`SessionLock` holds

@@ -1,7 +1,7 @@
 """A lesson in the Markdown export: scene rules, slides with their elements by id, where the
 teacher pointed, quiz questions with their options, the learner's answers and the score.
 
-Everything is escaped by the export's own rules (:func:`~.export.md_escape`: no links, no
+Everything is escaped by the export's own rules (:func:`~.export._md_escape`: no links, no
 HTML, no code span); table cells also escape ``|``; code sits in a fence longer than any
 backtick run inside it.
 """
