@@ -33,7 +33,7 @@ from ..llm.port import LLMError
 from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
 from ..signals import on_sigint
-from ..store.transcript import TranscriptHeader, TranscriptWriter
+from ..store.transcript import TranscriptHeader, TranscriptWriter, turn_entry
 from .batch_learner import LearnerSetup, play_learner
 from .batch_lesson import LessonRunner
 from .expectations import Expectations, check_round
@@ -133,6 +133,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
         finally:
             writer.close()
             result.duration = time.monotonic() - clock
+            result.keep_recorded(writer.in_memory())  # turns.csv's entries: the report reads no file back
         if result.status != "cancelled":  # saved before the judge scores it: a Ctrl-C then keeps the class
             try:
                 await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop
@@ -234,7 +235,7 @@ async def _play_simulated(spec: RunSpec, setup: LearnerSetup, context: RunContex
 def _open_transcript(path: Path, header: TranscriptHeader) -> TranscriptWriter:
     """A fresh transcript for this run (a re-run starts afresh); opened off the event loop."""
     path.unlink(missing_ok=True)
-    return TranscriptWriter(path, header, durable=False)
+    return TranscriptWriter(path, header, durable=False, keep=turn_entry)
 
 
 class _RunHooks(RunnerHooks):

@@ -81,6 +81,9 @@ def save_reports(folder: Path, results: list[RunResult], meta: dict[str, MetaVal
     from .report_html import report_html  # imports matplotlib only when it draws
     from .reports import write_reports
 
+    # In the order of their files (as load_runs reads them), not the order they finished in: the bootstrap's
+    # resamples draw runs by position, so `maic report DIR` rebuilds the very intervals the batch wrote.
+    results = sorted(results, key=lambda result: result.run_id + ".json")
     try:
         report = write_reports(folder, results, meta)
         write_atomic(folder / "report.html", report_html(report, results))

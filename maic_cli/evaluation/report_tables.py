@@ -158,7 +158,11 @@ def transcript_mismatch(result: RunResult, transcript: Transcript) -> str | None
 
 
 def read_run_transcript(out: Path, result: RunResult) -> Transcript | None:
-    """The run's transcript when it can be read and is the run's (else None: its round summaries are used)."""
+    """The run's transcript when it can be read and is the run's (else None: its round summaries are used);
+    a run this process played is read from what it kept in memory of the transcript it wrote (the same
+    entries: rebuilding the report from the files gives the same turns.csv)."""
+    if result.recorded is not None:
+        return result.recorded
     path = transcript_path(out, result)
     if path is None:
         return None
