@@ -279,6 +279,10 @@ class _RunHooks(RunnerHooks):
 async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
                   on_done: Callable[[RunResult], None]) -> tuple[list[RunResult], bool]:
     """Run ``specs`` with at most ``concurrency`` at once; returns (results, interrupted)."""
+    if len(specs) > 1:  # the report's matplotlib, imported while the runs wait on their models
+        from .report_charts import preload
+
+        preload()
     semaphore = asyncio.Semaphore(concurrency)
     results: list[RunResult] = []
     stopping = asyncio.Event()
