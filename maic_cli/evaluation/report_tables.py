@@ -5,8 +5,10 @@ spaces).  ``turns.csv`` has one row per agent turn, read from the run's
 transcript in the batch folder (``transcripts/<run_id>.jsonl``): each ``done``
 event of an agent turn gives its tokens, actions and dropped actions, and its
 latency is the time since the previous ``done`` (or the round's start), as the
-report's turn latencies are.  After ``--merge`` a transcript is read in the
-batch folder its run was made in.  A run without a readable transcript (an
+report's turn latencies are.  A run this batch process just played is not read
+back: the batch kept those entries in memory as it wrote them (the same ones, so
+``maic report DIR`` rebuilds the same rows from the files).  After ``--merge`` a
+transcript is read in the batch folder its run was made in.  A run without a readable transcript (an
 error before it opened, a folder moved away) gives rows from its round
 summaries with the token and latency cells empty (``source`` says which).
 Rounds and turns are numbered from 1.  A judged run (evaluation/report_judge.py) fills the
