@@ -12,6 +12,7 @@ keeps the class, unjudged) and again with the verdicts.
 from __future__ import annotations
 
 import asyncio
+import gc
 import re
 import time
 from collections.abc import Callable
@@ -276,6 +277,12 @@ class _RunHooks(RunnerHooks):
         self.writer.round_finished(result.reason, result.error)
 
 
+# A batch allocates fast (events, requests, pydantic models): with Python's default of a young-generation pass
+# every 700 new objects, 1,000 runs at -j 50 spent 0.8 s of a 15 s batch in about 700 collector passes.  Runs
+# make few reference cycles, so the young generation is swept less often while the runs play.
+GC_YOUNG_OBJECTS = 20_000
+
+
 async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
                   on_done: Callable[[RunResult], None]) -> tuple[list[RunResult], bool]:
     """Run ``specs`` with at most ``concurrency`` at once; returns (results, interrupted)."""
@@ -312,10 +319,13 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
         for task in tasks:
             task.cancel()
 
+    thresholds = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_OBJECTS, *thresholds[1:])  # see GC_YOUNG_OBJECTS
     try:
         with on_sigint(interrupt):
             await asyncio.gather(*tasks, return_exceptions=True)
     finally:
+        gc.set_threshold(*thresholds)
         await context.clients.aclose()
         if context.judge is not None:
             await context.judge.aclose()

@@ -162,6 +162,15 @@ def cpu():
     return r.ru_utime + r.ru_stime
 marks = {}
 walls = {"start": time.perf_counter()}
+import gc
+collecting = {"since": 0.0, "total": 0.0, "count": 0}
+def on_gc(phase, info):
+    if phase == "start":
+        collecting["since"] = time.perf_counter()
+    else:
+        collecting["total"] += time.perf_counter() - collecting["since"]
+        collecting["count"] += 1
+gc.callbacks.append(on_gc)
 real_run = asyncio.run
 def timed_run(coro, **kw):
     marks["batch"], walls["batch"] = cpu(), time.perf_counter()
@@ -181,7 +190,8 @@ def timed_save(*a, **k):
         line = (f"PHASES start-up {marks['batch']:.2f} s, batch {marks['batch_end'] - marks['batch']:.2f} s, "
                 f"report {marks['report_end'] - marks['report']:.2f} s CPU; wall: start-up "
                 f"{walls['batch'] - walls['start']:.2f} s (after the interpreter's own), batch "
-                f"{walls['batch_end'] - walls['batch']:.2f} s, report {walls['report_end'] - walls['report']:.2f} s\\n")
+                f"{walls['batch_end'] - walls['batch']:.2f} s, report {walls['report_end'] - walls['report']:.2f} s; "
+                f"garbage collection {collecting['total']:.2f} s in {collecting['count']} passes\\n")
         os.write(2, line.encode())  # past whatever maic made of sys.stderr
 summary.save_reports = timed_save
 sys.argv = ["maic", *sys.argv[1:]]
