@@ -228,9 +228,17 @@ def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    redact = redactor()
+    redact, cells = redactor(), dict[str, Any]()  # a text cell made safe once (a batch repeats its names)
+
+    def cell(value: Any) -> Any:
+        if not isinstance(value, str):
+            return safe_cell(value, redact)
+        if (found := cells.get(value)) is None:
+            found = cells[value] = safe_cell(value, redact)
+        return found
+
     for row in rows:
-        writer.writerow({column: safe_cell(row.get(column), redact) for column in columns})
+        writer.writerow({column: cell(row.get(column)) for column in columns})
     return buffer.getvalue()
 
 
