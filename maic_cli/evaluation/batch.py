@@ -12,7 +12,6 @@ keeps the class, unjudged) and again with the verdicts.
 from __future__ import annotations
 
 import asyncio
-import gc
 import re
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from ..signals import on_sigint
 from ..store.transcript import TranscriptHeader, TranscriptWriter, turn_entry
 from .batch_learner import LearnerSetup, play_learner
 from .batch_lesson import LessonRunner
+from .batch_summary import fewer_collections
 from .expectations import Expectations, check_round
 from .metrics import RoundLog
 from .run_results import CallStat, RunJudgement, RunResult, save_run
@@ -319,13 +319,10 @@ async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
         for task in tasks:
             task.cancel()
 
-    thresholds = gc.get_threshold()
-    gc.set_threshold(GC_YOUNG_OBJECTS, *thresholds[1:])  # see GC_YOUNG_OBJECTS
     try:
-        with on_sigint(interrupt):
+        with on_sigint(interrupt), fewer_collections(GC_YOUNG_OBJECTS):
             await asyncio.gather(*tasks, return_exceptions=True)
     finally:
-        gc.set_threshold(*thresholds)
         await context.clients.aclose()
         if context.judge is not None:
             await context.judge.aclose()
