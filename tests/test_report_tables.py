@@ -141,3 +141,36 @@ def test_a_csv_cell_that_a_spreadsheet_could_read_as_a_formula_is_quoted(text: s
 @pytest.mark.parametrize("text", ["plain", "a = b", "1 + 1", "ok-then", "－ is a dash later: no"[2:]])
 def test_ordinary_cells_are_kept(text: str) -> None:
     assert safe_cell(text) == text
+
+
+def test_a_batch_keeps_its_turn_rows_in_memory_and_a_rebuild_from_the_files_gives_the_same_tables(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import maic_cli.evaluation.report_tables as tables
+
+    def no_reading(path: Path) -> None:
+        raise AssertionError(f"the batch read {path} back")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(tables, "read_transcript", no_reading)
+        out = batch(tmp_path)
+    _, turns = read_csv(out / "turns.csv")
+    assert len(turns) == 4 and {t["source"] for t in turns} == {"transcript"}
+    written = {name: (out / name).read_bytes() for name in ("turns.csv", "rounds.csv")}
+    write_tables(out, load_runs(out))  # as `maic report DIR` does: every transcript read from its file
+    assert {name: (out / name).read_bytes() for name in written} == written
+
+
+def test_a_report_does_not_depend_on_the_order_the_runs_finished_in(tmp_path: Path) -> None:
+    from maic_cli.evaluation.batch_summary import save_reports
+
+    scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
+    out = tmp_path / "out"
+    result = run(tmp_path, str(scenario), "--model", script(tmp_path, *GOOD_ROUND), "--repeat", "6",
+                 "--out", str(out))
+    assert result.exit_code == 0, result.output
+    runs = load_runs(out)
+    for number, run_result in enumerate(runs):  # durations far apart: a resample drawn by position shows it
+        run_result.duration = 1.0 + number**3
+    written = save_reports(out, runs, {}).to_json()
+    assert save_reports(out, [runs[i] for i in (3, 0, 5, 1, 4, 2)], {}).to_json() == written
+    assert '"run_duration_s"' in written

@@ -59,9 +59,24 @@ class RunLike(Protocol):
     def rounds(self) -> Sequence[RoundLike]: ...
 
 
-def safe_text(value: object) -> str:
-    """One clean line without API keys (as report.json's strings are)."""
-    return redactor()(one_line(clean(replace_surrogates(str(value)))))
+def safe_text(value: object, redact: Callable[[str], str] | None = None) -> str:
+    """One clean line without API keys (as report.json's strings are); ``redact``: one
+    :func:`~maic_cli.untrusted.redactor` shared by many strings (it looks the keys up in the environment)."""
+    return (redact or redactor())(one_line(clean(replace_surrogates(str(value)))))
+
+
+def text_cleaner() -> Callable[[object], str]:
+    """:func:`safe_text` for many values: one redactor, and each distinct value cleaned once (a batch's
+    1,000 runs share a handful of models, prompt sets and policies)."""
+    redact, seen = redactor(), dict[str, str]()
+
+    def cleaned(value: object) -> str:
+        text = str(value)
+        if (found := seen.get(text)) is None:
+            found = seen[text] = safe_text(text, redact)
+        return found
+
+    return cleaned
 
 
 def short_label(text: str) -> str:
@@ -98,9 +113,9 @@ def display_names(keys: Sequence[str]) -> dict[str, str]:
     return unique_labels({k: short_label(k) for k in keys}, {k: _cut(k) for k in keys})
 
 
-def _dimensions(run: RunRow | RunLike, clean_text: bool = False) -> dict[str, str]:
+def _dimensions(run: RunRow | RunLike, clean_text: Callable[[object], str] | None = None) -> dict[str, str]:
     values = {d: str(getattr(run, d)) for d in DIMENSIONS}
-    return {d: safe_text(v) for d, v in values.items()} if clean_text else values
+    return {d: clean_text(v) for d, v in values.items()} if clean_text else values
 
 
 def varying_dimensions(runs: Sequence[RunRow]) -> list[str]:
@@ -181,8 +196,9 @@ def turn_latencies(report: BatchReport, results: Sequence[RunLike]) -> dict[str,
     """Agent-turn latencies in seconds, per configuration (named as in :func:`speaker_counts`)."""
     dimensions = varying_dimensions(report.runs)
     samples: dict[tuple[str, ...], list[float]] = {}
+    cleaned = text_cleaner()
     for result in results:
-        key = configuration(_dimensions(result, clean_text=True), dimensions)
+        key = configuration(_dimensions(result, clean_text=cleaned), dimensions)
         values = [float(x) for r in result.rounds for x in r.turn_latencies if math.isfinite(x) and x >= 0]
         samples.setdefault(key, []).extend(values)
     kept = top_keys({key: len(values) for key, values in samples.items()})
@@ -243,8 +259,8 @@ def judge_labels(report: BatchReport) -> dict[str, str]:
     """The judge's names for its scores (report.json's top-level judge ``criteria`` and ``labels``), by score."""
     if report.judge is None:
         return {}
-    names = {**report.judge.criteria, **report.judge.labels}
-    return {k.removeprefix("judge_"): safe_text(v).removeprefix("judge: ") for k, v in names.items()}
+    names, cleaned = {**report.judge.criteria, **report.judge.labels}, text_cleaner()
+    return {k.removeprefix("judge_"): cleaned(v).removeprefix("judge: ") for k, v in names.items()}
 
 
 def judge_metrics(groups: Mapping[str, GroupSummary], labels: Mapping[str, str] | None = None
@@ -254,6 +270,7 @@ def judge_metrics(groups: Mapping[str, GroupSummary], labels: Mapping[str, str] 
     the pedagogy rubric), ``judge.means`` scores on their own scale)."""
     rates: dict[str, dict[str, Estimate]] = {}
     means: dict[str, dict[str, Estimate]] = {}
+    cleaned = text_cleaner()
     for group, summary in groups.items():
         if summary.judge is None:
             continue
@@ -263,7 +280,7 @@ def judge_metrics(groups: Mapping[str, GroupSummary], labels: Mapping[str, str] 
             for name, entry in scores.items():
                 score = estimate(entry)
                 if score is not None:
-                    key = safe_text(name)
+                    key = cleaned(name)
                     label = (labels or {}).get(key) or key.replace("_", " ")
                     if label in into or len(into) < MAX_SHOWN:  # a crafted report's 40,000 scores: the first
                         into.setdefault(label, {})[group] = score

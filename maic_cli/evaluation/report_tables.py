@@ -5,8 +5,10 @@ spaces).  ``turns.csv`` has one row per agent turn, read from the run's
 transcript in the batch folder (``transcripts/<run_id>.jsonl``): each ``done``
 event of an agent turn gives its tokens, actions and dropped actions, and its
 latency is the time since the previous ``done`` (or the round's start), as the
-report's turn latencies are.  After ``--merge`` a transcript is read in the
-batch folder its run was made in.  A run without a readable transcript (an
+report's turn latencies are.  A run this batch process just played is not read
+back: the batch kept those entries in memory as it wrote them (the same ones, so
+``maic report DIR`` rebuilds the same rows from the files).  After ``--merge`` a
+transcript is read in the batch folder its run was made in.  A run without a readable transcript (an
 error before it opened, a folder moved away) gives rows from its round
 summaries with the token and latency cells empty (``source`` says which).
 Rounds and turns are numbered from 1.  A judged run (evaluation/report_judge.py) fills the
@@ -158,7 +160,11 @@ def transcript_mismatch(result: RunResult, transcript: Transcript) -> str | None
 
 
 def read_run_transcript(out: Path, result: RunResult) -> Transcript | None:
-    """The run's transcript when it can be read and is the run's (else None: its round summaries are used)."""
+    """The run's transcript when it can be read and is the run's (else None: its round summaries are used);
+    a run this process played is read from what it kept in memory of the transcript it wrote (the same
+    entries: rebuilding the report from the files gives the same turns.csv)."""
+    if result.recorded is not None:
+        return result.recorded
     path = transcript_path(out, result)
     if path is None:
         return None
@@ -222,9 +228,17 @@ def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    redact = redactor()
+    redact, cells = redactor(), dict[str, Any]()  # a text cell made safe once (a batch repeats its names)
+
+    def cell(value: Any) -> Any:
+        if not isinstance(value, str):
+            return safe_cell(value, redact)
+        if (found := cells.get(value)) is None:
+            found = cells[value] = safe_cell(value, redact)
+        return found
+
     for row in rows:
-        writer.writerow({column: safe_cell(row.get(column), redact) for column in columns})
+        writer.writerow({column: cell(row.get(column)) for column in columns})
     return buffer.getvalue()
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -135,13 +136,31 @@ GROUPINGS_BY = {"by_scenario": "scenario", "by_model": "model", "by_prompts": "p
 def _markdown_safe(data: object) -> object:
     """``data`` with every string and key that came from outside made inert Markdown (the statistics'
     descriptions are maic's own text)."""
-    if isinstance(data, str):
-        return markdown_text(data)
-    if isinstance(data, dict):
-        return {markdown_text(str(k)): v if k == "statistics" else _markdown_safe(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_markdown_safe(item) for item in data]
-    return data
+    inert = _once(markdown_text)
+
+    def safe(item: object) -> object:
+        if isinstance(item, str):
+            return inert(item)
+        if isinstance(item, dict):
+            return {inert(str(k)): v if k == "statistics" else safe(v) for k, v in item.items()}
+        if isinstance(item, list):
+            return [safe(value) for value in item]
+        return item
+
+    return safe(data)
+
+
+def _once(convert: Callable[[str], str]) -> Callable[[str], str]:
+    """``convert``, each distinct string converted once (a report repeats its keys and names thousands
+    of times: a batch of 1,000 runs has 150,000 strings and a few hundred distinct ones)."""
+    seen: dict[str, str] = {}
+
+    def converted(text: str) -> str:
+        if (found := seen.get(text)) is None:
+            found = seen[text] = convert(text)
+        return found
+
+    return converted
 
 
 def report_markdown(report: BatchReport) -> str:
@@ -237,10 +256,11 @@ def _cell(text: str) -> str:
 def safe_strings(data: object) -> object:
     """``data`` with every string (keys too) cleaned and without API keys."""
     redact = redactor()
+    cleaned = _once(lambda text: redact(clean(text)))
 
     def safe(item: object) -> object:
         if isinstance(item, str):
-            return redact(clean(item))
+            return cleaned(item)
         if isinstance(item, dict):
             return {safe(key): safe(value) for key, value in item.items()}
         if isinstance(item, list):

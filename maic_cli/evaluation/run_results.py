@@ -14,9 +14,17 @@ import math
 import re
 import time
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from ..errors import InputError
 from ..files import read_bounded
@@ -28,6 +36,9 @@ from ..untrusted import one_line
 from .judge import RoundVerdict
 from .metrics import RoundSummary
 from .tutoring import TutoringOutcome
+
+if TYPE_CHECKING:
+    from ..store.transcript import Transcript
 
 MAX_SECONDS = 1e7  # a duration or latency (115 days): a file that says more was not written by maic
 MAX_AMOUNT = 1e12  # tokens or dollars
@@ -101,6 +112,9 @@ class RunResult(BaseModel):
     learner_calls: list[CallStat] = Field(default_factory=list)  # its calls, priced apart from the class's
     tutoring: TutoringOutcome | None = None  # a tutoring task's run (evaluation/tutoring.py)
     learning: LearningGain | None = None  # a lesson's quiz before and after it (lesson.pre_post)
+    # Not saved: the entries of its transcript that turns.csv reads, kept while this process played
+    # the run (evaluation/report_tables.py then reads no file); None for a run loaded from its file.
+    _recorded: Transcript | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _finite_latencies(self) -> RunResult:
@@ -114,6 +128,14 @@ class RunResult(BaseModel):
     @property
     def passed(self) -> bool:
         return self.status == "complete" and not self.failures
+
+    @property
+    def recorded(self) -> Transcript | None:
+        """The transcript's entries kept in memory while this process played the run (else None)."""
+        return self._recorded
+
+    def keep_recorded(self, transcript: Transcript) -> None:
+        self._recorded = transcript
 
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,254}")  # a file name: no separator, no "..", no dot first

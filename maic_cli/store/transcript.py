@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Annotated, Any, Literal
@@ -67,8 +68,14 @@ class TranscriptWriter:
     error text is redacted of API keys before it is written.
     """
 
-    def __init__(self, path: Path, header: TranscriptHeader, *, durable: bool = True) -> None:
+    def __init__(self, path: Path, header: TranscriptHeader, *, durable: bool = True,
+                 keep: Callable[[Entry], bool] | None = None) -> None:
         self.path = path
+        self.header = header
+        # keep: the entries written that a caller wants in memory as well (a batch keeps what its
+        # report's turn rows read, so the report need not read back the file it just wrote).
+        self._keep = keep
+        self.kept: list[Entry] = []
         # durable: flush every line and fsync each round's end.  A batch passes False (lines are
         # flushed at each round's end): a crash there only means --resume reruns the run.
         self.durable = durable
@@ -93,6 +100,12 @@ class TranscriptWriter:
     def _write(self, entry: Entry) -> None:
         """One entry, written by the same adapter that reads it back."""
         self._write_line(ENTRY_ADAPTER.dump_json(entry).decode("utf-8"))
+        if self._keep is not None and self._keep(entry):
+            self.kept.append(entry)
+
+    def in_memory(self) -> Transcript:
+        """The transcript as written, with only the entries kept (see ``keep``)."""
+        return Transcript(path=self.path, header=self.header, entries=list(self.kept))
 
     def learner(self, text: str, *, simulated: str | None = None, model: str | None = None) -> None:
         """A learner line; a simulated learner's is marked with its name and model."""
@@ -192,6 +205,15 @@ class RoundEndLine(_Line):
 Entry = Annotated[LearnerLine | RoundLine | EventLine | CallLine | RoundEndLine, Field(discriminator="kind")]
 ENTRY_ADAPTER: TypeAdapter[Entry] = TypeAdapter(Entry)
 ENTRY_KINDS = frozenset({"learner", "round", "event", "llm_call", "round_end"})
+
+
+TURN_EVENTS = frozenset({"agent_start", "done"})
+
+
+def turn_entry(entry: Entry) -> bool:
+    """Whether a batch's turns.csv reads this entry (evaluation/report_tables.py): round starts and the events
+    that open and end a turn; a batch keeps these in memory (``TranscriptWriter(keep=turn_entry)``)."""
+    return isinstance(entry, RoundLine) or (isinstance(entry, EventLine) and entry.event.type in TURN_EVENTS)
 
 
 @dataclass
