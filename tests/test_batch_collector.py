@@ -1,5 +1,5 @@
 """While a batch's runs play and while its report is written, the young generation is swept every 20,000 new
-objects rather than Python's 700 (evaluation/batch_summary.py ``fewer_collections``); the collector's settings
+objects rather than Python's 700 (evaluation/collector.py ``fewer_collections``); the collector's settings
 are restored after, also when writing fails."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from maic_cli.cli.batch_plan import expand
-from maic_cli.evaluation.batch import GC_YOUNG_OBJECTS, RunContext, run_all
+from maic_cli.evaluation.batch import RunContext, run_all
+from maic_cli.evaluation.collector import YOUNG_OBJECTS
 from maic_cli.evaluation.run_results import RunResult
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, script, write
 
@@ -30,7 +31,7 @@ def test_a_batch_sweeps_the_young_generation_less_often_and_restores_the_collect
 
     results, _ = asyncio.run(run_all(specs, context, 2, on_done))
     assert [r.status for r in results] == ["complete", "complete"]
-    assert [threshold[0] for threshold in seen] == [GC_YOUNG_OBJECTS] * 2
+    assert [threshold[0] for threshold in seen] == [YOUNG_OBJECTS] * 2
     assert gc.get_threshold() == before
 
 

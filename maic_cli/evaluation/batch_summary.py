@@ -4,15 +4,13 @@ the exit-code rule, and the summary printed at the end.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import InputError, MaicError
 from ..untrusted import clean
+from .collector import fewer_collections
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -87,25 +85,13 @@ def save_reports(folder: Path, results: list[RunResult], meta: dict[str, MetaVal
     # In the order of their files (as load_runs reads them), not the order they finished in: the bootstrap's
     # resamples draw runs by position, so `maic report DIR` rebuilds the very intervals the batch wrote.
     results = sorted(results, key=lambda result: result.run_id + ".json")
-    with fewer_collections():  # a report of 1,000 runs makes ~1.5 million objects, nearly none in cycles
+    with fewer_collections():
         try:
             report = write_reports(folder, results, meta)
             write_atomic(folder / "report.html", report_html(report, results))
             return report
         except OSError as exc:
             raise MaicError(f"{folder}: cannot write the report: {exc.strerror or exc}") from None
-
-
-@contextmanager
-def fewer_collections(young_objects: int = 20_000) -> Iterator[None]:
-    """The collector's young generation swept every ``young_objects`` new objects instead of Python's 700
-    (for work that allocates fast and makes few cycles: a batch's runs, its report); restored after."""
-    thresholds = gc.get_threshold()
-    gc.set_threshold(young_objects, *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
 
 
 def summary_table(report: BatchReport, group: str = "by_scenario", name: str = "scenario") -> Table:

@@ -172,20 +172,18 @@ def learning_section(results: list[RunResult]) -> Learning | None:
 
 def add_to_report(report: BatchReport, results: list[RunResult]) -> None:
     """Add the ``tutoring``, ``learning`` and ``simulated_learner`` sections, and each run's outcome."""
-    learning = learning_section(results)
-    if learning is not None:
+    learning, tutoring = learning_section(results), section(results)
+    if learning is not None:  # a part a batch does not have stays unset: report.json leaves it out
         report.learning = learning
-        gains = {r.run_id: r.learning for r in results if r.learning is not None}
-        for run in report.runs:
-            if (gain := gains.get(run.run_id)) is not None:
-                run.learning = LearningGain.model_validate(gain.model_dump())
-    tutoring = section(results)
     if tutoring is not None:
         report.tutoring = tutoring
-        outcomes = {r.run_id: r.tutoring for r in results if r.tutoring is not None}
-        for run in report.runs:
-            if (found := outcomes.get(run.run_id)) is not None:
-                run.tutoring = TutoringOutcome.model_validate(found.model_dump())
+    by_id = {r.run_id: r for r in results}
+    for run in report.runs:  # each run's own outcome, as the report's model holds it
+        result = by_id.get(run.run_id)
+        if result is not None and result.learning is not None:
+            run.learning = LearningGain.model_validate(result.learning.model_dump())
+        if result is not None and result.tutoring is not None:
+            run.tutoring = TutoringOutcome.model_validate(result.tutoring.model_dump())
     if any(r.learner is not None for r in results):
         report.simulated_learner = SimulatedLearner(overall=usage(results), by_model={
             m: usage([r for r in results if r.model == m]) for m in sorted({r.model for r in results})})
