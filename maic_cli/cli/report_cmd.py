@@ -77,6 +77,7 @@ def report(
 
     require_report()
 
+    from ..evaluation import chart_worker
     from ..evaluation.batch_folder import is_batch_folder
     from ..evaluation.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
     from ..evaluation.reports import previous_meta
@@ -89,6 +90,8 @@ def report(
         raise InputError("--judge judges one batch in place: judge each folder, then combine them with --out")
     if (rejudge or prompts is not None or judge_api_base or rubric != "default") and not judge:
         raise InputError("--rejudge, --prompts, --judge-api-base and --rubric go with --judge MODEL")
+    if not judge:  # a big report's charts: drawn in another process while the runs load
+        chart_worker.start_for(folders)
     if len(folders) == 1 and out is None:
         target, results = folders[0], load_runs(folders[0])
         meta = {**previous_meta(target), "rebuilt by": f"maic {__version__}"}

@@ -79,19 +79,31 @@ def batch_exit_code(results: list[RunResult]) -> int:
 
 def save_reports(folder: Path, results: list[RunResult], meta: dict[str, MetaValue]) -> BatchReport:
     from ..store.paths import write_atomic
-    from .report_html import report_html  # imports matplotlib only when it draws
+    from . import chart_worker
+    from .report_html import chart_plan, report_html  # imports matplotlib only when it draws
     from .reports import write_reports
 
     # In the order of their files (as load_runs reads them), not the order they finished in: the bootstrap's
     # resamples draw runs by position, so `maic report DIR` rebuilds the very intervals the batch wrote.
     results = sorted(results, key=lambda result: result.run_id + ".json")
+    worker = chart_worker.take()  # a big batch's charts: drawn in another process while the files are written
+    drawings: list[chart_worker.Drawing] = []
+
+    def built(report: BatchReport) -> None:
+        if worker is not None:
+            drawings.append(chart_worker.Drawing([chart.job for chart in chart_plan(report, results)], worker))
+
     with fewer_collections():
         try:
-            report = write_reports(folder, results, meta)
-            write_atomic(folder / "report.html", report_html(report, results))
+            report = write_reports(folder, results, meta, on_built=built)
+            drawn = drawings[0].drawn() if drawings else None
+            write_atomic(folder / "report.html", report_html(report, results, drawn))
             return report
         except OSError as exc:
             raise MaicError(f"{folder}: cannot write the report: {exc.strerror or exc}") from None
+        finally:
+            if worker is not None:
+                worker.close()
 
 
 def summary_table(report: BatchReport, group: str = "by_scenario", name: str = "scenario") -> Table:

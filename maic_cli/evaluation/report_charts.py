@@ -48,6 +48,15 @@ class Estimate:
     high: float | None = None
 
 
+ChartJob = tuple[str, tuple[Any, ...]]  # (kind, arguments): one chart as plain data, drawable in another process
+
+
+def draw_job(job: ChartJob) -> str | None:
+    """Draw one chart of :func:`chart jobs <maic_cli.evaluation.report_html.chart_plan>`: its ``<svg>`` or ``None``."""
+    kind, args = job
+    return CHART_KINDS[kind](*args)
+
+
 def color_for(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
@@ -66,21 +75,22 @@ def render(name: str, draw: Callable[[Any], None], height: float) -> str:
     return inline_svg(buffer.getvalue(), name)
 
 
+def preload_now() -> None:
+    """Import what :func:`render` draws with; without matplotlib, nothing (the report says so when it draws)."""
+    try:
+        for module in ("matplotlib.figure", "matplotlib.backends.backend_svg"):
+            importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - not installed or broken: the report says so when it draws
+        pass
+
+
 def preload() -> threading.Thread:
     """Import matplotlib in a background thread (its import is most of a chart's cost: about 0.7 s CPU).
 
-    A batch calls this when it starts: its event loop mostly waits on the network, so the import runs in
-    that idle time instead of after the last run.  Without matplotlib the thread does nothing (the report
-    says the charts need it)."""
-
-    def load() -> None:
-        try:
-            for module in ("matplotlib.figure", "matplotlib.backends.backend_svg"):  # what render needs
-                importlib.import_module(module)
-        except Exception:  # noqa: BLE001 - not installed or broken: the report says so when it draws
-            pass
-
-    thread = threading.Thread(target=load, name="maic-preload-matplotlib", daemon=True)
+    A small batch calls this when it starts (a big one starts evaluation/chart_worker.py instead): its
+    event loop mostly waits on the network, so the import runs in that idle time instead of after the
+    last run."""
+    thread = threading.Thread(target=preload_now, name="maic-preload-matplotlib", daemon=True)
     thread.start()
     return thread
 
@@ -226,3 +236,7 @@ def box_chart(name: str, title: str, samples: Mapping[str, Sequence[float]], uni
         ax.tick_params(axis="y", length=0)
 
     return render(name, draw, 1.0 + 0.42 * len(names))
+
+
+CHART_KINDS: dict[str, Callable[..., str | None]] = {"stacked_bars": stacked_bars_chart,
+                                                     "interval": interval_chart, "box": box_chart}

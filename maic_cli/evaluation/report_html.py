@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean
 from . import report_data as data
 from .batch_report import BatchReport, ComparedMetric, GroupSummary, Intervals, MeanEntry, Point, RateEntry
-from .report_charts import MAX_DOTS, REASON_COLORS, box_chart, interval_chart, stacked_bars_chart
+from .report_charts import MAX_DOTS, REASON_COLORS, ChartJob, draw_job
 from .report_tutoring_html import tutoring_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -110,45 +112,65 @@ def summary_tables(report: BatchReport) -> str:
     return "".join(parts)
 
 
-def charts(report: BatchReport, results: Sequence[data.RunLike]) -> list[tuple[str, str | None, str]]:
-    """(name, svg or None, caption or what is missing) of every chart the page shows."""
-    found: list[tuple[str, str | None, str]] = []
+@dataclass(frozen=True)
+class PlannedChart:
+    """One chart of the page: what to draw (plain data: it may be drawn in another process), its caption,
+    and the line shown instead when there is nothing to draw."""
 
-    def add(name: str, svg: str | None, caption: str, missing: str) -> None:
-        found.append((name, svg, caption if svg else missing))
+    name: str
+    job: ChartJob
+    caption: str
+    missing: str
 
-    add("speakers", stacked_bars_chart("speakers", [("Who speaks how often", dict(data.speaker_counts(report)))],
-                                       unit="agent turns"),
+
+def chart_plan(report: BatchReport, results: Sequence[data.RunLike]) -> list[PlannedChart]:
+    """Every chart the page shows, in order, not drawn yet."""
+    plan: list[PlannedChart] = []
+
+    def add(name: str, kind: str, args: tuple[Any, ...], caption: str, missing: str) -> None:
+        plan.append(PlannedChart(name, (kind, (name, *args)), caption, missing))
+
+    add("speakers", "stacked_bars", ([("Who speaks how often", dict(data.speaker_counts(report)))], None,
+                                     "agent turns"),
         "Share of agent turns by speaker (numbers: turns).", "Who speaks how often: no agent turns in this batch.")
-    add("end_reasons", stacked_bars_chart("end_reasons", data.end_reason_panels(report), REASON_COLORS, unit="rounds"),
+    add("end_reasons", "stacked_bars", (data.end_reason_panels(report), REASON_COLORS, "rounds"),
         "Share of rounds by end reason (numbers: rounds).", "How rounds end: no rounds in this batch.")
     for name, groups in data.compared_groupings(report):
         slug = name.replace(" ", "_")
         rates = data.routing_metrics(groups, data.ROUTING_RATES, "rates")
         means = data.routing_metrics(groups, data.ROUTING_MEANS, "means")
-        add(f"routing_{slug}", interval_chart(f"routing_{slug}", f"Routing rates by {name}", rates,
-                                              ("Turns per round", means)),
+        add(f"routing_{slug}", "interval", (f"Routing rates by {name}", rates, ("Turns per round", means)),
             "Dot: the value; bar: its 95% interval (none under two runs).", "Routing rates: no rounds to measure.")
         shares, scores = data.judge_metrics(groups, data.judge_labels(report))
         if shares or scores:
             side = (next(iter(scores)) if len(scores) == 1 else "Means", scores)
-            add(f"judge_{slug}", interval_chart(f"judge_{slug}", f"Judge scores by {name}", shares, side)
-                if shares else interval_chart(f"judge_{slug}", f"Judge scores by {name}", scores, percent=False),
+            add(f"judge_{slug}", "interval", (f"Judge scores by {name}", shares, side) if shares
+                else (f"Judge scores by {name}", scores, None, False),
                 "Share of judged turns (or rounds) that meet each criterion, and the means; dot: the value, "
                 "bar: its 95% interval.", "Judge scores: none.")
-    add("latency", box_chart("latency", "Agent turn latency", data.turn_latencies(report, results)),
+    add("latency", "box", ("Agent turn latency", data.turn_latencies(report, results)),
         "Seconds from the end of the previous turn (or the round's start) to the end of the turn; box: quartiles "
         f"and median, whiskers: 1.5 × IQR, dots: the turns (at most {MAX_DOTS} a row).", "Turn latency: none recorded.")
-    return found
+    return plan
 
 
-def charts_html(report: BatchReport, results: Sequence[data.RunLike]) -> str:
+def charts(report: BatchReport, results: Sequence[data.RunLike],
+           drawn: Sequence[str | None] | None = None) -> list[tuple[str, str | None, str]]:
+    """(name, svg or None, caption or what is missing) of every chart the page shows; ``drawn``: their
+    ``<svg>`` already drawn elsewhere (evaluation/chart_worker.py), in the plan's order."""
+    plan = chart_plan(report, results)
+    svgs = list(drawn) if drawn is not None and len(drawn) == len(plan) else [draw_job(c.job) for c in plan]
+    return [(c.name, svg, c.caption if svg else c.missing) for c, svg in zip(plan, svgs, strict=True)]
+
+
+def charts_html(report: BatchReport, results: Sequence[data.RunLike],
+                drawn: Sequence[str | None] | None = None) -> str:
     try:
-        drawn = charts(report, results)
+        found = charts(report, results, drawn)
     except ImportError:
         return '<p class="none">Charts need matplotlib (pip install matplotlib); the tables are complete.</p>'
     parts = []
-    for name, svg, caption in drawn:
+    for name, svg, caption in found:
         if svg is None:
             parts.append(f'<p class="none" data-missing="{_e(name)}">{_e(caption)}</p>')
         else:
@@ -198,8 +220,10 @@ def runs_html(report: BatchReport) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div></details>")
 
 
-def report_html(report: BatchReport, results: Sequence[data.RunLike] = ()) -> str:
-    """The whole page (a ``<!doctype html>`` document) for a report built by evaluation/reports.py."""
+def report_html(report: BatchReport, results: Sequence[data.RunLike] = (),
+                drawn: Sequence[str | None] | None = None) -> str:
+    """The whole page (a ``<!doctype html>`` document) for a report built by evaluation/reports.py;
+    ``drawn``: the charts of :func:`chart_plan`, when another process drew them."""
     meta_html = "".join(f"<span>{_e(k)}: {_e(v)}</span>" for k, v in report.meta.items())
     methods = report.statistics.model_dump()
     method_html = "; ".join(f"{_e(k).replace('_', ' ')}: {_e(v)}" for k, v in methods.items())
@@ -211,7 +235,7 @@ def report_html(report: BatchReport, results: Sequence[data.RunLike] = ()) -> st
             f"<h2>Summary</h2>{summary_tables(report)}"
             '<p class="note">Rates and means show their 95% interval in brackets when a group has two runs or '
             "more (maic run --repeat K).</p>"
-            f"<h2>Charts</h2>{charts_html(report, results)}{tutoring_html(report)}"
+            f"<h2>Charts</h2>{charts_html(report, results, drawn)}{tutoring_html(report)}"
             f"{comparisons_html(report)}<h2>Runs</h2>{runs_html(report)}"
             f'<p class="note">Statistics — {method_html}</p></body></html>\n')
 

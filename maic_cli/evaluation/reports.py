@@ -282,10 +282,14 @@ def finite(data: object) -> object:
     return data
 
 
-def write_reports(out: Path, results: list[RunResult], meta: dict[str, MetaValue]) -> BatchReport:
-    """report.json, report.md and the CSVs of ``results``; the report, every string in it cleaned."""
+def write_reports(out: Path, results: list[RunResult], meta: dict[str, MetaValue],
+                  on_built: Callable[[BatchReport], object] | None = None) -> BatchReport:
+    """report.json, report.md and the CSVs of ``results``; the report, every string in it cleaned.
+    ``on_built`` sees the report before any file is written (the charts start on it meanwhile)."""
     built = build_report(results, meta)
     report = BatchReport.model_validate(finite(safe_strings(built.model_dump(exclude_unset=True))))
+    if on_built is not None:
+        on_built(report)
     write_atomic(out / "report.json", report.to_json())
     write_atomic(out / "report.md", report_markdown(report))
     write_tables(out, results)

@@ -1,0 +1,123 @@
+"""A big batch draws its report's charts in a second process (evaluation/chart_worker.py): the same bytes as
+drawn in the batch's own process, and a worker that fails, dies or is interrupted changes nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from maic_cli.evaluation import chart_worker
+from maic_cli.evaluation.batch_summary import save_reports
+from maic_cli.evaluation.report_charts import draw_job
+from maic_cli.evaluation.report_html import chart_plan, report_html
+from maic_cli.evaluation.run_results import RunResult
+from tests.test_html_render import charts_in, page_for, round_summary, run_result
+
+
+def judged_batch() -> list[RunResult]:
+    """Two models, three repeats: every kind of chart (bars, intervals, boxes) with data in it."""
+    return [run_result(model, k, [round_summary(0, ["teacher", "curious_student"], latencies=[0.1 * k, 0.3]),
+                                  round_summary(1, ["teacher"], "end" if k % 2 else "max_turns",
+                                                latencies=[0.05 * k + 0.01])])
+            for model in ("a", "b$x$") for k in (1, 2, 3)]
+
+
+@pytest.fixture
+def no_waiting_worker() -> object:
+    worker = chart_worker.take()  # none left by another test
+    if worker is not None:
+        worker.close()
+    yield None
+    worker = chart_worker.take()
+    if worker is not None:
+        worker.close()
+
+
+def test_the_worker_draws_the_same_svg_bytes_as_this_process() -> None:
+    results = judged_batch()
+    report, page = page_for(results)
+    jobs = [chart.job for chart in chart_plan(report, results)]
+    drawn = chart_worker.Drawing(jobs, chart_worker.ChartWorker()).drawn()
+    assert drawn is not None and len(drawn) == 4 and all(svg and svg.startswith("<svg") for svg in drawn)
+    assert drawn == [draw_job(job) for job in jobs]
+    assert report_html(report, results, drawn) == page
+    assert charts_in(page) == ["speakers", "end_reasons", "routing_model", "latency"]
+
+
+def test_a_worker_killed_before_it_answers_leaves_the_charts_to_this_process() -> None:
+    results = judged_batch()
+    report, page = page_for(results)
+    worker = chart_worker.ChartWorker()
+    worker._proc.kill()
+    drawing = chart_worker.Drawing([chart.job for chart in chart_plan(report, results)], worker)
+    assert drawing.drawn() is None
+    assert report_html(report, results, drawing.drawn()) == page  # drawn here instead: the same page
+
+
+def test_an_answer_of_the_wrong_length_is_not_used() -> None:
+    results = judged_batch()
+    report, page = page_for(results)
+    assert report_html(report, results, ["<svg/>"]) == page  # one chart for four: drawn here
+
+
+def test_a_worker_nobody_gives_work_ends_when_its_input_closes() -> None:
+    worker = chart_worker.ChartWorker()
+    worker._proc.stdin.close()  # type: ignore[union-attr]
+    assert worker._proc.wait(60) == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_reaches_the_worker_and_it_still_draws() -> None:
+    results = judged_batch()
+    report, _ = page_for(results)
+    worker = chart_worker.ChartWorker()
+    time.sleep(1.0)  # past the interpreter's start, into the worker's own code (a slow machine may need it)
+    os.kill(worker._proc.pid, signal.SIGINT)
+    time.sleep(0.2)
+    assert worker._proc.poll() is None
+    jobs = [chart.job for chart in chart_plan(report, results)]
+    assert chart_worker.Drawing(jobs, worker).drawn() == [draw_job(job) for job in jobs]
+
+
+def test_only_a_big_batch_starts_a_worker_and_a_report_takes_it_once(no_waiting_worker: object) -> None:
+    chart_worker.start(chart_worker.MIN_RUNS - 1)
+    assert chart_worker.take() is None
+    chart_worker.start(chart_worker.MIN_RUNS)
+    worker = chart_worker.take()
+    assert worker is not None and chart_worker.take() is None
+    worker.close()
+    assert worker._proc.poll() is not None
+
+
+def test_save_reports_with_a_worker_writes_what_it_writes_without(tmp_path: Path, no_waiting_worker: object,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    answers: list[list[str | None] | None] = []
+    real_drawn = chart_worker.Drawing.drawn
+
+    def drawn(self: chart_worker.Drawing) -> list[str | None] | None:
+        answers.append(real_drawn(self))
+        return answers[-1]
+
+    monkeypatch.setattr(chart_worker.Drawing, "drawn", drawn)
+    results = judged_batch()
+    meta: dict[str, object] = {"maic": "test"}
+    save_reports(tmp_path / "alone", results, dict(meta))  # type: ignore[arg-type]
+    chart_worker.start(chart_worker.MIN_RUNS)
+    save_reports(tmp_path / "helped", results, dict(meta))  # type: ignore[arg-type]
+    assert chart_worker.take() is None  # the report took the worker
+    assert len(answers) == 1 and answers[0] is not None and len(answers[0]) == 4  # and the worker drew
+    for name in ("report.html", "report.json", "report.md"):
+        assert (tmp_path / "helped" / name).read_bytes() == (tmp_path / "alone" / name).read_bytes(), name
+
+
+def test_the_worker_module_is_started_as_python_runs_it() -> None:
+    """``python -m maic_cli.evaluation.chart_worker`` with nothing on its input: exits 0 and prints nothing."""
+    done = subprocess.run([sys.executable, "-m", "maic_cli.evaluation.chart_worker"], input=b"",
+                          capture_output=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, b"")
