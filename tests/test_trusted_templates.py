@@ -69,3 +69,66 @@ def test_plain_data_check_accepts_subclasses_and_names_the_first_bad_value() -> 
         trusted.render("t.j2", {"c": "red", "rows": [{"n": 1}, {"n": object()}]})
     with pytest.raises(TypeError, match="data keys must be strings"):
         trusted.render("t.j2", {"c": "red", "rows": [{1: 1}]})
+
+
+def counting_generates(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every template render that actually runs Jinja2 (its name), from now on."""
+    import jinja2
+
+    runs: list[str] = []
+    real = jinja2.Template.generate
+
+    def generate(self: jinja2.Template, *args: object, **kwargs: object) -> object:
+        runs.append(str(self.name))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Template, "generate", generate)
+    return runs
+
+
+def test_a_builtin_render_of_the_same_data_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = counting_generates(monkeypatch)
+    trusted = PromptSet({"t.j2": TemplateSource("{{ x }}|{{ rows }}", "t.j2")}, trusted=True)
+    first = trusted.render("t.j2", {"x": 1, "rows": [{"n": "a"}]})
+    assert trusted.render("t.j2", {"x": 1, "rows": [{"n": "a"}]}) == first == "1|[{'n': 'a'}]"
+    assert runs == ["t.j2"]
+    # Data that reads alike in JSON but not to a template is told apart: each renders its own text.
+    assert [trusted.render("t.j2", {"x": x, "rows": rows}) for x, rows in
+            [(1.0, [{"n": "a"}]), (True, [{"n": "a"}]), (1, ({"n": "a"},)), (1, [{"n": "b"}])]] == \
+        ["1.0|[{'n': 'a'}]", "True|[{'n': 'a'}]", "1|({'n': 'a'},)", "1|[{'n': 'b'}]"]
+    assert len(runs) == 5
+
+
+def test_a_users_set_and_data_of_subclasses_render_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = counting_generates(monkeypatch)
+    sources = {"t.j2": TemplateSource("{{ c }}", "t.j2")}
+    user = PromptSet(sources)
+    assert [user.render("t.j2", {"c": "red"}) for _ in range(2)] == ["red", "red"]
+    trusted = PromptSet(sources, trusted=True)
+    assert [trusted.render("t.j2", {"c": Colour.RED}) for _ in range(2)] == ["red", "red"]  # repr differs from str
+    assert len(runs) == 4
+
+
+def test_remembered_renders_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    trusted = PromptSet({"t.j2": TemplateSource("{{ n }}", "t.j2")}, trusted=True)
+    for n in range(prompt_set.RENDER_CACHE_ENTRIES + 20):
+        assert trusted.render("t.j2", {"n": n}) == str(n)
+    assert len(trusted._rendered) == prompt_set.RENDER_CACHE_ENTRIES
+    runs = counting_generates(monkeypatch)
+    assert trusted.render("t.j2", {"n": 0}) == "0"  # the oldest went first: rendered again
+    last = prompt_set.RENDER_CACHE_ENTRIES + 19
+    assert trusted.render("t.j2", {"n": last}) == str(last)
+    assert runs == ["t.j2"]
+    big = "x" * (prompt_set.RENDER_CACHE_KEY_CHARS + 1)
+    assert trusted.render("t.j2", {"n": big}) == trusted.render("t.j2", {"n": big}) == big
+    assert len(runs) == 3  # data past the key size is rendered, not remembered
+
+
+def test_builtin_templates_render_the_same_text_for_the_same_data() -> None:
+    """What remembering a render rests on: no built-in template reads anything but its data."""
+    import re
+
+    builtin = PromptSet.builtin()
+    for name in builtin.names:
+        text = builtin.source(name).text
+        assert not re.search(r"\|\s*random\b|\brandom\(|\bnow\(", text), name

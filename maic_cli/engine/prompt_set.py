@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ MAX_RENDER_SECONDS = 5.0  # of a user's template: a million steps on long string
 CLOCK_EVERY = 1_024  # steps between two looks at the clock
 MAX_NUMBER_ARGUMENT = 100_000  # a filter's numeric argument (center(1e9) would allocate before any check)
 PLAIN_TYPES = (str, int, float, bool, type(None))
+RENDER_CACHE_ENTRIES = 256  # built-in renders remembered (a batch repeats a class: its first prompts repeat)
+RENDER_CACHE_KEY_CHARS = 32_768  # data whose repr is longer is rendered, not remembered
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
@@ -79,6 +82,10 @@ class PromptSet:
         self._trusted = trusted and not overridden
         self._env: jinja2.Environment | None = None
         self._templates: dict[str, jinja2.Template] = {}
+        # Built-in renders by (template, repr of the data): a built-in template is a pure function of plain
+        # data (no clock, no ``random`` filter in our templates), so the same data renders the same text.
+        self._rendered: dict[tuple[str, str], str] = {}
+        self._rendered_lock = threading.Lock()
 
     @classmethod
     def builtin(cls) -> PromptSet:
@@ -135,8 +142,28 @@ class PromptSet:
             raise PromptError(self._describe(exc, name)) from None
 
     def render(self, name: str, data: Mapping[str, Any]) -> str:
-        """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one."""
-        _require_plain(data, "data")
+        """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one.
+
+        A built-in template's render is remembered for data built of exactly the plain types (whose
+        ``repr`` tells any two apart): the runs of a batch repeat a class, so their prompts repeat."""
+        exact = _plain_at_a_glance(data)
+        if not exact:
+            _check_plain(data, "data")
+        if not (self._trusted and exact):
+            return self._render(name, data)
+        key = (name, repr(data))
+        if len(key[1]) > RENDER_CACHE_KEY_CHARS:
+            return self._render(name, data)
+        found = self._rendered.get(key)
+        if found is None:
+            found = self._render(name, data)
+            with self._rendered_lock:  # a render off the event loop (a thread) may store at the same time
+                if len(self._rendered) >= RENDER_CACHE_ENTRIES:  # the oldest goes (dicts keep insertion order)
+                    self._rendered.pop(next(iter(self._rendered)), None)
+                self._rendered[key] = found
+        return found
+
+    def _render(self, name: str, data: Mapping[str, Any]) -> str:
         template = self._template(name)
         too_long = f"{self._origin(name)}: renders more than {MAX_RENDERED_CHARS:,} characters"
         try:
@@ -340,13 +367,8 @@ def _plain_at_a_glance(value: Any) -> bool:
     return False
 
 
-def _require_plain(value: Any, where: str) -> None:
-    """Templates get plain data only: never a model object or a callable they could poke at."""
-    if not _plain_at_a_glance(value):
-        _check_plain(value, where)
-
-
 def _check_plain(value: Any, where: str) -> None:
+    """Templates get plain data only: never a model object or a callable they could poke at."""
     if isinstance(value, PLAIN_TYPES):
         return
     if isinstance(value, Mapping):
