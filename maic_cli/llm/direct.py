@@ -85,7 +85,8 @@ class DirectClient:
         return body
 
     def _headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self._api_key or _env_key(self.model) or 'sk-no-key'}"}
+        return {"Authorization": f"Bearer {self._api_key or _env_key(self.model) or 'sk-no-key'}",
+                "Content-Type": "application/json"}
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
         started = False
@@ -107,7 +108,7 @@ class DirectClient:
         import aiohttp
 
         try:
-            async with self._get_session().post(f"{self.api_base}/chat/completions", json=body,
+            async with self._get_session().post(f"{self.api_base}/chat/completions", data=_encode(body),
                                                 headers=self._headers()) as response:
                 if response.status != 200:
                     raise _status_error(response.status, (await response.text())[:300], self.model)
@@ -131,6 +132,18 @@ class DirectClient:
 
 
 _DONE: tuple[str, Any] = ("", None)  # the stream's ``data: [DONE]``
+
+
+def _encode(body: dict[str, Any]) -> bytes:
+    """The request body as JSON (UTF-8), encoded in Rust: a third of ``json.dumps``'s time for a prompt of a few
+    thousand characters, which aiohttp's ``json=`` pays on every call.  Text Python holds but UTF-8 cannot (a
+    lone surrogate) is escaped as ``json.dumps`` escapes it."""
+    import pydantic_core
+
+    try:
+        return pydantic_core.to_json(body)
+    except pydantic_core.PydanticSerializationError:
+        return json.dumps(body).encode("ascii")
 
 
 def _event(line: bytes) -> tuple[str, Any] | None:
