@@ -7,6 +7,8 @@ import enum
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from maic_cli.engine import prompt_set
 from maic_cli.engine.prompt_set import MAX_RENDERED_CHARS, PromptError, PromptSet, TemplateSource
@@ -97,6 +99,8 @@ def test_a_builtin_render_of_the_same_data_is_remembered(monkeypatch: pytest.Mon
             [(1.0, [{"n": "a"}]), (True, [{"n": "a"}]), (1, ({"n": "a"},)), (1, [{"n": "b"}])]] == \
         ["1.0|[{'n': 'a'}]", "True|[{'n': 'a'}]", "1|({'n': 'a'},)", "1|[{'n': 'b'}]"]
     assert len(runs) == 5
+    ordered = PromptSet({"k.j2": TemplateSource("{% for k in d %}{{ k }}{% endfor %}", "k.j2")}, trusted=True)
+    assert [ordered.render("k.j2", {"d": d}) for d in ({"a": 1, "b": 2}, {"b": 2, "a": 1})] == ["ab", "ba"]
 
 
 def test_a_users_set_and_data_of_subclasses_render_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,7 +109,7 @@ def test_a_users_set_and_data_of_subclasses_render_every_time(monkeypatch: pytes
     user = PromptSet(sources)
     assert [user.render("t.j2", {"c": "red"}) for _ in range(2)] == ["red", "red"]
     trusted = PromptSet(sources, trusted=True)
-    assert [trusted.render("t.j2", {"c": Colour.RED}) for _ in range(2)] == ["red", "red"]  # repr differs from str
+    assert [trusted.render("t.j2", {"c": Colour.RED}) for _ in range(2)] == ["red", "red"]  # not exactly a str
     assert len(runs) == 4
 
 
@@ -119,7 +123,7 @@ def test_remembered_renders_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None
     last = prompt_set.RENDER_CACHE_ENTRIES + 19
     assert trusted.render("t.j2", {"n": last}) == str(last)
     assert runs == ["t.j2"]
-    big = "x" * (prompt_set.RENDER_CACHE_KEY_CHARS + 1)
+    big = "x" * (prompt_set.RENDER_CACHE_KEY_BYTES + 1)
     assert trusted.render("t.j2", {"n": big}) == trusted.render("t.j2", {"n": big}) == big
     assert len(runs) == 3  # data past the key size is rendered, not remembered
 
@@ -132,3 +136,20 @@ def test_builtin_templates_render_the_same_text_for_the_same_data() -> None:
     for name in builtin.names:
         text = builtin.source(name).text
         assert not re.search(r"\|\s*random\b|\brandom\(|\bnow\(", text), name
+
+
+PLAIN = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+                     lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
+                     | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(PLAIN, min_size=1, max_size=6))
+def test_a_remembered_render_is_the_render_of_its_own_data(values: list[object]) -> None:
+    """Whatever plain data comes (values equal in Python but not to a template, keys in another order),
+    the built-in set renders what rendering it afresh gives."""
+    source = {"t.j2": TemplateSource("{{ d }}|{% for k in d %}{{ k }},{% endfor %}", "t.j2")}
+    trusted, afresh = PromptSet(source, trusted=True), PromptSet(source)
+    for value in [*values, *reversed(values)]:
+        data = {"d": value if isinstance(value, list | tuple | dict) else [value]}
+        assert trusted.render("t.j2", data) == afresh.render("t.j2", data)

@@ -20,6 +20,7 @@ user's file.
 from __future__ import annotations
 
 import functools
+import marshal
 import re
 import sys
 import threading
@@ -49,7 +50,7 @@ CLOCK_EVERY = 1_024  # steps between two looks at the clock
 MAX_NUMBER_ARGUMENT = 100_000  # a filter's numeric argument (center(1e9) would allocate before any check)
 PLAIN_TYPES = (str, int, float, bool, type(None))
 RENDER_CACHE_ENTRIES = 256  # built-in renders remembered (a batch repeats a class: its first prompts repeat)
-RENDER_CACHE_KEY_CHARS = 32_768  # data whose repr is longer is rendered, not remembered
+RENDER_CACHE_KEY_BYTES = 65_536  # data whose marshalled form is longer is rendered, not remembered
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
@@ -82,9 +83,9 @@ class PromptSet:
         self._trusted = trusted and not overridden
         self._env: jinja2.Environment | None = None
         self._templates: dict[str, jinja2.Template] = {}
-        # Built-in renders by (template, repr of the data): a built-in template is a pure function of plain
+        # Built-in renders by (template, the data marshalled): a built-in template is a pure function of plain
         # data (no clock, no ``random`` filter in our templates), so the same data renders the same text.
-        self._rendered: dict[tuple[str, str], str] = {}
+        self._rendered: dict[tuple[str, bytes], str] = {}
         self._rendered_lock = threading.Lock()
 
     @classmethod
@@ -144,15 +145,17 @@ class PromptSet:
     def render(self, name: str, data: Mapping[str, Any]) -> str:
         """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one.
 
-        A built-in template's render is remembered for data built of exactly the plain types (whose
-        ``repr`` tells any two apart): the runs of a batch repeat a class, so their prompts repeat."""
+        A built-in template's render is remembered for data built of exactly the plain types: their
+        ``marshal`` form tells any two values apart (``1``, ``1.0`` and ``True``; a list and a tuple; the
+        order of a dict's keys) and costs a quarter of their ``repr``.  The runs of a batch repeat a class,
+        so their prompts repeat."""
         exact = _plain_at_a_glance(data)
         if not exact:
             _check_plain(data, "data")
-        if not (self._trusted and exact):
+        if not (self._trusted and exact and isinstance(data, dict)):
             return self._render(name, data)
-        key = (name, repr(data))
-        if len(key[1]) > RENDER_CACHE_KEY_CHARS:
+        key = (name, marshal.dumps(data))
+        if len(key[1]) > RENDER_CACHE_KEY_BYTES:
             return self._render(name, data)
         found = self._rendered.get(key)
         if found is None:
