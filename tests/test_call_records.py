@@ -131,3 +131,42 @@ def test_any_line_from_a_file_is_a_record_or_refused_with_a_validation_error(lin
     assert all(isinstance(v, (int, float)) for v in vars(record.usage).values())
     for value in (record.duration, record.ttft, record.usage.cost):
         assert value is None or math.isfinite(value)  # no NaN, no inf
+
+
+def test_a_transcript_written_again_has_the_same_lines_but_their_times(tmp_path: Path) -> None:
+    """Every kind of line the writer makes, for every bundled transcript, is the line the reader's adapter
+    makes of the entry it read: one format, whichever way a line is serialized."""
+    from maic_cli.store.transcript import (
+        ENTRY_ADAPTER,
+        EventLine,
+        LearnerLine,
+        RoundEndLine,
+        RoundLine,
+    )
+
+    for path in sorted(BUNDLED.glob("*.jsonl")):
+        read = read_transcript(path)
+        copy = tmp_path / path.name
+        writer = TranscriptWriter(copy, read.header)
+        for entry in read.entries:
+            if isinstance(entry, EventLine):
+                writer.event(entry.event)
+            elif isinstance(entry, CallLine):
+                writer.call(CallRecord.model_validate(entry.model_dump()))
+            elif isinstance(entry, LearnerLine):
+                writer.learner(entry.text, simulated=entry.simulated, model=entry.model)
+            elif isinstance(entry, RoundLine) and entry.lecture:
+                writer.lecture_started(entry.trigger)
+            elif isinstance(entry, RoundLine):
+                writer.round_started(entry.trigger, entry.overrides)
+            elif isinstance(entry, RoundEndLine):
+                writer.round_finished(entry.reason, entry.error)
+        writer.close()
+        written = copy.read_text(encoding="utf-8").splitlines()
+        assert written[0] == read.header.model_dump_json()
+        expected = [ENTRY_ADAPTER.dump_json(e, exclude_none=isinstance(e, LearnerLine)).decode() for e in read.entries]
+        assert len(written) == len(expected) + 1, path
+        for line, want in zip(written[1:], expected, strict=True):
+            mine, theirs = json.loads(line), json.loads(want)
+            mine["t"] = theirs["t"] = 0
+            assert list(mine.items()) == list(theirs.items()), path

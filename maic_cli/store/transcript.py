@@ -98,8 +98,9 @@ class TranscriptWriter:
             self._file.flush()
 
     def _write(self, entry: Entry) -> None:
-        """One entry, written by the same adapter that reads it back."""
-        self._write_line(ENTRY_ADAPTER.dump_json(entry).decode("utf-8"))
+        """One entry, written by its own model's serializer: the line the union's adapter (which reads it back)
+        writes, without the adapter finding out which member the entry is (a third of the cost of a line)."""
+        self._write_line(type(entry).__pydantic_serializer__.to_json(entry).decode("utf-8"))
         if self._keep is not None and self._keep(entry):
             self.kept.append(entry)
 
