@@ -170,3 +170,39 @@ def test_a_transcript_written_again_has_the_same_lines_but_their_times(tmp_path:
             mine, theirs = json.loads(line), json.loads(want)
             mine["t"] = theirs["t"] = 0
             assert list(mine.items()) == list(theirs.items()), path
+
+
+def test_a_batch_keeps_the_turn_entries_it_wrote(tmp_path: Path) -> None:
+    """``keep=turn_entry`` keeps in memory exactly the entries turns.csv reads, as they read back from the file."""
+    from maic_cli.store.transcript import EventLine, RoundLine, turn_entry
+
+    for path in sorted(BUNDLED.glob("*.jsonl")):
+        read = read_transcript(path)
+        writer = TranscriptWriter(tmp_path / path.name, read.header, keep=turn_entry)
+        for entry in read.entries:
+            if isinstance(entry, EventLine):
+                writer.event(entry.event)
+            elif isinstance(entry, RoundLine):
+                writer.round_started(entry.trigger, entry.overrides)
+        writer.close()
+        again = [e for e in read_transcript(tmp_path / path.name).entries if turn_entry(e)]
+        assert again and [e.model_dump(exclude={"t"}) for e in writer.kept] == \
+            [e.model_dump(exclude={"t"}) for e in again]
+        assert [e.t for e in writer.kept] == [e.t for e in again]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=0, max_value=1e7, allow_nan=False) | st.sampled_from([1e-05, 5e-05, 0.0001, 1e16, 0.1]))
+def test_an_event_line_writes_its_time_as_an_event_line_model_does(tmp_path_factory: Any, t: float) -> None:
+    from maic_cli.engine.events import TextDeltaEvent
+    from maic_cli.store.transcript import EventLine
+
+    path = tmp_path_factory.mktemp("t") / "t.jsonl"
+    writer = TranscriptWriter(path, TranscriptHeader(model="scripted", produced_by="test", agents=[],
+                                                     config=TurnConfig(agent_ids=[])))
+    writer._t = lambda: t  # type: ignore[method-assign]
+    event = TextDeltaEvent(message_id="msg_1", content="Half \u201cof\u201d a 🍕 \\ \"pizza\"\n")
+    writer.event(event)
+    writer.close()
+    line = path.read_text(encoding="utf-8").splitlines()[1]
+    assert line == EventLine(kind="event", t=t, event=event).model_dump_json()

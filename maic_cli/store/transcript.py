@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Annotated, Any, Literal
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .. import __version__
@@ -121,7 +122,19 @@ class TranscriptWriter:
         self._write(RoundLine(kind="round", t=self._t(), trigger=trigger, lecture=True))
 
     def event(self, event: Event) -> None:
-        self._write(EventLine(kind="event", t=self._t(), event=event))
+        """An event line, composed from the event's own JSON (the line an :class:`EventLine` writes, without
+        making one); an :class:`EventLine` is made only for a ``keep`` that may want it."""
+        t = self._t()
+        self._write_line(f'{{"t":{_json_float(t)},"kind":"event","event":'
+                         f'{type(event).__pydantic_serializer__.to_json(event).decode("utf-8")}}}')
+        if self._keep is None:
+            return
+        wanted = getattr(self._keep, "events", None)  # a keep that says which events it may want
+        if wanted is not None and event.type not in wanted:
+            return
+        entry = EventLine(kind="event", t=t, event=event)
+        if self._keep(entry):
+            self.kept.append(entry)
 
     def call(self, record: CallRecord) -> None:
         if self._file.closed:  # a stream closed after the class ended (e.g. its output pipe broke)
@@ -211,10 +224,23 @@ ENTRY_KINDS = frozenset({"learner", "round", "event", "llm_call", "round_end"})
 TURN_EVENTS = frozenset({"agent_start", "done"})
 
 
-def turn_entry(entry: Entry) -> bool:
-    """Whether a batch's turns.csv reads this entry (evaluation/report_tables.py): round starts and the events
-    that open and end a turn; a batch keeps these in memory (``TranscriptWriter(keep=turn_entry)``)."""
-    return isinstance(entry, RoundLine) or (isinstance(entry, EventLine) and entry.event.type in TURN_EVENTS)
+class _TurnEntries:
+    """Whether a batch's turns.csv reads an entry (evaluation/report_tables.py): round starts and the events
+    that open and end a turn; a batch keeps these in memory (``TranscriptWriter(keep=turn_entry)``).
+    ``events`` tells the writer which events to make an entry of for it at all."""
+
+    events = TURN_EVENTS
+
+    def __call__(self, entry: Entry) -> bool:
+        return isinstance(entry, RoundLine) or (isinstance(entry, EventLine) and entry.event.type in TURN_EVENTS)
+
+
+turn_entry = _TurnEntries()
+
+
+def _json_float(value: float) -> str:
+    """A float as pydantic writes it in a line (``1e-05`` as ``1e-5``)."""
+    return pydantic_core.to_json(value).decode("ascii")
 
 
 @dataclass
