@@ -129,24 +129,33 @@ class TranscriptWriter:
                          f'{type(event).__pydantic_serializer__.to_json(event).decode("utf-8")}}}')
         if self._keep is None:
             return
-        wanted = getattr(self._keep, "events", None)  # a keep that says which events it may want
-        if wanted is not None and event.type not in wanted:
+        if event.type not in getattr(self._keep, "events", EVENT_TYPES):  # a keep may say which it may want
             return
         entry = EventLine(kind="event", t=t, event=event)
         if self._keep(entry):
             self.kept.append(entry)
 
     def call(self, record: CallRecord) -> None:
+        """A call line: the record's own JSON, then its ``kind`` and ``t`` (the line a :class:`CallLine`
+        writes, without validating the record's messages once more); its error redacted of API keys, usage
+        someone set that is not numbers left out (the call is kept without it)."""
         if self._file.closed:  # a stream closed after the class ended (e.g. its output pipe broke)
             return
-        entry = {**dict(record), "kind": "llm_call", "t": self._t()}  # shallow: the messages are not copied
+        t = self._t()
+        changes: dict[str, Any] = {}
         if record.error:
-            entry["error"] = redact(record.error)
-        try:
-            line = CallLine.model_validate(entry)
-        except ValidationError:  # usage someone set that is not numbers: the call is kept without it
-            line = CallLine.model_validate({**entry, "usage": Usage()})
-        self._write(line)
+            changes["error"] = redact(record.error)
+        usage = _usage_as_written(record.usage)  # a record made by RecordingLLM has numbers: the same values
+        if usage is not record.usage:
+            changes["usage"] = usage
+        written = record.model_copy(update=changes) if changes else record
+        body = CallRecord.__pydantic_serializer__.to_json(written).decode("utf-8")
+        self._write_line(f'{body[:-1]},"kind":"llm_call","t":{_json_float(t)}}}')
+        if self._keep is None or "llm_call" not in getattr(self._keep, "kinds", ENTRY_KINDS):
+            return
+        entry = CallLine.model_validate({**dict(written), "kind": "llm_call", "t": t})
+        if self._keep(entry):
+            self.kept.append(entry)
 
     def round_finished(self, reason: StopReason, error: str | None = None) -> None:
         self._write(RoundEndLine(kind="round_end", t=self._t(), reason=reason, error=redact(error) if error else error))
@@ -161,6 +170,22 @@ class TranscriptWriter:
     def close(self) -> None:
         if not self._file.closed:
             self._file.close()
+
+
+class _UsageLine(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)  # as a call line reads its usage back
+
+    usage: Usage
+
+
+def _usage_as_written(usage: Usage) -> Usage:
+    """``usage`` itself when a call line can hold it as it is; else its numbers as the line reads them back
+    (``"3"`` tokens as 3), or none (``"many"``, NaN, not a usage at all)."""
+    try:
+        checked = _UsageLine.model_validate({"usage": vars(usage)}).usage
+    except (ValidationError, TypeError):
+        return Usage()
+    return usage if vars(checked) == vars(usage) else checked
 
 
 def _last_offset(path: Path) -> float:
@@ -229,7 +254,8 @@ class _TurnEntries:
     that open and end a turn; a batch keeps these in memory (``TranscriptWriter(keep=turn_entry)``).
     ``events`` tells the writer which events to make an entry of for it at all."""
 
-    events = TURN_EVENTS
+    kinds = frozenset({"round", "event"})  # the kinds of line it may want
+    events = TURN_EVENTS  # and the events
 
     def __call__(self, entry: Entry) -> bool:
         return isinstance(entry, RoundLine) or (isinstance(entry, EventLine) and entry.event.type in TURN_EVENTS)
