@@ -112,7 +112,7 @@ class TranscriptWriter:
     def learner(self, text: str, *, simulated: str | None = None, model: str | None = None) -> None:
         """A learner line; a simulated learner's is marked with its name and model."""
         line = LearnerLine(kind="learner", t=self._t(), text=text, simulated=simulated, model=model)
-        self._write_line(ENTRY_ADAPTER.dump_json(line, exclude_none=True).decode("utf-8"))
+        self._write_line(LearnerLine.__pydantic_serializer__.to_json(line, exclude_none=True).decode("utf-8"))
 
     def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
         self._write(RoundLine(kind="round", t=self._t(), trigger=trigger, overrides=overrides))
