@@ -219,3 +219,13 @@ def test_a_hook_that_changes_its_state_changes_nothing_in_the_turn() -> None:
     assert done.director_state.turn_count == 2 and [r.agent_id for r in done.director_state.agent_responses] == \
         ["mia", "teacher"]
     assert len(request.messages) == 1 and state.turn_count == 1 and len(state.agent_responses) == 1
+
+
+def test_ids_are_their_prefix_and_ten_random_hex_digits() -> None:
+    import re
+
+    from maic_cli.engine.models import new_id
+
+    ids = [new_id("msg") for _ in range(2000)]
+    assert all(re.fullmatch(r"msg_[0-9a-f]{10}", i) for i in ids) and len(set(ids)) == len(ids)
+    assert len({i[4] for i in ids}) == 16  # every digit comes first in some id: the digits are random
