@@ -211,14 +211,17 @@ def test_an_event_line_writes_its_time_as_an_event_line_model_does(tmp_path_fact
 def test_a_call_line_holds_usage_only_as_numbers(tmp_path: Path) -> None:
     """Usage someone set on a record in memory is written as a call line can read it back: numbers as numbers,
     anything else (words, NaN, no usage at all) as none; the call itself is kept."""
-    records = [CallRecord(purpose="agent", reply="a"), CallRecord(purpose="agent", reply="b"),
-               CallRecord(purpose="agent", reply="c"), CallRecord(purpose="agent", reply="d")]
+    records = [CallRecord(purpose="agent", reply=reply) for reply in "abcdef"]
     records[0].usage = Usage(prompt_tokens="3", completion_tokens=2)  # type: ignore[arg-type]
     records[1].usage = Usage(prompt_tokens="many")  # type: ignore[arg-type]
     records[2].usage = Usage(cost=float("nan"))
     records[3].usage = None  # type: ignore[assignment]
+    records[4].usage = Usage(prompt_tokens=5, cost=0)  # a whole number of dollars: written as a float
+    records[5].usage = Usage(prompt_tokens=7, completion_tokens=1, cached_tokens=2, cost=0.5)
     write(tmp_path / "t.jsonl", records)
     read = read_transcript(tmp_path / "t.jsonl")
-    assert read.warnings == [] and [c.reply for c in read.calls()] == ["a", "b", "c", "d"]
-    assert [c.usage for c in read.calls()] == [Usage(prompt_tokens=3, completion_tokens=2), Usage(), Usage(), Usage()]
+    assert read.warnings == [] and [c.reply for c in read.calls()] == list("abcdef")
+    assert [c.usage for c in read.calls()] == [Usage(prompt_tokens=3, completion_tokens=2), Usage(), Usage(), Usage(),
+                                               Usage(prompt_tokens=5), records[5].usage]
+    assert '"cost":0.0' in (tmp_path / "t.jsonl").read_text().splitlines()[5]
     assert records[0].usage.prompt_tokens == "3"  # the record in memory is not changed

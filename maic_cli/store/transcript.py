@@ -19,6 +19,7 @@ refused with one line.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable
@@ -181,11 +182,13 @@ class _UsageLine(BaseModel):
 def _usage_as_written(usage: Usage) -> Usage:
     """``usage`` itself when a call line can hold it as it is; else its numbers as the line reads them back
     (``"3"`` tokens as 3), or none (``"many"``, NaN, not a usage at all)."""
+    if (type(usage) is Usage and type(usage.prompt_tokens) is int and type(usage.completion_tokens) is int
+            and type(usage.cached_tokens) is int and type(usage.cost) is float and math.isfinite(usage.cost)):
+        return usage  # what a line holds as it is (RecordingLLM's records always are): not validated again
     try:
-        checked = _UsageLine.model_validate({"usage": vars(usage)}).usage
+        return _UsageLine.model_validate({"usage": vars(usage)}).usage
     except (ValidationError, TypeError):
         return Usage()
-    return usage if vars(checked) == vars(usage) else checked
 
 
 def _last_offset(path: Path) -> float:
