@@ -153,3 +153,27 @@ def test_a_remembered_render_is_the_render_of_its_own_data(values: list[object])
     for value in [*values, *reversed(values)]:
         data = {"d": value if isinstance(value, list | tuple | dict) else [value]}
         assert trusted.render("t.j2", data) == afresh.render("t.j2", data)
+
+
+def test_data_of_other_types_is_refused_every_time_even_where_plain_data_was_remembered() -> None:
+    trusted = PromptSet({"t.j2": TemplateSource("{{ d }}", "t.j2")}, trusted=True)
+    assert trusted.render("t.j2", {"d": "x"}) == "x"
+    for bad in (b"x", bytearray(b"x"), {"x"}, frozenset(), 1j, ..., [b"x"], {"k": {"x"}}):
+        for _ in range(2):
+            with pytest.raises(TypeError, match="plain data only"):
+                trusted.render("t.j2", {"d": bad})
+
+
+def test_a_remembered_render_is_not_walked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    walks: list[object] = []
+    real = prompt_set._plain_at_a_glance
+
+    def counted(value: object) -> bool:
+        walks.append(value)
+        return real(value)
+
+    monkeypatch.setattr(prompt_set, "_plain_at_a_glance", counted)
+    trusted = PromptSet({"t.j2": TemplateSource("{{ rows }}", "t.j2")}, trusted=True)
+    data = {"rows": [{"n": i, "said": "x" * i} for i in range(20)]}
+    assert trusted.render("t.j2", data) == trusted.render("t.j2", {"rows": list(data["rows"])})
+    assert len(walks) == 1  # the first render's data only

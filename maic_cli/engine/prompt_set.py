@@ -148,18 +148,19 @@ class PromptSet:
         A built-in template's render is remembered for data built of exactly the plain types: their
         ``marshal`` form tells any two values apart (``1``, ``1.0`` and ``True``; a list and a tuple; the
         order of a dict's keys) and costs a quarter of their ``repr``.  The runs of a batch repeat a class,
-        so their prompts repeat."""
-        exact = _plain_at_a_glance(data)
-        if not exact:
+        so their prompts repeat.  A remembered render's data was checked plain when it was first rendered,
+        and ``marshal`` refuses every subclass and writes other types (bytes, sets) in forms plain data
+        never has: data marshalled to the same bytes is plain too, and is not walked again."""
+        key = _cache_key(name, data) if self._trusted else None
+        if key is not None:
+            found = self._rendered.get(key)
+            if found is not None:
+                return found
+        if not _plain_at_a_glance(data):
             _check_plain(data, "data")
-        if not (self._trusted and exact and isinstance(data, dict)):
-            return self._render(name, data)
-        key = (name, marshal.dumps(data))
-        if len(key[1]) > RENDER_CACHE_KEY_BYTES:
-            return self._render(name, data)
-        found = self._rendered.get(key)
-        if found is None:
-            found = self._render(name, data)
+            key = None  # plain, but not exactly of the plain types (a str subclass): rendered, not remembered
+        found = self._render(name, data)
+        if key is not None:
             with self._rendered_lock:  # a render off the event loop (a thread) may store at the same time
                 if len(self._rendered) >= RENDER_CACHE_ENTRIES:  # the oldest goes (dicts keep insertion order)
                     self._rendered.pop(next(iter(self._rendered)), None)
@@ -349,6 +350,18 @@ def _small_range(*args: int) -> range:
 
 
 _EXACTLY_PLAIN = frozenset(PLAIN_TYPES)
+
+
+def _cache_key(name: str, data: Mapping[str, Any]) -> tuple[str, bytes] | None:
+    """What a built-in render is remembered by: the template and its data marshalled (``None``: not a dict,
+    data ``marshal`` refuses — any subclass, anything not built of its types — or past the key's size)."""
+    if type(data) is not dict:
+        return None
+    try:
+        key = marshal.dumps(data)
+    except ValueError:  # an object of another type (or nested past marshal's depth)
+        return None
+    return (name, key) if len(key) <= RENDER_CACHE_KEY_BYTES else None
 
 
 def _plain_at_a_glance(value: Any) -> bool:
