@@ -358,7 +358,7 @@ def _cache_key(name: str, data: Mapping[str, Any]) -> tuple[str, bytes] | None:
     if type(data) is not dict:
         return None
     try:
-        key = marshal.dumps(data)
+        key = marshal.dumps(data, 0)  # format 0: by value alone (later formats mark objects the data shares)
     except ValueError:  # an object of another type (or nested past marshal's depth)
         return None
     return (name, key) if len(key) <= RENDER_CACHE_KEY_BYTES else None
