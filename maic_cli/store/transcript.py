@@ -83,10 +83,13 @@ class TranscriptWriter:
         self.durable = durable
         fresh = not path.exists() or path.stat().st_size == 0
         self._file: IO[str] = open_private(path, "a")
+        # Lines are written as the UTF-8 bytes pydantic makes them (the file is UTF-8): all of them, so the
+        # text layer above holds nothing and a flush of the file flushes every line.
+        self._out: IO[bytes] = self._file.buffer  # type: ignore[attr-defined]
         self._start = time.monotonic()
         self._offset = 0.0
         if fresh:
-            self._write_line(header.model_dump_json())
+            self._write_line(header.model_dump_json().encode("utf-8"))
         else:
             self._offset = _last_offset(path)
 
@@ -94,15 +97,15 @@ class TranscriptWriter:
         """Seconds since the transcript began (continuing an existing file's clock)."""
         return round(self._offset + time.monotonic() - self._start, 4)
 
-    def _write_line(self, line: str) -> None:
-        self._file.write(line + "\n")
+    def _write_line(self, line: bytes) -> None:
+        self._out.write(line + b"\n")
         if self.durable:
             self._file.flush()
 
     def _write(self, entry: Entry) -> None:
         """One entry, written by its own model's serializer: the line the union's adapter (which reads it back)
         writes, without the adapter finding out which member the entry is (a third of the cost of a line)."""
-        self._write_line(type(entry).__pydantic_serializer__.to_json(entry).decode("utf-8"))
+        self._write_line(type(entry).__pydantic_serializer__.to_json(entry))
         if self._keep is not None and self._keep(entry):
             self.kept.append(entry)
 
@@ -113,7 +116,7 @@ class TranscriptWriter:
     def learner(self, text: str, *, simulated: str | None = None, model: str | None = None) -> None:
         """A learner line; a simulated learner's is marked with its name and model."""
         line = LearnerLine(kind="learner", t=self._t(), text=text, simulated=simulated, model=model)
-        self._write_line(LearnerLine.__pydantic_serializer__.to_json(line, exclude_none=True).decode("utf-8"))
+        self._write_line(LearnerLine.__pydantic_serializer__.to_json(line, exclude_none=True))
 
     def round_started(self, trigger: str | None, overrides: RoundOverrides | None = None) -> None:
         self._write(RoundLine(kind="round", t=self._t(), trigger=trigger, overrides=overrides))
@@ -126,8 +129,8 @@ class TranscriptWriter:
         """An event line, composed from the event's own JSON (the line an :class:`EventLine` writes, without
         making one); an :class:`EventLine` is made only for a ``keep`` that may want it."""
         t = self._t()
-        self._write_line(f'{{"t":{_json_float(t)},"kind":"event","event":'
-                         f'{type(event).__pydantic_serializer__.to_json(event).decode("utf-8")}}}')
+        self._write_line(b'{"t":' + pydantic_core.to_json(t) + b',"kind":"event","event":'
+                         + type(event).__pydantic_serializer__.to_json(event) + b"}")
         if self._keep is None:
             return
         if event.type not in getattr(self._keep, "events", EVENT_TYPES):  # a keep may say which it may want
@@ -150,8 +153,8 @@ class TranscriptWriter:
         if usage is not record.usage:
             changes["usage"] = usage
         written = record.model_copy(update=changes) if changes else record
-        body = CallRecord.__pydantic_serializer__.to_json(written).decode("utf-8")
-        self._write_line(f'{body[:-1]},"kind":"llm_call","t":{_json_float(t)}}}')
+        body = CallRecord.__pydantic_serializer__.to_json(written)
+        self._write_line(body[:-1] + b',"kind":"llm_call","t":' + pydantic_core.to_json(t) + b"}")
         if self._keep is None or "llm_call" not in getattr(self._keep, "kinds", ENTRY_KINDS):
             return
         entry = CallLine.model_validate({**dict(written), "kind": "llm_call", "t": t})
@@ -265,11 +268,6 @@ class _TurnEntries:
 
 
 turn_entry = _TurnEntries()
-
-
-def _json_float(value: float) -> str:
-    """A float as pydantic writes it in a line (``1e-05`` as ``1e-5``)."""
-    return pydantic_core.to_json(value).decode("ascii")
 
 
 @dataclass
