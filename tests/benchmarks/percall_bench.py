@@ -20,7 +20,10 @@ per process (``/tmp`` copies of each tree, this script in both):
 - the event loop's thread: before 2.30, 2.24, 2.63, 2.48, 2.16 ms per call (median 2.30);
   after 1.83, 1.94, 1.84, 1.70, 2.10 (median 1.84): 0.46 ms (20 %) less per call;
 - the whole process (threads that open transcripts and save results included, noisier):
-  before median 2.89 ms, after 2.73.
+  before median 2.89 ms, after 2.73;
+- again with the final tree (transcript lines written as bytes too), three times each, load average 0.8-1.0:
+  the event loop's thread before 2.60, 2.58, 2.19 ms (median 2.58), after 1.91, 2.16, 1.63 (median 1.91):
+  0.56 ms less per call (pairwise mean); the whole process before 3.02, 3.17, 2.86, after 2.39, 2.88, 2.36.
 
 Where it went (py-spy of the batch): the built-in prompts rendered once per distinct data (a batch's runs
 repeat a class), the director's state copied by its lists, not deeply; request bodies encoded and stream
