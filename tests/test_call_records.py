@@ -131,3 +131,97 @@ def test_any_line_from_a_file_is_a_record_or_refused_with_a_validation_error(lin
     assert all(isinstance(v, (int, float)) for v in vars(record.usage).values())
     for value in (record.duration, record.ttft, record.usage.cost):
         assert value is None or math.isfinite(value)  # no NaN, no inf
+
+
+def test_a_transcript_written_again_has_the_same_lines_but_their_times(tmp_path: Path) -> None:
+    """Every kind of line the writer makes, for every bundled transcript, is the line the reader's adapter
+    makes of the entry it read: one format, whichever way a line is serialized."""
+    from maic_cli.store.transcript import (
+        ENTRY_ADAPTER,
+        EventLine,
+        LearnerLine,
+        RoundEndLine,
+        RoundLine,
+    )
+
+    for path in sorted(BUNDLED.glob("*.jsonl")):
+        read = read_transcript(path)
+        copy = tmp_path / path.name
+        writer = TranscriptWriter(copy, read.header)
+        for entry in read.entries:
+            if isinstance(entry, EventLine):
+                writer.event(entry.event)
+            elif isinstance(entry, CallLine):
+                writer.call(CallRecord.model_validate(entry.model_dump()))
+            elif isinstance(entry, LearnerLine):
+                writer.learner(entry.text, simulated=entry.simulated, model=entry.model)
+            elif isinstance(entry, RoundLine) and entry.lecture:
+                writer.lecture_started(entry.trigger)
+            elif isinstance(entry, RoundLine):
+                writer.round_started(entry.trigger, entry.overrides)
+            elif isinstance(entry, RoundEndLine):
+                writer.round_finished(entry.reason, entry.error)
+        writer.close()
+        written = copy.read_text(encoding="utf-8").splitlines()
+        assert written[0] == read.header.model_dump_json()
+        expected = [ENTRY_ADAPTER.dump_json(e, exclude_none=isinstance(e, LearnerLine)).decode() for e in read.entries]
+        assert len(written) == len(expected) + 1, path
+        for line, want in zip(written[1:], expected, strict=True):
+            mine, theirs = json.loads(line), json.loads(want)
+            mine["t"] = theirs["t"] = 0
+            assert list(mine.items()) == list(theirs.items()), path
+
+
+def test_a_batch_keeps_the_turn_entries_it_wrote(tmp_path: Path) -> None:
+    """``keep=turn_entry`` keeps in memory exactly the entries turns.csv reads, as they read back from the file."""
+    from maic_cli.store.transcript import EventLine, RoundLine, turn_entry
+
+    for path in sorted(BUNDLED.glob("*.jsonl")):
+        read = read_transcript(path)
+        writer = TranscriptWriter(tmp_path / path.name, read.header, keep=turn_entry)
+        for entry in read.entries:
+            if isinstance(entry, EventLine):
+                writer.event(entry.event)
+            elif isinstance(entry, RoundLine):
+                writer.round_started(entry.trigger, entry.overrides)
+        writer.close()
+        again = [e for e in read_transcript(tmp_path / path.name).entries if turn_entry(e)]
+        assert again and [e.model_dump(exclude={"t"}) for e in writer.kept] == \
+            [e.model_dump(exclude={"t"}) for e in again]
+        assert [e.t for e in writer.kept] == [e.t for e in again]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=0, max_value=1e7, allow_nan=False) | st.sampled_from([1e-05, 5e-05, 0.0001, 1e16, 0.1]))
+def test_an_event_line_writes_its_time_as_an_event_line_model_does(tmp_path_factory: Any, t: float) -> None:
+    from maic_cli.engine.events import TextDeltaEvent
+    from maic_cli.store.transcript import EventLine
+
+    path = tmp_path_factory.mktemp("t") / "t.jsonl"
+    writer = TranscriptWriter(path, TranscriptHeader(model="scripted", produced_by="test", agents=[],
+                                                     config=TurnConfig(agent_ids=[])))
+    writer._t = lambda: t  # type: ignore[method-assign]
+    event = TextDeltaEvent(message_id="msg_1", content="Half \u201cof\u201d a 🍕 \\ \"pizza\"\n")
+    writer.event(event)
+    writer.close()
+    line = path.read_text(encoding="utf-8").splitlines()[1]
+    assert line == EventLine(kind="event", t=t, event=event).model_dump_json()
+
+
+def test_a_call_line_holds_usage_only_as_numbers(tmp_path: Path) -> None:
+    """Usage someone set on a record in memory is written as a call line can read it back: numbers as numbers,
+    anything else (words, NaN, no usage at all) as none; the call itself is kept."""
+    records = [CallRecord(purpose="agent", reply=reply) for reply in "abcdef"]
+    records[0].usage = Usage(prompt_tokens="3", completion_tokens=2)  # type: ignore[arg-type]
+    records[1].usage = Usage(prompt_tokens="many")  # type: ignore[arg-type]
+    records[2].usage = Usage(cost=float("nan"))
+    records[3].usage = None  # type: ignore[assignment]
+    records[4].usage = Usage(prompt_tokens=5, cost=0)  # a whole number of dollars: written as a float
+    records[5].usage = Usage(prompt_tokens=7, completion_tokens=1, cached_tokens=2, cost=0.5)
+    write(tmp_path / "t.jsonl", records)
+    read = read_transcript(tmp_path / "t.jsonl")
+    assert read.warnings == [] and [c.reply for c in read.calls()] == list("abcdef")
+    assert [c.usage for c in read.calls()] == [Usage(prompt_tokens=3, completion_tokens=2), Usage(), Usage(), Usage(),
+                                               Usage(prompt_tokens=5), records[5].usage]
+    assert '"cost":0.0' in (tmp_path / "t.jsonl").read_text().splitlines()[5]
+    assert records[0].usage.prompt_tokens == "3"  # the record in memory is not changed

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from maic_cli.engine.actions import CATALOGUE, allowed_actions
 from maic_cli.engine.agent_prompt import build_agent_context, build_agent_prompt
@@ -135,3 +137,34 @@ def test_the_teacher_edits_code_in_place_and_every_drawing_documents_element_id(
     for name, spec in CATALOGUE.items():
         if name.startswith("wb_draw_"):
             assert '"elementId"' in spec.params, name
+
+
+def _asks_learner_compiling_each_time(text: str, speaker_role: str, learner: str, others: list[str]) -> bool:
+    """asks_learner as it read before its patterns were compiled once: the reference it must agree with."""
+    from maic_cli.engine.director_prompt import _TEACHER_WORDS
+
+    text = " ".join(text.split())
+    if not text.endswith("?"):
+        return False
+    last = re.split(r"(?<=[.!?])\s+", text)[-1].lower()
+    if learner and learner.lower() != "the learner" and re.search(r"\b" + re.escape(learner.lower()) + r"\b", last):
+        return True
+    for name in others:
+        words = [w for w in {name.lower(), name.lower().split(" ")[-1]} if len(w) >= 3]
+        if any(re.search(r"\b" + re.escape(w) + r"\b", last) for w in words):
+            return False
+    if _TEACHER_WORDS.search(last):
+        return False
+    return speaker_role != "student"
+
+
+NAMEISH = st.sampled_from(["Ana", "Ms. Rivera", "Mia", "Sam", "the learner", "a.b", "Zoë", "(x)", "Leo Li", ""])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Ana", "Mia", "ms. rivera", "Sam", "sir", "why", "?", ".", "!", " ", "\n", "a.b",
+                                 "Zoë", "(x)", "leo li", "teacher"]), max_size=16).map("".join),
+       st.sampled_from(["teacher", "assistant", "student"]), NAMEISH, st.lists(NAMEISH, max_size=3))
+def test_asks_learner_reads_as_it_did_with_its_patterns_compiled_once(text: str, role: str, learner: str,
+                                                                         others: list[str]) -> None:
+    assert asks_learner(text, role, learner, others) is _asks_learner_compiling_each_time(text, role, learner, others)

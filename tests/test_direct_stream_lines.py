@@ -50,3 +50,37 @@ def test_a_line_past_the_limit_is_refused(pieces: list[bytes]) -> None:
     with pytest.raises(ValueError, match="longer than"):
         lines_of(pieces)
     assert lines_of([b"data: " + b"x" * (MAX_LINE_BYTES - 6) + b"\n"])[0].endswith(b"x")
+
+
+JSONISH = st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"', b":", b",", b" ", b"1", b"-", b"e9", b".5", b"a",
+                                    b"\\", b"u", b"d800", b"ude00", b"n", b"NaN", b"Infinity", b"true", b"null",
+                                    b'"delta"', b'{"content":"x"}', b"\xff", "é".encode(), b"\x00"]),
+                   max_size=30).map(b"".join)
+
+
+VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                                  max_size=3), max_leaves=10)
+
+
+def dumped(value: object, ascii_only: bool) -> bytes:
+    import json
+
+    return json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", errors="surrogatepass")
+
+
+@settings(deadline=None, max_examples=400)
+@given(st.one_of(JSONISH, st.binary(max_size=40), st.builds(dumped, VALUES, st.booleans())))
+def test_a_stream_line_reads_as_json_reads_it(data: bytes) -> None:
+    import json
+
+    from maic_cli.llm.direct import _loads
+
+    try:
+        expected: object = json.loads(data)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _loads(data)
+        return
+    got = _loads(data)
+    assert repr(got) == repr(expected)  # repr: NaN equals itself, and 1 and 1.0 or True differ

@@ -176,3 +176,56 @@ def test_director_summary_tells_learner_from_agents() -> None:
                                    TurnConfig(agent_ids=list(CLASS)), UserProfile(nickname="Ana"))
     assert "- The learner (Ana): hi" in prompt
     assert "- Agent Mia [mia]: Hello!" in prompt
+
+
+def test_a_turn_leaves_the_state_it_was_given_as_it_was() -> None:
+    """The turn carries on a copy: the classroom's state (and the records in it) are unchanged."""
+    board = WhiteboardActionRecord(action_name="wb_draw_text", agent_id="mia", agent_name="Mia",
+                                   params={"content": "2 + 2"})
+    earlier = AgentTurnSummary(agent_id="mia", agent_name="Mia", content_preview="Is it four?",
+                               whiteboard_actions=[board])
+    state = DirectorState(turn_count=1, agent_responses=[earlier], whiteboard_ledger=[board])
+    before = state.model_dump()
+    llm = ScriptedLLM([decision("teacher"), reply("Yes, four.", {"type": "action", "name": "wb_open", "params": {}})])
+    events = run_turn(TurnConfig(agent_ids=list(CLASS)), llm, state)
+    done = events[-1]
+    assert done.type == "done" and done.director_state.turn_count == 2
+    assert [r.agent_id for r in done.director_state.agent_responses] == ["mia", "teacher"]
+    assert state.model_dump() == before
+
+
+def policy_that_scribbles(agents: object, state: DirectorState, messages: list[Message], config: object) -> str:
+    """A researcher's hook that changes what it is given before it answers."""
+    state.turn_count = 99
+    state.agent_responses.clear()
+    messages.clear()
+    return "teacher"
+
+
+def test_a_hook_that_changes_its_state_changes_nothing_in_the_turn() -> None:
+    from maic_cli.engine.policies import DirectorPolicy
+
+    earlier = AgentTurnSummary(agent_id="mia", agent_name="Mia", content_preview="Is it four?")
+    state = DirectorState(turn_count=1, agent_responses=[earlier])
+    request = TurnRequest(messages=[Message.from_learner("What is 2 + 2?")], config=TurnConfig(agent_ids=list(CLASS)),
+                          director_state=state)
+
+    async def collect() -> list:
+        llm = ScriptedLLM([reply("Four.")])
+        policy = DirectorPolicy("tests:scribbles", policy_that_scribbles)
+        return [e async for e in generate_turn(request, llm, CLASS, policy=policy)]
+
+    done = asyncio.run(collect())[-1]
+    assert done.director_state.turn_count == 2 and [r.agent_id for r in done.director_state.agent_responses] == \
+        ["mia", "teacher"]
+    assert len(request.messages) == 1 and state.turn_count == 1 and len(state.agent_responses) == 1
+
+
+def test_ids_are_their_prefix_and_ten_random_hex_digits() -> None:
+    import re
+
+    from maic_cli.engine.models import new_id
+
+    ids = [new_id("msg") for _ in range(2000)]
+    assert all(re.fullmatch(r"msg_[0-9a-f]{10}", i) for i in ids) and len(set(ids)) == len(ids)
+    assert len({i[4] for i in ids}) == 16  # every digit comes first in some id: the digits are random

@@ -257,3 +257,25 @@ def test_direct_client_body_is_built_from_the_request(loopback_server: LoopbackO
     assert sent == {"model": "loopback-model", "messages": request.messages, "stream": True,
                     "stream_options": {"include_usage": True}, "temperature": 0.3, "max_tokens": 50,
                     "response_format": {"type": "json_object", "schema": {"type": "object"}}, "seed": 7}
+
+
+@pytest.mark.parametrize("text", ["plain", "un café — “quoted”, 数学, 🙂", "a lone \ud800 surrogate",
+                                  "new\nline \"q\" \\"])
+def test_direct_client_sends_any_text_as_it_is(loopback_server: LoopbackOpenAIServer, text: str) -> None:
+    from maic_cli.llm.direct import DirectClient
+
+    loopback_server.enqueue(decision("END"))
+    client = DirectClient("openai/loopback-model", api_base=loopback_server.base_url, temperature=0.25)
+    request = LLMRequest(messages=[{"role": "system", "content": text}, {"role": "user", "content": "x"}])
+
+    async def once() -> None:
+        try:
+            async for _ in client.stream(request):
+                pass
+        finally:
+            await close_llm(client)
+
+    asyncio.run(once())
+    assert loopback_server.requests[0]["messages"] == request.messages
+    assert loopback_server.requests[0]["temperature"] == 0.25
+    assert loopback_server.headers[0]["Content-Type"] == "application/json"

@@ -9,6 +9,7 @@ agents when it did not.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -42,6 +43,15 @@ def learner_data(profile: UserProfile) -> dict[str, Any]:
             "bio": profile.bio.strip(), "memory": list(profile.memory)}
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _whole_word(word: str) -> re.Pattern[str]:
+    """``word`` as a whole word, compiled once (the class's names come back every director call)."""
+    return re.compile(r"\b" + re.escape(word) + r"\b")
+
+
 _TEACHER_WORDS = re.compile(r"\b(?:teacher|miss|sir|professor|mr|mrs|ms|dr)\b\.?", re.IGNORECASE)
 
 
@@ -53,12 +63,12 @@ def asks_learner(text: str, speaker_role: str, learner: str, others: list[str]) 
     text = " ".join(text.split())
     if not text.endswith("?"):
         return False
-    last = re.split(r"(?<=[.!?])\s+", text)[-1].lower()
-    if learner and learner.lower() != "the learner" and re.search(r"\b" + re.escape(learner.lower()) + r"\b", last):
+    last = _SENTENCE_BREAK.split(text)[-1].lower()
+    if learner and learner.lower() != "the learner" and _whole_word(learner.lower()).search(last):
         return True
     for name in others:
         words = [w for w in {name.lower(), name.lower().split(" ")[-1]} if len(w) >= 3]
-        if any(re.search(r"\b" + re.escape(w) + r"\b", last) for w in words):
+        if any(_whole_word(w).search(last) for w in words):
             return False
     if _TEACHER_WORDS.search(last):
         return False

@@ -13,8 +13,8 @@ session file) loads without it.
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -27,7 +27,8 @@ SceneType = Literal["slide", "whiteboard"]
 
 
 def new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:10]}"
+    """``prefix_`` and 10 random hex digits: the first 5 bytes a ``uuid4`` would hold, without making one."""
+    return f"{prefix}_{os.urandom(5).hex()}"
 
 
 class AgentConfig(BaseModel):

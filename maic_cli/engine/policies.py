@@ -127,6 +127,11 @@ def hybrid(agents: Sequence[AgentConfig], state: DirectorState, messages: Sequen
 _BUILTINS: dict[str, PolicyFn] = {"llm": ask_llm, "rules": rules, "hybrid": hybrid}
 
 
+def reads_only(policy: DirectorPolicy) -> bool:
+    """Whether ``policy`` is one of ours, which only reads what it is given (a hook gets copies)."""
+    return any(policy.decide is fn for fn in _BUILTINS.values())
+
+
 def builtin_policy(name: str | None) -> DirectorPolicy | None:
     """A built-in policy by name; ``None`` for anything else (a hook is never loaded from a name
     a file holds)."""

@@ -20,8 +20,10 @@ user's file.
 from __future__ import annotations
 
 import functools
+import marshal
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -47,6 +49,8 @@ MAX_RENDER_SECONDS = 5.0  # of a user's template: a million steps on long string
 CLOCK_EVERY = 1_024  # steps between two looks at the clock
 MAX_NUMBER_ARGUMENT = 100_000  # a filter's numeric argument (center(1e9) would allocate before any check)
 PLAIN_TYPES = (str, int, float, bool, type(None))
+RENDER_CACHE_ENTRIES = 256  # built-in renders remembered (a batch repeats a class: its first prompts repeat)
+RENDER_CACHE_KEY_BYTES = 65_536  # data whose marshalled form is longer is rendered, not remembered
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
@@ -79,6 +83,10 @@ class PromptSet:
         self._trusted = trusted and not overridden
         self._env: jinja2.Environment | None = None
         self._templates: dict[str, jinja2.Template] = {}
+        # Built-in renders by (template, the data marshalled): a built-in template is a pure function of plain
+        # data (no clock, no ``random`` filter in our templates), so the same data renders the same text.
+        self._rendered: dict[tuple[str, bytes], str] = {}
+        self._rendered_lock = threading.Lock()
 
     @classmethod
     def builtin(cls) -> PromptSet:
@@ -135,8 +143,31 @@ class PromptSet:
             raise PromptError(self._describe(exc, name)) from None
 
     def render(self, name: str, data: Mapping[str, Any]) -> str:
-        """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one."""
-        _require_plain(data, "data")
+        """Render template ``name`` with ``data`` (plain data only); blank-line runs collapse to one.
+
+        A built-in template's render is remembered for data built of exactly the plain types: their
+        ``marshal`` form tells any two values apart (``1``, ``1.0`` and ``True``; a list and a tuple; the
+        order of a dict's keys) and costs a quarter of their ``repr``.  The runs of a batch repeat a class,
+        so their prompts repeat.  A remembered render's data was checked plain when it was first rendered,
+        and ``marshal`` refuses every subclass and writes other types (bytes, sets) in forms plain data
+        never has: data marshalled to the same bytes is plain too, and is not walked again."""
+        key = _cache_key(name, data) if self._trusted else None
+        if key is not None:
+            found = self._rendered.get(key)
+            if found is not None:
+                return found
+        if not _plain_at_a_glance(data):
+            _check_plain(data, "data")
+            key = None  # plain, but not exactly of the plain types (a str subclass): rendered, not remembered
+        found = self._render(name, data)
+        if key is not None:
+            with self._rendered_lock:  # a render off the event loop (a thread) may store at the same time
+                if len(self._rendered) >= RENDER_CACHE_ENTRIES:  # the oldest goes (dicts keep insertion order)
+                    self._rendered.pop(next(iter(self._rendered)), None)
+                self._rendered[key] = found
+        return found
+
+    def _render(self, name: str, data: Mapping[str, Any]) -> str:
         template = self._template(name)
         too_long = f"{self._origin(name)}: renders more than {MAX_RENDERED_CHARS:,} characters"
         try:
@@ -321,6 +352,18 @@ def _small_range(*args: int) -> range:
 _EXACTLY_PLAIN = frozenset(PLAIN_TYPES)
 
 
+def _cache_key(name: str, data: Mapping[str, Any]) -> tuple[str, bytes] | None:
+    """What a built-in render is remembered by: the template and its data marshalled (``None``: not a dict,
+    data ``marshal`` refuses — any subclass, anything not built of its types — or past the key's size)."""
+    if type(data) is not dict:
+        return None
+    try:
+        key = marshal.dumps(data, 0)  # format 0: by value alone (later formats mark objects the data shares)
+    except ValueError:  # an object of another type (or nested past marshal's depth)
+        return None
+    return (name, key) if len(key) <= RENDER_CACHE_KEY_BYTES else None
+
+
 def _plain_at_a_glance(value: Any) -> bool:
     """True when ``value`` is built of exactly the plain types (the usual case, checked fast); False leaves
     the verdict to :func:`_check_plain`, which also accepts their subclasses and names what is wrong."""
@@ -340,13 +383,8 @@ def _plain_at_a_glance(value: Any) -> bool:
     return False
 
 
-def _require_plain(value: Any, where: str) -> None:
-    """Templates get plain data only: never a model object or a callable they could poke at."""
-    if not _plain_at_a_glance(value):
-        _check_plain(value, where)
-
-
 def _check_plain(value: Any, where: str) -> None:
+    """Templates get plain data only: never a model object or a callable they could poke at."""
     if isinstance(value, PLAIN_TYPES):
         return
     if isinstance(value, Mapping):

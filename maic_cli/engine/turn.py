@@ -41,7 +41,7 @@ from .models import (
     new_id,
 )
 from .outcomes import DirectorOutcome, Pick
-from .policies import DirectorPolicy
+from .policies import DirectorPolicy, ask_llm, reads_only
 from .prompt_set import PromptSet
 
 MAX_PICK_ERROR = 300  # characters of a failing hook's message in the error event
@@ -78,6 +78,15 @@ async def _timed_stream(llm: LLMClient, request: LLMRequest, usage: CallUsage) -
         await stream.aclose()  # type: ignore[attr-defined]  # closed now, not by a finalizer task later
 
 
+def _fork(state: DirectorState | None) -> DirectorState:
+    """The state this turn carries on: its lists are its own (the turn appends to them), their records are
+    shared (a record is never changed once made), so the request's state stays as it was."""
+    if state is None:
+        return DirectorState()
+    return state.model_copy(update={"agent_responses": list(state.agent_responses),
+                                    "whiteboard_ledger": list(state.whiteboard_ledger)})
+
+
 def _done(state: DirectorState, usage: TurnUsage, outcome: DirectorOutcome, **extra: object) -> DoneEvent:
     return DoneEvent(director_state=state, usage=usage, outcome=outcome, **extra)  # type: ignore[arg-type]
 
@@ -94,9 +103,12 @@ def _policy_pick(policy: DirectorPolicy, request: TurnRequest, agents: dict[str,
     """The policy's pick (``None``: ask the LLM; a hook's string is read as a pick here,
     :func:`~.director.read_pick`); a hook that raises or answers something other than a pick, a
     string or ``None`` becomes a ``ValueError`` naming the policy (the round reports it)."""
+    if policy.decide is ask_llm:
+        return None
+    # A researcher's hook gets copies it may change at will; our own policies only read.
+    given = state if reads_only(policy) else state.model_copy(deep=True)
     try:
-        pick = policy.decide(list(agents.values()), state.model_copy(deep=True), list(request.messages),
-                             request.config)
+        pick = policy.decide(list(agents.values()), given, list(request.messages), request.config)
     except Exception as exc:  # noqa: BLE001 - a researcher's hook may raise anything; the round reports it
         detail = " ".join(str(exc).split())[:MAX_PICK_ERROR]
         raise ValueError(f"director {policy.name}: {type(exc).__name__}: {detail}") from None
@@ -112,7 +124,7 @@ async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[
                         policy: DirectorPolicy | None = None) -> AsyncGenerator[Event, None]:
     """One director → agent cycle; ``prompts`` is the prompt set (``None``: the built-in one), ``policy``
     who picks the next speaker (``None``: the LLM).  Routing guards check every pick but the turn limit."""
-    state = (request.director_state or DirectorState()).model_copy(deep=True)
+    state = _fork(request.director_state)
     agents = resolve_agents(request, registry)
     usage = TurnUsage()
     config = request.config

@@ -21,6 +21,8 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pydantic_core
+
 from ..errors import InputError
 from .openai_compat import check_structured_mode, response_format, to_llm_error
 from .port import ErrorKind, LLMError, LLMRequest, StreamPiece, Usage
@@ -85,7 +87,8 @@ class DirectClient:
         return body
 
     def _headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self._api_key or _env_key(self.model) or 'sk-no-key'}"}
+        return {"Authorization": f"Bearer {self._api_key or _env_key(self.model) or 'sk-no-key'}",
+                "Content-Type": "application/json"}
 
     async def stream(self, request: LLMRequest) -> AsyncIterator[StreamPiece]:
         started = False
@@ -107,7 +110,7 @@ class DirectClient:
         import aiohttp
 
         try:
-            async with self._get_session().post(f"{self.api_base}/chat/completions", json=body,
+            async with self._get_session().post(f"{self.api_base}/chat/completions", data=_encode(body),
                                                 headers=self._headers()) as response:
                 if response.status != 200:
                     raise _status_error(response.status, (await response.text())[:300], self.model)
@@ -133,6 +136,16 @@ class DirectClient:
 _DONE: tuple[str, Any] = ("", None)  # the stream's ``data: [DONE]``
 
 
+def _encode(body: dict[str, Any]) -> bytes:
+    """The request body as JSON (UTF-8), encoded in Rust: a third of ``json.dumps``'s time for a prompt of a few
+    thousand characters, which aiohttp's ``json=`` pays on every call.  Text Python holds but UTF-8 cannot (a
+    lone surrogate) is escaped as ``json.dumps`` escapes it."""
+    try:
+        return pydantic_core.to_json(body)
+    except pydantic_core.PydanticSerializationError:
+        return json.dumps(body).encode("ascii")
+
+
 def _event(line: bytes) -> tuple[str, Any] | None:
     """(text, usage or None) of a ``data:`` line, :data:`_DONE` at its end, ``None`` for other lines."""
     if not line.startswith(b"data:"):
@@ -140,10 +153,20 @@ def _event(line: bytes) -> tuple[str, Any] | None:
     data = line[5:].strip()
     if data == b"[DONE]":
         return _DONE
-    chunk = json.loads(data)
+    chunk = _loads(data)
     choices = chunk.get("choices") or []
     delta = (choices[0].get("delta") or {}).get("content") or "" if choices else ""
     return delta, chunk.get("usage")
+
+
+def _loads(data: bytes) -> Any:
+    """``json.loads(data)``, parsed in Rust first (a quarter of its time for a stream chunk); what that parser
+    refuses (a lone surrogate escaped in a string, which ``json`` accepts) is left to ``json.loads`` to read or
+    refuse, so a line reads as ``json.loads`` reads it."""
+    try:
+        return pydantic_core.from_json(data)
+    except ValueError:
+        return json.loads(data)
 
 
 class LineSplitter:

@@ -138,13 +138,22 @@ def _defang(word: str) -> str:
 
 _AT = re.compile(r"[\w.+-]@[\w-]")
 _SPACES = re.compile(r"\S+")
+# What every link and address holds: ``://``, ``www.`` or an ``@`` between word characters (the markers),
+# or else a dot before a top-level domain (what _DOMAIN needs; _URL needs a marker, _EMAIL the ``@``).
+_TLD_DOT = re.compile(rf"\.(?:{_TLDS})", re.IGNORECASE)
+
+
+def _has_marker(text: str) -> bool:
+    return "://" in text or "www." in text.lower() or _AT.search(text) is not None
 
 
 def _has_link(word: str) -> bool:
     """Whether a whole word (of any length) holds a URL, a domain or an address: its markers, or a
     link found in overlapping windows of ``MAX_WORD`` (one straddling two pieces is seen too)."""
-    if "://" in word or "www." in word.lower() or _AT.search(word):
+    if _has_marker(word):
         return True
+    if _TLD_DOT.search(word) is None:  # no marker and no dot before a domain: no pattern below can match
+        return False
     return any(j.kind in ("url", "email") for i in range(0, len(word), MAX_WORD)
                for j in _word_junk(word[max(0, i - 32):i + MAX_WORD], 0))
 
@@ -152,6 +161,8 @@ def _has_link(word: str) -> bool:
 def make_inert(text: str) -> str:
     """``text`` with every word that holds a URL, a domain or an e-mail address defanged (see the
     module doc; the whole word, so no part of it stays a link)."""
+    if not _has_marker(text) and _TLD_DOT.search(text) is None:  # what no word of it holds, the text lacks
+        return text
     out, last = [], 0
     for word in _SPACES.finditer(text):
         if _has_link(word.group()):
