@@ -211,23 +211,61 @@ COMPARED = ["pass_rate", "cue_user_rate", "repeated_speaker_rate", "empty_turn_r
             "agent_turns_per_round", "turn_latency_s", "tokens_per_run", "cost_per_run"]
 
 
-def _per_run(results: list[RunResult], name: str) -> list[float]:
-    return [value for value in (MEANS[name](r) for r in results) if value is not None]
-
-
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def intervals(results: list[RunResult]) -> dict[str, Any]:
-    """Every rate and mean of a group with its 95% interval (``low``/``high`` are ``None`` under two runs)."""
-    enough = len(results) >= MIN_RUNS
-    return {"rates": {name: rate_entry(*count(results), enough) for name, count in RATES.items()},
-            "means": {name: mean_entry(_per_run(results, name)) for name in MEANS}}
-
-
 RateCount = Callable[[list["RunResult"]], tuple[int, int]]
 PerRun = Callable[["RunResult"], float | None]
+
+
+def intervals(results: list[RunResult], *, rates: dict[str, RateCount] | None = None,
+              means: dict[str, PerRun] | None = None) -> dict[str, Any]:
+    """Every rate and mean of a group with its 95% interval (``low``/``high`` are ``None`` under two runs).
+    ``rates``/``means``: the class's metrics (:data:`RATES`, :data:`MEANS`) or the same computed once per
+    run (:func:`once_per_run`)."""
+    rates, means = RATES if rates is None else rates, MEANS if means is None else means
+    enough = len(results) >= MIN_RUNS
+    return {"rates": {name: rate_entry(*count(results), enough) for name, count in rates.items()},
+            "means": {name: mean_entry([v for v in map(per_run, results) if v is not None])
+                      for name, per_run in means.items()}}
+
+
+def once_per_run() -> tuple[dict[str, RateCount], dict[str, PerRun]]:
+    """:data:`RATES` and :data:`MEANS` with each run's counts and values computed once, for a report that
+    puts every run in five groups (overall, by scenario, model, prompt set and director).  A rate's
+    counts are sums over runs of whole numbers, so a group's counts are the sums of its runs' counts,
+    exactly; a mean's per-run value is the same value.  For the runs of one report (kept alive by it:
+    a run is known by its ``id``)."""
+    counted: dict[str, dict[int, tuple[int, int]]] = {name: {} for name in RATES}
+    valued: dict[str, dict[int, float | None]] = {name: {} for name in MEANS}
+
+    def rate(name: str) -> RateCount:
+        count, known = RATES[name], counted[name]
+
+        def counts(results: list[RunResult]) -> tuple[int, int]:
+            successes = trials = 0
+            for result in results:
+                if (found := known.get(id(result))) is None:
+                    found = known[id(result)] = count([result])
+                successes += found[0]
+                trials += found[1]
+            return successes, trials
+
+        return counts
+
+    def mean(name: str) -> PerRun:
+        value, known = MEANS[name], valued[name]
+
+        def per_run(result: RunResult) -> float | None:
+            key = id(result)
+            if key not in known:
+                known[key] = value(result)
+            return known[key]
+
+        return per_run
+
+    return {name: rate(name) for name in RATES}, {name: mean(name) for name in MEANS}
 # The interval of a rate difference between two groups, and the method's name.
 RateDifference = Callable[[RateCount, list["RunResult"], list["RunResult"]], tuple[Interval | None, str]]
 

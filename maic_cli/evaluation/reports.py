@@ -124,19 +124,28 @@ def build_report(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchR
         for key, attribute in GROUPINGS_BY.items():
             groups[key][getattr(result, attribute)].append(result)
     judged = report_judge.judged(results)
+    rates, means = report_stats.once_per_run()
+    # A group of the same runs as one summarised before (a batch of one scenario and one model has five:
+    # overall, its scenario, model, prompt set and director) is a copy of that summary.
+    done: dict[tuple[int, ...], GroupSummary] = {}
 
     def summarise(group: list[RunResult]) -> GroupSummary:
+        key = tuple(map(id, group))
+        if (found := done.get(key)) is not None:
+            return found.model_copy(deep=True)
         summary = aggregate(group)
-        summary.intervals = Intervals.model_validate(report_stats.intervals(group))
+        summary.intervals = Intervals.model_validate(report_stats.intervals(group, rates=rates, means=means))
         if judged:
             summary.judge = report_judge.summary(group)
+        done[key] = summary
         return summary
 
     def summarised(key: str) -> dict[str, GroupSummary]:
         return {name: summarise(group) for name, group in sorted(groups[key].items())}
 
     def compared(key: str) -> list[Comparison]:
-        pairs = [Comparison.model_validate(pair) for pair in report_stats.comparisons(groups[key])]
+        pairs = [Comparison.model_validate(pair)
+                 for pair in report_stats.comparisons(groups[key], rates=rates, means=means)]
         if judged:
             for pair, scores in zip(pairs, report_judge.comparisons(groups[key]), strict=True):
                 pair.metrics += scores.metrics
