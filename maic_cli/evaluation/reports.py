@@ -10,14 +10,13 @@ machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
 API keys; in report.md every such string is also made inert Markdown (HTML escaped, no link,
-no code span: :func:`~maic_cli.untrusted.markdown_text`), and a table cell cannot break its table.
+no code span: :func:`~maic_cli.untrusted.markdown_text`), and a table cell cannot break its table
+(both in one walk over the built report: evaluation/report_clean.py).
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import InputError
 from ..files import read_bounded
 from ..store.paths import write_atomic
-from ..untrusted import clean, markdown_text, one_line, redactor
+from ..untrusted import one_line
 from . import report_judge, report_stats, report_tutoring
 from .batch_report import (
     BatchReport,
@@ -41,6 +40,7 @@ from .batch_report import (
     TokenUse,
 )
 from .metrics import percentile
+from .report_clean import cleaned_report, inert_report
 from .report_tables import write_tables
 from .run_results import RunResult
 
@@ -166,38 +166,8 @@ def build_report(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchR
 GROUPINGS_BY = {"by_scenario": "scenario", "by_model": "model", "by_prompts": "prompts", "by_director": "director"}
 
 
-def _markdown_safe(data: object) -> object:
-    """``data`` with every string and key that came from outside made inert Markdown (the statistics'
-    descriptions are maic's own text)."""
-    inert = _once(markdown_text)
-
-    def safe(item: object) -> object:
-        if isinstance(item, str):
-            return inert(item)
-        if isinstance(item, dict):
-            return {inert(str(k)): v if k == "statistics" else safe(v) for k, v in item.items()}
-        if isinstance(item, list):
-            return [safe(value) for value in item]
-        return item
-
-    return safe(data)
-
-
-def _once(convert: Callable[[str], str]) -> Callable[[str], str]:
-    """``convert``, each distinct string converted once (a report repeats its keys and names thousands
-    of times: a batch of 1,000 runs has 150,000 strings and a few hundred distinct ones)."""
-    seen: dict[str, str] = {}
-
-    def converted(text: str) -> str:
-        if (found := seen.get(text)) is None:
-            found = seen[text] = convert(text)
-        return found
-
-    return converted
-
-
 def report_markdown(report: BatchReport) -> str:
-    report = BatchReport.model_validate(_markdown_safe(report.model_dump(exclude_unset=True)))
+    report = inert_report(report)
     lines = ["# maic run report", ""]
     lines += [f"- {one_line(str(key))}: {one_line(str(value))}" for key, value in report.meta.items()] + [""]
     lines += ["## By scenario", "", _table(report.by_scenario), "", "## By model", "",
@@ -286,39 +256,9 @@ def _cell(text: str) -> str:
     return text.replace("\n", " ").replace("|", "\\|")
 
 
-def safe_strings(data: object) -> object:
-    """``data`` with every string (keys too) cleaned and without API keys."""
-    redact = redactor()
-    cleaned = _once(lambda text: redact(clean(text)))
-
-    def safe(item: object) -> object:
-        if isinstance(item, str):
-            return cleaned(item)
-        if isinstance(item, dict):
-            return {safe(key): safe(value) for key, value in item.items()}
-        if isinstance(item, list):
-            return [safe(value) for value in item]
-        return item
-
-    return safe(data)
-
-
-def finite(data: object) -> object:
-    """``data`` with every NaN or infinite number as ``null``: report.json is strict JSON (``NaN`` and
-    ``Infinity`` are not JSON, and strict readers refuse the whole file)."""
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {key: finite(value) for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [finite(value) for value in data]
-    return data
-
-
 def write_reports(out: Path, results: list[RunResult], meta: dict[str, MetaValue]) -> BatchReport:
     """report.json, report.md and the CSVs of ``results``; the report, every string in it cleaned."""
-    built = build_report(results, meta)
-    report = BatchReport.model_validate(finite(safe_strings(built.model_dump(exclude_unset=True))))
+    report = cleaned_report(build_report(results, meta))
     write_atomic(out / "report.json", report.to_json())
     write_atomic(out / "report.md", report_markdown(report))
     write_tables(out, results)

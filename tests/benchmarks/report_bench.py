@@ -12,7 +12,8 @@ its intervals as a fresh ``maic report`` does:
 
 * build:    ``build_report`` (groups, intervals, comparisons, judge, tutoring, run rows), the strings
             cleaned on the way in;
-* validate: what remains of the old dump → clean → validate (now nothing: the report is built clean);
+* validate: the strings cleaned (before: ``BatchReport.model_validate(finite(safe_strings(model_dump())))``,
+            now evaluation/report_clean.py ``cleaned_report``, one walk over the model);
 * markdown: ``report_markdown``;
 * json:     ``BatchReport.to_json``;
 * tables:   ``write_tables`` and ``report_tutoring.write_csvs``.
@@ -41,7 +42,6 @@ from typing import Any
 
 def _phases(out: Path, results: list[Any]) -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
     from maic_cli.evaluation import report_tutoring, reports
-    from maic_cli.evaluation.batch_report import BatchReport
     from maic_cli.evaluation.report_tables import write_tables
 
     meta: dict[str, Any] = {"maic": "bench", "runs planned": len(results)}
@@ -49,13 +49,10 @@ def _phases(out: Path, results: list[Any]) -> list[tuple[str, Callable[[dict[str
     def build(state: dict[str, Any]) -> None:
         state["built"] = reports.build_report(results, meta)
 
-    def validate(state: dict[str, Any]) -> None:
-        clean = getattr(reports, "clean_report", None)
-        if clean is not None:
-            state["report"] = clean(state["built"])
-        else:  # the code before the report was built clean
-            state["report"] = BatchReport.model_validate(reports.finite(reports.safe_strings(
-                state["built"].model_dump(exclude_unset=True))))
+    def validate(state: dict[str, Any]) -> None:  # "clean" since the report is cleaned in one walk
+        from maic_cli.evaluation.report_clean import cleaned_report
+
+        state["report"] = cleaned_report(state["built"])
 
     def markdown(state: dict[str, Any]) -> None:
         reports.report_markdown(state["report"])
@@ -115,7 +112,8 @@ def main() -> None:
                     phase(state)
                     times[name].append(time.process_time() - start)
     medians = {name: statistics.median(values) for name, values in times.items()}
-    print(f"{len(results)} runs, {repeats} repetitions{', transcripts from files' if from_files else ''}, load average {os.getloadavg()[0]:.2f}; "
+    source = ", transcripts from files" if from_files else ""
+    print(f"{len(results)} runs, {repeats} repetitions{source}, load average {os.getloadavg()[0]:.2f}; "
           "CPU seconds, median:")
     print("  " + "  ".join(f"{name} {value:.3f}" for name, value in medians.items())
           + f"  total {sum(medians.values()):.3f}")
