@@ -40,17 +40,18 @@ def once(convert: Callable[[str], str]) -> Callable[[str], str]:
     return converted
 
 
-def rewritten(node: Node, text: Callable[[str], str], *, finite: bool = False, keep: str | None = None) -> Node:
-    """``node`` (a model, dict, list or value) with every string (dict keys too) as ``text`` gives it and,
-    when ``finite``, every NaN or infinite float as ``None``; the value of a field or key named ``keep``
-    stays as it is.  A part with nothing to change is returned itself."""
+def rewritten(node: Node, text: Callable[[str], str], *, number: Callable[[float], float | None] | None = None,
+              keep: str | None = None) -> Node:
+    """``node`` (a model, dict, list or value) with every string (dict keys too) as ``text`` gives it and
+    every float as ``number`` gives it; the value of a field or key named ``keep`` stays as it is.  A part
+    with nothing to change is returned itself."""
 
     def walk(item: object) -> object:
         kind = type(item)
         if kind is str:
             return text(item)  # type: ignore[arg-type]
         if kind is float:
-            return item if not finite or math.isfinite(item) else None  # type: ignore[arg-type]
+            return item if number is None else number(item)  # type: ignore[arg-type]
         if isinstance(item, BaseModel):
             changed: dict[str, object] = {}
             for name, value in item.__dict__.items():
@@ -88,9 +89,24 @@ def _same(new: object, old: object) -> bool:
 
 def cleaned_report(report: BatchReport) -> BatchReport:
     """The report as report.json holds it: every string cleaned (:func:`~maic_cli.untrusted.clean`) and
-    without API keys, every number finite (NaN and infinity are not JSON: ``null``)."""
+    without API keys, every number finite (NaN and infinity are not JSON: ``null``; a field that must be a
+    number then fails validation, as it did when the report was validated again)."""
     redact = redactor()
-    return rewritten(report, once(lambda text: redact(clean(text))), finite=True)
+    odd: list[float] = []
+    cleaned = rewritten(report, once(lambda text: redact(clean(text))), number=lambda x: _finite(x, odd))
+    return BatchReport.model_validate(cleaned.model_dump(exclude_unset=True)) if odd else cleaned
+
+
+def finite(value: float) -> float | None:
+    """``value``, or ``None`` when it is NaN or infinite."""
+    return value if math.isfinite(value) else None
+
+
+def _finite(value: float, odd: list[float]) -> float | None:
+    if math.isfinite(value):
+        return value
+    odd.append(value)
+    return None
 
 
 def inert_report(report: BatchReport) -> BatchReport:
