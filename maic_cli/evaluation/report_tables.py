@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -224,21 +224,25 @@ def turn_rows(out: Path, results: list[RunResult]) -> list[dict[str, Any]]:
     return rows
 
 
-def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
+def to_csv(columns: list[str], rows: Sequence[Mapping[str, Any]]) -> str:
+    """The rows as CSV text under a header of ``columns`` (a missing cell is empty), each cell made safe by
+    :func:`safe_cell`: a text cell once per distinct text (a batch repeats its names), a number as it is."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    redact, cells = redactor(), dict[str, Any]()  # a text cell made safe once (a batch repeats its names)
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    redact, cells = redactor(), dict[str, Any]()
 
     def cell(value: Any) -> Any:
-        if not isinstance(value, str):
-            return safe_cell(value, redact)
-        if (found := cells.get(value)) is None:
-            found = cells[value] = safe_cell(value, redact)
-        return found
+        kind = type(value)
+        if kind is str:
+            if (found := cells.get(value)) is None:
+                found = cells[value] = safe_cell(value, redact)
+            return found
+        if kind is int or kind is float:
+            return value
+        return safe_cell(value, redact)  # None, a bool, anything else
 
-    for row in rows:
-        writer.writerow({column: cell(row.get(column)) for column in columns})
+    writer.writerows([cell(row.get(column)) for column in columns] for row in rows)
     return buffer.getvalue()
 
 
