@@ -76,7 +76,7 @@ def _phases(out: Path, results: list[Any]) -> list[tuple[str, Callable[[dict[str
 def _forget_statistics() -> None:
     from maic_cli.evaluation import report_stats
 
-    for name in ("_cached_draws", "_cached_bounds"):
+    for name in ("_cached_draws", "_cached_bounds", "_cached_means"):
         cache = getattr(report_stats, name, None)
         if isinstance(cache, dict):
             cache.clear()
