@@ -195,3 +195,10 @@ def test_the_draws_kept_stay_within_their_budget(monkeypatch: pytest.MonkeyPatch
         assert all(np.array_equal(d, afresh.integers(0, n, size=(100, n))) for d, n in zip(drawn, sizes, strict=True))
         assert sum(count * sum(kept) for _, kept, count in report_stats._cached_draws) <= 100 * 30
     assert list(report_stats._cached_draws) == [(SEED, (20,), 100)]
+
+
+@pytest.mark.parametrize(("value", "size"), [(0.1, 10), (0.1, 1000), (1.0, 3), (0.0, 50), (7.3e-05, 333)])
+def test_the_resampled_means_of_one_value_repeated_are_bit_identical(value: float, size: int) -> None:
+    data = np.full(size, value)
+    indices = _REAL_GENERATOR(SEED).integers(0, size, size=(RESAMPLES, size))
+    assert np.array_equal(report_stats._means_of(data, indices), data[indices].mean(axis=1))

@@ -145,6 +145,13 @@ def _means_of(data: Any, indices: Any) -> Any:
     resamples, size = indices.shape
     means = np.empty(resamples)
     block = np.empty((min(ROWS_AT_ONCE, resamples), size))
+    if resamples and size and data.min() == data.max():  # one value: every resample gathers the same row
+        first = min(ROWS_AT_ONCE, resamples)
+        np.take(data, indices[:first], out=block, mode="clip")  # the first block, as below; all rows alike
+        np.add.reduce(block, axis=1, out=means[:first])
+        means[first:] = means[0]
+        means /= size
+        return means
     for start in range(0, resamples, ROWS_AT_ONCE):
         rows = indices[start:start + ROWS_AT_ONCE]
         gathered = block[:len(rows)]

@@ -240,7 +240,11 @@ def to_csv(columns: list[str], rows: Sequence[Mapping[str, Any]]) -> str:
             return found
         if kind is int or kind is float:
             return value
-        return safe_cell(value, redact)  # None, a bool, anything else
+        if value is None:
+            return ""
+        if kind is bool:
+            return int(value)
+        return safe_cell(value, redact)
 
     writer.writerows([cell(row.get(column)) for column in columns] for row in rows)
     return buffer.getvalue()
