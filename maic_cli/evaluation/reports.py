@@ -90,7 +90,8 @@ def aggregate(results: list[RunResult]) -> GroupSummary:
             costs.append(call.cost)
             if call.ttft is not None:
                 ttfts.append(call.ttft)
-    return GroupSummary(
+    # Built from values of the types the fields have (counts, floats, None): nothing to validate.
+    return GroupSummary.model_construct(
         runs=len(results), complete=sum(1 for r in results if r.status == "complete"),
         passed=sum(1 for r in results if r.passed), errors=sum(1 for r in results if r.status == "error"),
         cancelled=sum(1 for r in results if r.status == "cancelled"), rounds=rounds,
@@ -99,8 +100,8 @@ def aggregate(results: list[RunResult]) -> GroupSummary:
         rounds_with_repeated_speaker=repeated, same_role_in_a_row=same_role, second_greetings=greetings,
         empty_turns=empty, dropped_replies=dropped_replies, parse_recoveries=recoveries,
         dropped_actions=dropped_actions, invalid_picks=invalid, director_corrections=corrections,
-        tokens={who: TokenUse(prompt=entry[0], completion=entry[1], cached=entry[2], cost=entry[3], calls=entry[4])
-                for who, entry in sorted(tokens.items())},
+        tokens={who: TokenUse.model_construct(prompt=entry[0], completion=entry[1], cached=entry[2], cost=entry[3],
+                                              calls=entry[4]) for who, entry in sorted(tokens.items())},
         total_cost=round(sum(costs), 6),
         ttft_p50=_round(percentile(ttfts, 50)), ttft_p95=_round(percentile(ttfts, 95)),
         turn_latency_p50=_round(percentile(latencies, 50)), turn_latency_p95=_round(percentile(latencies, 95)))
@@ -124,7 +125,10 @@ def build_report(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchR
         for key, attribute in GROUPINGS_BY.items():
             groups[key][getattr(result, attribute)].append(result)
     judged = report_judge.judged(results)
-    rates, means = report_stats.once_per_run()
+    # Each run's counts and values computed once when a run is in several groups (else the plain metrics:
+    # a batch with one group per grouping summarises its runs once, below).
+    several = any(len(by_value) > 1 for by_value in groups.values())
+    rates, means = report_stats.once_per_run() if several else (None, None)
     # A group of the same runs as one summarised before (a batch of one scenario and one model has five:
     # overall, its scenario, model, prompt set and director) is a copy of that summary.
     done: dict[tuple[int, ...], GroupSummary] = {}
