@@ -220,7 +220,7 @@ def turn_rows(out: Path, results: list[RunResult]) -> list[dict[str, Any]]:
         transcript = read_run_transcript(out, result)
         found = _turns_from_transcript(result, transcript) if transcript else _turns_from_summaries(result)
         found = [row for row in found if row["round"] <= len(result.rounds)]  # only the rounds the run reports
-        rows += [row | _turn_verdict(result, row) for row in found]
+        rows += found if result.judge is None else [row | _turn_verdict(result, row) for row in found]
     return rows
 
 
