@@ -19,10 +19,15 @@ numpy is imported inside the functions: ``maic run --help`` stays light.
 
 Speed without changing a digit: every bootstrap starts a fresh generator from ``SEED``, so the
 resample indices depend only on (seed, resamples, number of values): they are drawn once and
-reused for every metric and group of that size (:func:`_draws`), and an interval already computed
-for the same values is looked up instead of recomputed (a report's ``overall`` group is often also
-its only scenario, model, prompt set and director).  The sums are the same numpy calls on the same
-arrays, so the intervals are bit-identical to drawing afresh each time.
+reused for every metric and group of that size (:func:`_draws`, within a memory budget), and a
+difference's draws go on from its first group's draws and the generator's state after them.  An
+interval already computed for the same values is looked up instead of recomputed (a report's
+``overall`` group is often also its only scenario, model, prompt set and director), and so are a
+group's resampled means when it is the first group of a difference.  The means are summed by the
+same ``add.reduce`` over the same contiguous rows, gathered a block of rows at a time
+(:func:`_means_of`), so the intervals are bit-identical to drawing afresh each time (the tests
+compare them bit for bit).  A report puts each run in five groups; :func:`once_per_run` computes each
+run's counts and per-run values once for all of them.
 """
 
 from __future__ import annotations
