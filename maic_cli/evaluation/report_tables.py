@@ -82,13 +82,14 @@ def _run_cells(result: RunResult) -> dict[str, Any]:
 def round_rows(results: list[RunResult]) -> list[dict[str, Any]]:
     rows = []
     for result in results:
+        cells = _run_cells(result)
         for summary in result.rounds:
-            row = {**_run_cells(result), **summary.model_dump()}
+            row = {**cells, **summary.model_dump()}
             row["round"] = summary.index + 1
             for key in ("speakers", "roles", "turn_latencies"):
                 row[key] = " ".join(str(item) for item in row[key])
             row["failures"] = "; ".join(summary.failures)
-            rows.append(row | _round_verdict(result, summary.index + 1))
+            rows.append(row if result.judge is None else row | _round_verdict(result, summary.index + 1))
     return rows
 
 
@@ -177,6 +178,7 @@ def read_run_transcript(out: Path, result: RunResult) -> Transcript | None:
 
 def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[dict[str, Any]]:
     roles = {agent.id: agent.role for agent in transcript.header.agents}
+    cells = _run_cells(result)
     rows: list[dict[str, Any]] = []
     round_number, turn, last_t, speaker = 0, 0, 0.0, None
     in_lecture = False  # a lesson's scripted lecture is no round of the class (as in the run's report)
@@ -198,7 +200,7 @@ def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[di
             turn += 1
             who = event.outcome.agent_id or speaker or ""
             usage = event.usage.agent
-            rows.append({**_run_cells(result), "round": max(round_number, 1), "turn": turn, "speaker": who,
+            rows.append({**cells, "round": max(round_number, 1), "turn": turn, "speaker": who,
                          "role": roles.get(who, "?"), "prompt_tokens": usage.prompt_tokens,
                          "completion_tokens": usage.completion_tokens, "cached_tokens": usage.cached_tokens,
                          "cost": usage.cost, "latency": round(latency, 4), "actions": event.total_actions,
@@ -232,21 +234,24 @@ def to_csv(columns: list[str], rows: Sequence[Mapping[str, Any]]) -> str:
     writer.writerow(columns)
     redact, cells = redactor(), dict[str, Any]()
 
-    def cell(value: Any) -> Any:
-        kind = type(value)
-        if kind is str:
-            if (found := cells.get(value)) is None:
-                found = cells[value] = safe_cell(value, redact)
-            return found
-        if kind is int or kind is float:
-            return value
-        if value is None:
-            return ""
-        if kind is bool:
-            return int(value)
-        return safe_cell(value, redact)
+    def line(row: Mapping[str, Any]) -> list[Any]:
+        out: list[Any] = []
+        for column in columns:  # the common cases inline: a table has tens of thousands of cells
+            value: Any = row.get(column)
+            kind = type(value)
+            if kind is str:
+                if (found := cells.get(value)) is None:
+                    found = cells[value] = safe_cell(value, redact)
+                out.append(found)
+            elif kind is int or kind is float:
+                out.append(value)
+            elif value is None:
+                out.append("")
+            else:
+                out.append(safe_cell(value, redact))  # a bool, anything else
+        return out
 
-    writer.writerows([cell(row.get(column)) for column in columns] for row in rows)
+    writer.writerows(map(line, rows))
     return buffer.getvalue()
 
 
