@@ -5,13 +5,12 @@ Run:  python tests/benchmarks/report_bench.py BATCH_DIR [REPEATS] [--from-files]
 The batch's run files are loaded once (not timed); the folder's ``runs/`` and ``transcripts/`` are
 copied to a temporary folder, where the tables are written.  The transcripts are read once before
 timing and kept with their runs, as ``maic run`` keeps the transcripts it wrote (``--from-files``:
-turns.csv reads them from the files each time, as ``maic report DIR`` does).  Then, ``REPEATS`` times (default 5),
-each phase of evaluation/reports.py ``write_reports`` is timed in CPU seconds
+turns.csv reads them from the files each time, as ``maic report DIR`` does).  Then, ``REPEATS`` times
+(default 5), each phase of evaluation/reports.py ``write_reports`` is timed in CPU seconds
 (``time.process_time``), the statistics' caches emptied first so that every repetition computes
 its intervals as a fresh ``maic report`` does:
 
-* build:    ``build_report`` (groups, intervals, comparisons, judge, tutoring, run rows), the strings
-            cleaned on the way in;
+* build:    ``build_report`` (groups, intervals, comparisons, judge, tutoring, run rows);
 * validate: the strings cleaned (before: ``BatchReport.model_validate(finite(safe_strings(model_dump())))``,
             now evaluation/report_clean.py ``cleaned_report``, one walk over the model);
 * markdown: ``report_markdown``;
@@ -20,11 +19,17 @@ its intervals as a fresh ``maic report`` does:
 
 It prints the median of each phase and their total, and the load average.
 
-Measured on the 1,000-run batch of the batch benchmark (one scenario, one model; 2 cores shared,
-load average ~1.0), medians of 5, CPU seconds:
+Measured on the 1,000-run batch of the batch benchmark (one scenario, one model: every grouping has
+one group), before (commit 27f6bde) and after the report was made cheaper, run in turn three times on the
+shared 2-core machine (load average 1.4-1.9), CPU seconds, median of 5 each:
 
-    before:  build 0.55  validate 0.13  markdown 0.22  json 0.08  tables 0.30  total 1.28
-    after:   (see below)
+    before:  build 0.27-0.36  validate 0.09  markdown 0.07  json 0.08-0.12  tables 0.08-0.10  total 0.61-0.68
+    after:   build 0.11-0.18  validate 0.03  markdown 0.03-0.05  json 0.03-0.04  tables 0.07  total 0.28-0.37
+
+(2.2× on the median total.)  The same batch with its runs spread over 3 scenarios, 4 models, 2 prompt
+sets and 2 directors (12 groups, 8 comparisons: more bootstraps, which are at numpy's speed now):
+total 1.30-1.58 → 0.79-0.91 (build 0.85-1.09 → 0.56-0.66).  With ``--from-files`` the 1,000
+transcripts are parsed each time (store/transcript.py, 0.6 s of tables) and the total is 1.26-1.36 → 0.98-1.08.
 """
 
 from __future__ import annotations
