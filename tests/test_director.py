@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import pytest
 
@@ -194,10 +195,11 @@ def test_a_turn_leaves_the_state_it_was_given_as_it_was() -> None:
     assert state.model_dump() == before
 
 
-def policy_that_scribbles(agents: object, state: DirectorState, messages: list[Message], config: object) -> str:
+def policy_that_scribbles(agents: object, state: DirectorState, messages: Sequence[Message], config: object) -> str:
     """A researcher's hook that changes what it is given before it answers."""
     state.turn_count = 99
     state.agent_responses.clear()
+    assert isinstance(messages, list)
     messages.clear()
     return "teacher"
 

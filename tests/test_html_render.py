@@ -24,8 +24,9 @@ from typer.testing import CliRunner
 from maic_cli.cli.app import app
 from maic_cli.evaluation.batch_report import BatchReport, GroupJudge, JudgeOverview, MetaValue
 from maic_cli.evaluation.metrics import RoundSummary
+from maic_cli.evaluation.report_clean import cleaned_report
 from maic_cli.evaluation.report_html import report_html
-from maic_cli.evaluation.reports import build_report, safe_strings
+from maic_cli.evaluation.reports import build_report
 from maic_cli.evaluation.run_results import RunResult
 from maic_cli.store.transcript import LearnerLine, read_transcript
 from maic_cli.testing.browser import PageVisit, find_chromium, open_page
@@ -59,7 +60,7 @@ def run_result(model: str, repeat: int, rounds: list[RoundSummary], status: str 
 
 def page_for(results: list[RunResult], meta: dict[str, MetaValue] | None = None) -> tuple[BatchReport, str]:
     built = build_report(results, meta or {"maic": "test"})
-    report = BatchReport.model_validate(safe_strings(built.model_dump(exclude_unset=True)))
+    report = cleaned_report(built)
     return report, report_html(report, results)
 
 

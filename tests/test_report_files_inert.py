@@ -45,10 +45,11 @@ def test_report_json_never_holds_nan_or_infinity(tmp_path: Path, monkeypatch: py
     def refuse(constant: str) -> None:
         raise ValueError(f"not strict JSON: {constant}")
 
-    from maic_cli.evaluation.reports import finite
+    from maic_cli.evaluation.report_clean import finite, rewritten
 
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"), parse_constant=refuse)
     overall = report["overall"]
     assert [overall[k] for k in ("cue_user_rate", "ttft_p50", "ttft_p95")] == [None, None, 1.5]
     assert report["runs"][0]["metrics"]["turn_latency_p95"] is None
-    assert finite({"a": (math.nan, 2.0)}) == {"a": [None, 2.0]}
+    odd: object = {"a": (math.nan, 2.0)}
+    assert rewritten(odd, str, number=finite) == {"a": [None, 2.0]}

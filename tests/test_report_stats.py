@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,42 @@ def test_bootstrap_cache_never_changes_an_interval(groups: list[list[float]], se
     for values in [*groups, *reversed(groups)]:
         assert bootstrap_mean(values, seed=seed, resamples=64) == report_stats.percentiles(
             _drawn_afresh(values, seed, 64), 0.95)
+
+
+@pytest.mark.parametrize("size", [2, 3, 7, 8, 9, 50, 127, 128, 129, 333, 1000, 1500])
+def test_resampled_means_gathered_a_block_at_a_time_are_bit_identical(size: int) -> None:
+    data = np.random.default_rng(size).standard_normal(size) * np.random.default_rng(size + 1).exponential(5, size)
+    indices = _REAL_GENERATOR(SEED).integers(0, size, size=(RESAMPLES + 77, size))  # a last, partial block
+    assert np.array_equal(report_stats._means_of(data, indices), data[indices].mean(axis=1))
+
+
+def test_a_difference_goes_on_from_the_first_group_s_draws_and_means_bit_for_bit() -> None:
+    for cache in (report_stats._cached_draws, report_stats._cached_bounds, report_stats._cached_means):
+        cache.clear()
+    rng = _REAL_GENERATOR(3)
+    groups = {n: list(rng.exponential(1.0, n)) for n in (40, 25, 60)}
+    for values in groups.values():  # each group's own interval first, as a report does
+        bootstrap_mean(values)
+    for (n1, x), (n2, y) in itertools.permutations(groups.items(), 2):
+        afresh = _REAL_GENERATOR(SEED)
+        first = np.asarray(x)[afresh.integers(0, n1, size=(RESAMPLES, n1))].mean(axis=1)
+        second = np.asarray(y)[afresh.integers(0, n2, size=(RESAMPLES, n2))].mean(axis=1)
+        assert bootstrap_difference(x, y) == report_stats.percentiles(first - second, 0.95), (n1, n2)
+
+
+def test_the_draws_kept_stay_within_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    report_stats._cached_draws.clear()
+    monkeypatch.setattr(report_stats, "MAX_CACHED_DRAWS", 100 * 30)
+    for sizes in [(10,), (10, 5), (8,), (12,), (20,)]:
+        drawn = report_stats._draws(SEED, sizes, 100)
+        afresh = _REAL_GENERATOR(SEED)
+        assert all(np.array_equal(d, afresh.integers(0, n, size=(100, n))) for d, n in zip(drawn, sizes, strict=True))
+        assert sum(count * sum(kept) for _, kept, count in report_stats._cached_draws) <= 100 * 30
+    assert list(report_stats._cached_draws) == [(SEED, (20,), 100)]
+
+
+@pytest.mark.parametrize(("value", "size"), [(0.1, 10), (0.1, 1000), (1.0, 3), (0.0, 50), (7.3e-05, 333)])
+def test_the_resampled_means_of_one_value_repeated_are_bit_identical(value: float, size: int) -> None:
+    data = np.full(size, value)
+    indices = _REAL_GENERATOR(SEED).integers(0, size, size=(RESAMPLES, size))
+    assert np.array_equal(report_stats._means_of(data, indices), data[indices].mean(axis=1))

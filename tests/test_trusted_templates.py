@@ -158,7 +158,8 @@ def test_a_remembered_render_is_the_render_of_its_own_data(values: list[object])
 def test_data_of_other_types_is_refused_every_time_even_where_plain_data_was_remembered() -> None:
     trusted = PromptSet({"t.j2": TemplateSource("{{ d }}", "t.j2")}, trusted=True)
     assert trusted.render("t.j2", {"d": "x"}) == "x"
-    for bad in (b"x", bytearray(b"x"), {"x"}, frozenset(), 1j, ..., [b"x"], {"k": {"x"}}):
+    bads: tuple[object, ...] = (b"x", bytearray(b"x"), {"x"}, frozenset(), 1j, ..., [b"x"], {"k": {"x"}})
+    for bad in bads:
         for _ in range(2):
             with pytest.raises(TypeError, match="plain data only"):
                 trusted.render("t.j2", {"d": bad})

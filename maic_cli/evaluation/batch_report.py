@@ -19,6 +19,7 @@ stays ``0.0``.  Pure data: this module reads no file (ui/ and store/ both read i
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -314,8 +315,46 @@ class BatchReport(Part):
         return groups
 
     def to_json(self) -> str:
-        """report.json's text: the fields that were set, in their order, strict JSON (no NaN)."""
-        return json.dumps(self.model_dump(exclude_unset=True), indent=1, ensure_ascii=False, allow_nan=False)
+        """report.json's text: the fields that were set, in their order, strict JSON (no NaN), byte for
+        byte what ``json.dumps(model_dump(exclude_unset=True), indent=1, ensure_ascii=False)`` writes.
+
+        pydantic writes it (in Rust: ``json.dumps`` with an indent is pure Python, 5× slower) and only its
+        floats in exponent form or under 1e-4 are rewritten as Python writes them (:func:`python_floats`)."""
+        try:
+            return python_floats(self.model_dump_json(exclude_unset=True, indent=1))
+        except ValueError:  # a string UTF-8 cannot encode, say: as json.dumps writes it (or refuses it)
+            return json.dumps(self.model_dump(exclude_unset=True), indent=1, ensure_ascii=False, allow_nan=False)
+
+
+# pydantic writes a float differently from Python's ``repr`` only in exponent form (``1e-7``, ``1e16``: Python
+# writes ``1e-07``, ``1e+16``) or between 1e-5 and 1e-4 (``0.000061``: Python writes ``6.1e-05``), so only a
+# line holding one of these needles can hold such a float.  With an indent, a number is a whole line's
+# value: spaces, maybe a key, the number, maybe a comma (a string's own line breaks are escaped).
+_NEEDLES = ("e-", "0.0000", *(f"{digit}e" for digit in "0123456789"))
+_NUMBER_LINE = re.compile(r'( *(?:"(?:[^"\\]|\\.)*": )?)(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(,?)')
+
+
+def python_floats(text: str) -> str:
+    """pydantic's indented JSON ``text`` with every float written as Python's ``json`` writes it
+    (``float.__repr__``; a number with a point or an exponent is a float, an int has neither)."""
+    lines: set[int] = set()  # where the lines to look at start
+    for needle in _NEEDLES:
+        found = text.find(needle)
+        while found != -1:
+            lines.add(text.rfind("\n", 0, found) + 1)
+            found = text.find(needle, found + 1)
+    if not lines:
+        return text
+    parts, done = [], 0
+    for start in sorted(lines):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        match = _NUMBER_LINE.fullmatch(text, start, end)
+        if match is None or not any(mark in match.group(2) for mark in ".e"):
+            continue
+        parts += [text[done:match.start(2)], repr(float(match.group(2)))]
+        done = match.end(2)
+    return "".join([*parts, text[done:]])
 
 
 class ReportHead(BaseModel):

@@ -19,17 +19,22 @@ numpy is imported inside the functions: ``maic run --help`` stays light.
 
 Speed without changing a digit: every bootstrap starts a fresh generator from ``SEED``, so the
 resample indices depend only on (seed, resamples, number of values): they are drawn once and
-reused for every metric and group of that size (:func:`_draws`), and an interval already computed
-for the same values is looked up instead of recomputed (a report's ``overall`` group is often also
-its only scenario, model, prompt set and director).  The sums are the same numpy calls on the same
-arrays, so the intervals are bit-identical to drawing afresh each time.
+reused for every metric and group of that size (:func:`_draws`, within a memory budget), and a
+difference's draws go on from its first group's draws and the generator's state after them.  An
+interval already computed for the same values is looked up instead of recomputed (a report's
+``overall`` group is often also its only scenario, model, prompt set and director), and so are a
+group's resampled means when it is the first group of a difference.  The means are summed by the
+same ``add.reduce`` over the same contiguous rows, gathered a block of rows at a time
+(:func:`_means_of`), so the intervals are bit-identical to drawing afresh each time (the tests
+compare them bit for bit).  A report puts each run in five groups; :func:`once_per_run` computes each
+run's counts and per-run values once for all of them.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from statistics import NormalDist, fmean
 from typing import TYPE_CHECKING, Any
 
@@ -81,27 +86,37 @@ def newcombe_difference(s1: int, n1: int, s2: int, n2: int, confidence: float = 
             difference + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
 
 
-MAX_CACHED_DRAWS = 8_000_000  # indices (64 MB) kept between bootstraps; larger draws are made each time
-_cached_draws: dict[tuple[int, tuple[int, ...], int], tuple[Any, ...]] = {}
+MAX_CACHED_DRAWS = 16_000_000  # indices (128 MB) kept between bootstraps; larger draws are made each time
+_cached_draws: dict[tuple[int, tuple[int, ...], int], tuple[tuple[Any, ...], Mapping[str, Any]]] = {}
 _cached_bounds: dict[tuple[str, int, int, float, bytes], Interval] = {}
 _MAX_CACHED_BOUNDS = 256
 
 
 def _draws(seed: int, sizes: tuple[int, ...], resamples: int) -> tuple[Any, ...]:
     """The resample indices a fresh generator seeded ``seed`` draws, one ``(resamples, size)`` array per
-    size in turn, cached (the two most recent) when small."""
+    size in turn, cached (the most recent, up to :data:`MAX_CACHED_DRAWS` indices) with the generator's
+    state after them: the draws for sizes ``(a, b)`` start with those for ``(a,)`` and go on from there."""
     key = (seed, sizes, resamples)
     found = _cached_draws.get(key)
     if found is not None:
-        return found
+        _cached_draws[key] = _cached_draws.pop(key)  # the most recent
+        return found[0]
     import numpy as np
 
-    rng = np.random.default_rng(seed)
-    draws = tuple(rng.integers(0, size, size=(resamples, size)) for size in sizes)
+    draws: tuple[Any, ...] = ()
+    for cut in range(len(sizes) - 1, 0, -1):  # the longest prefix drawn before: go on from its state
+        if (prefix := _cached_draws.get((seed, sizes[:cut], resamples))) is not None:
+            rng = np.random.Generator(np.random.PCG64())  # default_rng's bit generator, in the prefix's state
+            draws, rng.bit_generator.state = prefix
+            break
+    else:
+        rng = np.random.default_rng(seed)
+    draws += tuple(rng.integers(0, size, size=(resamples, size)) for size in sizes[len(draws):])
     if resamples * sum(sizes) <= MAX_CACHED_DRAWS:
-        while len(_cached_draws) >= 2:
+        while _cached_draws and resamples * sum(sizes) + sum(
+                count * sum(cached) for _, cached, count in _cached_draws) > MAX_CACHED_DRAWS:
             del _cached_draws[next(iter(_cached_draws))]
-        _cached_draws[key] = draws
+        _cached_draws[key] = (draws, rng.bit_generator.state)
     return draws
 
 
@@ -123,8 +138,32 @@ def _remembered(kind: str, seed: int, resamples: int, confidence: float, groups:
     return found
 
 
+ROWS_AT_ONCE = 1024  # resamples gathered at once: 8 MB for 1,000 runs, in cache, not a fresh 32 MB array
+
+
 def _means_of(data: Any, indices: Any) -> Any:
-    return data[indices].mean(axis=1)
+    """``data[indices].mean(axis=1)``, bit for bit: each row is the same contiguous gather summed by the same
+    ``add.reduce`` and divided by its length; the rows are gathered a block at a time into one buffer
+    (``mode="clip"``: the indices are in range, and numpy need not check them)."""
+    import numpy as np
+
+    resamples, size = indices.shape
+    means = np.empty(resamples)
+    block = np.empty((min(ROWS_AT_ONCE, resamples), size))
+    if resamples and size and data.min() == data.max():  # one value: every resample gathers the same row
+        first = min(ROWS_AT_ONCE, resamples)
+        np.take(data, indices[:first], out=block, mode="clip")  # the first block, as below; all rows alike
+        np.add.reduce(block, axis=1, out=means[:first])
+        means[first:] = means[0]
+        means /= size
+        return means
+    for start in range(0, resamples, ROWS_AT_ONCE):
+        rows = indices[start:start + ROWS_AT_ONCE]
+        gathered = block[:len(rows)]
+        np.take(data, rows, out=gathered, mode="clip")
+        np.add.reduce(gathered, axis=1, out=means[start:start + len(rows)])
+    means /= size
+    return means
 
 
 def percentiles(samples: Any, confidence: float) -> Interval:
@@ -144,7 +183,24 @@ def bootstrap_mean(values: Sequence[float], seed: int = SEED, resamples: int = R
 
     data = np.asarray(values, dtype=float)
     return _remembered("mean", seed, resamples, confidence, (data,), lambda: percentiles(
-        _means_of(data, _draws(seed, (len(data),), resamples)[0]), confidence))
+        _first_means(data, seed, resamples), confidence))
+
+
+_cached_means: dict[tuple[int, int, bytes], Any] = {}
+_MAX_CACHED_MEANS = 512  # arrays of RESAMPLES means (32 KB each)
+
+
+def _first_means(data: Any, seed: int, resamples: int) -> Any:
+    """The means of ``data`` resampled by a fresh generator's first draws: the same for its own interval
+    and as the first group of a difference (a group compared with another was given its interval
+    before), so they are computed once."""
+    key = (seed, resamples, data.tobytes())
+    found = _cached_means.get(key)
+    if found is None:
+        if len(_cached_means) >= _MAX_CACHED_MEANS:
+            _cached_means.clear()
+        found = _cached_means[key] = _means_of(data, _draws(seed, (len(data),), resamples)[0])
+    return found
 
 
 def bootstrap_difference(first: Sequence[float], second: Sequence[float], seed: int = SEED,
@@ -157,8 +213,8 @@ def bootstrap_difference(first: Sequence[float], second: Sequence[float], seed: 
     x, y = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
 
     def compute() -> Interval:
-        drawn_x, drawn_y = _draws(seed, (len(x), len(y)), resamples)  # one generator: x's draws, then y's
-        return percentiles(_means_of(x, drawn_x) - _means_of(y, drawn_y), confidence)
+        drawn_y = _draws(seed, (len(x), len(y)), resamples)[1]  # one generator: x's draws, then y's
+        return percentiles(_first_means(x, seed, resamples) - _means_of(y, drawn_y), confidence)
 
     return _remembered("difference", seed, resamples, confidence, (x, y), compute)
 
@@ -211,23 +267,61 @@ COMPARED = ["pass_rate", "cue_user_rate", "repeated_speaker_rate", "empty_turn_r
             "agent_turns_per_round", "turn_latency_s", "tokens_per_run", "cost_per_run"]
 
 
-def _per_run(results: list[RunResult], name: str) -> list[float]:
-    return [value for value in (MEANS[name](r) for r in results) if value is not None]
-
-
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def intervals(results: list[RunResult]) -> dict[str, Any]:
-    """Every rate and mean of a group with its 95% interval (``low``/``high`` are ``None`` under two runs)."""
-    enough = len(results) >= MIN_RUNS
-    return {"rates": {name: rate_entry(*count(results), enough) for name, count in RATES.items()},
-            "means": {name: mean_entry(_per_run(results, name)) for name in MEANS}}
-
-
 RateCount = Callable[[list["RunResult"]], tuple[int, int]]
 PerRun = Callable[["RunResult"], float | None]
+
+
+def intervals(results: list[RunResult], *, rates: dict[str, RateCount] | None = None,
+              means: dict[str, PerRun] | None = None) -> dict[str, Any]:
+    """Every rate and mean of a group with its 95% interval (``low``/``high`` are ``None`` under two runs).
+    ``rates``/``means``: the class's metrics (:data:`RATES`, :data:`MEANS`) or the same computed once per
+    run (:func:`once_per_run`)."""
+    rates, means = RATES if rates is None else rates, MEANS if means is None else means
+    enough = len(results) >= MIN_RUNS
+    return {"rates": {name: rate_entry(*count(results), enough) for name, count in rates.items()},
+            "means": {name: mean_entry([v for v in map(per_run, results) if v is not None])
+                      for name, per_run in means.items()}}
+
+
+def once_per_run() -> tuple[dict[str, RateCount], dict[str, PerRun]]:
+    """:data:`RATES` and :data:`MEANS` with each run's counts and values computed once, for a report that
+    puts every run in five groups (overall, by scenario, model, prompt set and director).  A rate's
+    counts are sums over runs of whole numbers, so a group's counts are the sums of its runs' counts,
+    exactly; a mean's per-run value is the same value.  For the runs of one report (kept alive by it:
+    a run is known by its ``id``)."""
+    counted: dict[str, dict[int, tuple[int, int]]] = {name: {} for name in RATES}
+    valued: dict[str, dict[int, float | None]] = {name: {} for name in MEANS}
+
+    def rate(name: str) -> RateCount:
+        count, known = RATES[name], counted[name]
+
+        def counts(results: list[RunResult]) -> tuple[int, int]:
+            successes = trials = 0
+            for result in results:
+                if (found := known.get(id(result))) is None:
+                    found = known[id(result)] = count([result])
+                successes += found[0]
+                trials += found[1]
+            return successes, trials
+
+        return counts
+
+    def mean(name: str) -> PerRun:
+        value, known = MEANS[name], valued[name]
+
+        def per_run(result: RunResult) -> float | None:
+            key = id(result)
+            if key not in known:
+                known[key] = value(result)
+            return known[key]
+
+        return per_run
+
+    return {name: rate(name) for name in RATES}, {name: mean(name) for name in MEANS}
 # The interval of a rate difference between two groups, and the method's name.
 RateDifference = Callable[[RateCount, list["RunResult"], list["RunResult"]], tuple[Interval | None, str]]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,13 +82,14 @@ def _run_cells(result: RunResult) -> dict[str, Any]:
 def round_rows(results: list[RunResult]) -> list[dict[str, Any]]:
     rows = []
     for result in results:
+        cells = _run_cells(result)
         for summary in result.rounds:
-            row = {**_run_cells(result), **summary.model_dump()}
+            row = {**cells, **summary.model_dump()}
             row["round"] = summary.index + 1
             for key in ("speakers", "roles", "turn_latencies"):
                 row[key] = " ".join(str(item) for item in row[key])
             row["failures"] = "; ".join(summary.failures)
-            rows.append(row | _round_verdict(result, summary.index + 1))
+            rows.append(row if result.judge is None else row | _round_verdict(result, summary.index + 1))
     return rows
 
 
@@ -177,6 +178,7 @@ def read_run_transcript(out: Path, result: RunResult) -> Transcript | None:
 
 def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[dict[str, Any]]:
     roles = {agent.id: agent.role for agent in transcript.header.agents}
+    cells = _run_cells(result)
     rows: list[dict[str, Any]] = []
     round_number, turn, last_t, speaker = 0, 0, 0.0, None
     in_lecture = False  # a lesson's scripted lecture is no round of the class (as in the run's report)
@@ -198,7 +200,7 @@ def _turns_from_transcript(result: RunResult, transcript: Transcript) -> list[di
             turn += 1
             who = event.outcome.agent_id or speaker or ""
             usage = event.usage.agent
-            rows.append({**_run_cells(result), "round": max(round_number, 1), "turn": turn, "speaker": who,
+            rows.append({**cells, "round": max(round_number, 1), "turn": turn, "speaker": who,
                          "role": roles.get(who, "?"), "prompt_tokens": usage.prompt_tokens,
                          "completion_tokens": usage.completion_tokens, "cached_tokens": usage.cached_tokens,
                          "cost": usage.cost, "latency": round(latency, 4), "actions": event.total_actions,
@@ -220,25 +222,36 @@ def turn_rows(out: Path, results: list[RunResult]) -> list[dict[str, Any]]:
         transcript = read_run_transcript(out, result)
         found = _turns_from_transcript(result, transcript) if transcript else _turns_from_summaries(result)
         found = [row for row in found if row["round"] <= len(result.rounds)]  # only the rounds the run reports
-        rows += [row | _turn_verdict(result, row) for row in found]
+        rows += found if result.judge is None else [row | _turn_verdict(result, row) for row in found]
     return rows
 
 
-def to_csv(columns: list[str], rows: list[dict[str, Any]]) -> str:
+def to_csv(columns: list[str], rows: Sequence[Mapping[str, Any]]) -> str:
+    """The rows as CSV text under a header of ``columns`` (a missing cell is empty), each cell made safe by
+    :func:`safe_cell`: a text cell once per distinct text (a batch repeats its names), a number as it is."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    redact, cells = redactor(), dict[str, Any]()  # a text cell made safe once (a batch repeats its names)
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    redact, cells = redactor(), dict[str, Any]()
 
-    def cell(value: Any) -> Any:
-        if not isinstance(value, str):
-            return safe_cell(value, redact)
-        if (found := cells.get(value)) is None:
-            found = cells[value] = safe_cell(value, redact)
-        return found
+    def line(row: Mapping[str, Any]) -> list[Any]:
+        out: list[Any] = []
+        for column in columns:  # the common cases inline: a table has tens of thousands of cells
+            value: Any = row.get(column)
+            kind = type(value)
+            if kind is str:
+                if (found := cells.get(value)) is None:
+                    found = cells[value] = safe_cell(value, redact)
+                out.append(found)
+            elif kind is int or kind is float:
+                out.append(value)
+            elif value is None:
+                out.append("")
+            else:
+                out.append(safe_cell(value, redact))  # a bool, anything else
+        return out
 
-    for row in rows:
-        writer.writerow({column: cell(row.get(column)) for column in columns})
+    writer.writerows(map(line, rows))
     return buffer.getvalue()
 
 

@@ -20,8 +20,6 @@ their means per group with bootstrap intervals over runs (``learning.csv`` too).
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -44,7 +42,7 @@ from .batch_report import (
     SimulatedLearner,
     Tutoring,
 )
-from .report_tables import safe_cell
+from .report_tables import to_csv
 from .run_results import RunResult
 from .tutoring import DEFAULT_K, TutoringOutcome
 
@@ -291,9 +289,4 @@ def write_csvs(out: Path, results: list[RunResult], report: BatchReport) -> None
 
 
 def _write(path: Path, columns: list[str], rows: Sequence[Mapping[str, object]]) -> None:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({c: safe_cell(row.get(c)) for c in columns})
-    write_atomic(path, buffer.getvalue())
+    write_atomic(path, to_csv(columns, rows))  # evaluation/report_tables.py: the same cells, one redactor

@@ -10,13 +10,13 @@ machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
 API keys; in report.md every such string is also made inert Markdown (HTML escaped, no link,
-no code span: :func:`~maic_cli.untrusted.markdown_text`), and a table cell cannot break its table.
+no code span: :func:`~maic_cli.untrusted.markdown_text`), and a table cell cannot break its table
+(both in one walk over the built report: evaluation/report_clean.py).
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import InputError
 from ..files import read_bounded
 from ..store.paths import write_atomic
-from ..untrusted import clean, markdown_text, one_line, redactor
+from ..untrusted import one_line
 from . import report_judge, report_stats, report_tutoring
 from .batch_report import (
     BatchReport,
@@ -41,6 +41,7 @@ from .batch_report import (
     TokenUse,
 )
 from .metrics import percentile
+from .report_clean import cleaned_report, inert_report
 from .report_tables import write_tables
 from .run_results import RunResult
 
@@ -50,34 +51,59 @@ def _round(value: float | None, digits: int = 4) -> float | None:
 
 
 def aggregate(results: list[RunResult]) -> GroupSummary:
-    """The numbers a researcher would otherwise compute by hand from logs."""
-    rounds = [r for result in results for r in result.rounds]
-    calls = [c for result in results for c in result.calls]
-    reasons = Counter(r.reason for r in rounds)
-    tokens: dict[str, TokenUse] = defaultdict(lambda: TokenUse(prompt=0, completion=0, cached=0, cost=0.0, calls=0))
-    for call in calls:
-        entry = tokens["director" if call.purpose == "director" else f"agent:{call.agent_id}"]
-        entry.prompt += call.prompt_tokens
-        entry.completion += call.completion_tokens
-        entry.cached += call.cached_tokens
-        entry.cost = round(entry.cost + call.cost, 6)
-        entry.calls += 1
-    ttfts = [c.ttft for c in calls if c.ttft is not None]
-    latencies = [x for r in rounds for x in r.turn_latencies]
-    return GroupSummary(
+    """The numbers a researcher would otherwise compute by hand from logs.
+
+    One pass over the rounds and one over the calls, counting in local variables (a pydantic
+    attribute assignment costs a microsecond; a batch of 1,000 runs aggregates each run, each group and
+    the whole): the same sums, in the same order, as summing each field over the rounds."""
+    reasons: dict[str, int] = {}
+    agent_turns = repeated = same_role = greetings = empty = dropped_replies = recoveries = 0
+    dropped_actions = invalid = corrections = rounds = 0
+    latencies: list[float] = []
+    for result in results:
+        for r in result.rounds:
+            rounds += 1
+            reasons[r.reason] = reasons.get(r.reason, 0) + 1
+            agent_turns += r.agent_turns
+            repeated += 1 if r.repeated_speakers else 0
+            same_role += r.same_role_in_a_row
+            greetings += r.second_greetings
+            empty += r.empty_turns
+            dropped_replies += r.dropped_replies  # dropped whole: not turns (engine/agent_reply.py)
+            recoveries += r.parse_recoveries
+            dropped_actions += r.dropped_actions
+            invalid += r.invalid_picks
+            corrections += r.director_corrections
+            latencies += r.turn_latencies
+    tokens: dict[str, list[Any]] = {}  # prompt, completion, cached, cost, calls: as TokenUse holds them
+    costs: list[float] = []
+    ttfts: list[float] = []
+    for result in results:
+        for call in result.calls:
+            who = "director" if call.purpose == "director" else f"agent:{call.agent_id}"
+            if (entry := tokens.get(who)) is None:
+                entry = tokens[who] = [0, 0, 0, 0.0, 0]
+            entry[0] += call.prompt_tokens
+            entry[1] += call.completion_tokens
+            entry[2] += call.cached_tokens
+            entry[3] = round(entry[3] + call.cost, 6)
+            entry[4] += 1
+            costs.append(call.cost)
+            if call.ttft is not None:
+                ttfts.append(call.ttft)
+    # Built from values of the types the fields have (counts, floats, None): nothing to validate.
+    return GroupSummary.model_construct(
         runs=len(results), complete=sum(1 for r in results if r.status == "complete"),
         passed=sum(1 for r in results if r.passed), errors=sum(1 for r in results if r.status == "error"),
-        cancelled=sum(1 for r in results if r.status == "cancelled"), rounds=len(rounds),
-        agent_turns=sum(r.agent_turns for r in rounds), end_reasons={str(k): v for k, v in reasons.items()},
-        cue_user_rate=_round(reasons.get("cue_user", 0) / len(rounds)) if rounds else None,
-        rounds_with_repeated_speaker=sum(1 for r in rounds if r.repeated_speakers),
-        same_role_in_a_row=sum(r.same_role_in_a_row for r in rounds),
-        second_greetings=sum(r.second_greetings for r in rounds), empty_turns=sum(r.empty_turns for r in rounds),
-        dropped_replies=sum(r.dropped_replies for r in rounds),  # dropped whole: not turns (engine/agent_reply.py)
-        parse_recoveries=sum(r.parse_recoveries for r in rounds),
-        dropped_actions=sum(r.dropped_actions for r in rounds), invalid_picks=sum(r.invalid_picks for r in rounds),
-        director_corrections=sum(r.director_corrections for r in rounds), tokens=dict(sorted(tokens.items())),
-        total_cost=round(sum(c.cost for c in calls), 6),
+        cancelled=sum(1 for r in results if r.status == "cancelled"), rounds=rounds,
+        agent_turns=agent_turns, end_reasons=reasons,
+        cue_user_rate=_round(reasons.get("cue_user", 0) / rounds) if rounds else None,
+        rounds_with_repeated_speaker=repeated, same_role_in_a_row=same_role, second_greetings=greetings,
+        empty_turns=empty, dropped_replies=dropped_replies, parse_recoveries=recoveries,
+        dropped_actions=dropped_actions, invalid_picks=invalid, director_corrections=corrections,
+        tokens={who: TokenUse.model_construct(prompt=entry[0], completion=entry[1], cached=entry[2], cost=entry[3],
+                                              calls=entry[4]) for who, entry in sorted(tokens.items())},
+        total_cost=round(sum(costs), 6),
         ttft_p50=_round(percentile(ttfts, 50)), ttft_p95=_round(percentile(ttfts, 95)),
         turn_latency_p50=_round(percentile(latencies, 50)), turn_latency_p95=_round(percentile(latencies, 95)))
 
@@ -100,19 +126,31 @@ def build_report(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchR
         for key, attribute in GROUPINGS_BY.items():
             groups[key][getattr(result, attribute)].append(result)
     judged = report_judge.judged(results)
+    # Each run's counts and values computed once when a run is in several groups (else the plain metrics:
+    # a batch with one group per grouping summarises its runs once, below).
+    several = any(len(by_value) > 1 for by_value in groups.values())
+    rates, means = report_stats.once_per_run() if several else (None, None)
+    # A group of the same runs as one summarised before (a batch of one scenario and one model has five:
+    # overall, its scenario, model, prompt set and director) is a copy of that summary.
+    done: dict[tuple[int, ...], GroupSummary] = {}
 
     def summarise(group: list[RunResult]) -> GroupSummary:
+        key = tuple(map(id, group))
+        if (found := done.get(key)) is not None:
+            return found.model_copy(deep=True)
         summary = aggregate(group)
-        summary.intervals = Intervals.model_validate(report_stats.intervals(group))
+        summary.intervals = Intervals.model_validate(report_stats.intervals(group, rates=rates, means=means))
         if judged:
             summary.judge = report_judge.summary(group)
+        done[key] = summary
         return summary
 
     def summarised(key: str) -> dict[str, GroupSummary]:
         return {name: summarise(group) for name, group in sorted(groups[key].items())}
 
     def compared(key: str) -> list[Comparison]:
-        pairs = [Comparison.model_validate(pair) for pair in report_stats.comparisons(groups[key])]
+        pairs = [Comparison.model_validate(pair)
+                 for pair in report_stats.comparisons(groups[key], rates=rates, means=means)]
         if judged:
             for pair, scores in zip(pairs, report_judge.comparisons(groups[key]), strict=True):
                 pair.metrics += scores.metrics
@@ -133,38 +171,8 @@ def build_report(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchR
 GROUPINGS_BY = {"by_scenario": "scenario", "by_model": "model", "by_prompts": "prompts", "by_director": "director"}
 
 
-def _markdown_safe(data: object) -> object:
-    """``data`` with every string and key that came from outside made inert Markdown (the statistics'
-    descriptions are maic's own text)."""
-    inert = _once(markdown_text)
-
-    def safe(item: object) -> object:
-        if isinstance(item, str):
-            return inert(item)
-        if isinstance(item, dict):
-            return {inert(str(k)): v if k == "statistics" else safe(v) for k, v in item.items()}
-        if isinstance(item, list):
-            return [safe(value) for value in item]
-        return item
-
-    return safe(data)
-
-
-def _once(convert: Callable[[str], str]) -> Callable[[str], str]:
-    """``convert``, each distinct string converted once (a report repeats its keys and names thousands
-    of times: a batch of 1,000 runs has 150,000 strings and a few hundred distinct ones)."""
-    seen: dict[str, str] = {}
-
-    def converted(text: str) -> str:
-        if (found := seen.get(text)) is None:
-            found = seen[text] = convert(text)
-        return found
-
-    return converted
-
-
 def report_markdown(report: BatchReport) -> str:
-    report = BatchReport.model_validate(_markdown_safe(report.model_dump(exclude_unset=True)))
+    report = inert_report(report)
     lines = ["# maic run report", ""]
     lines += [f"- {one_line(str(key))}: {one_line(str(value))}" for key, value in report.meta.items()] + [""]
     lines += ["## By scenario", "", _table(report.by_scenario), "", "## By model", "",
@@ -253,41 +261,11 @@ def _cell(text: str) -> str:
     return text.replace("\n", " ").replace("|", "\\|")
 
 
-def safe_strings(data: object) -> object:
-    """``data`` with every string (keys too) cleaned and without API keys."""
-    redact = redactor()
-    cleaned = _once(lambda text: redact(clean(text)))
-
-    def safe(item: object) -> object:
-        if isinstance(item, str):
-            return cleaned(item)
-        if isinstance(item, dict):
-            return {safe(key): safe(value) for key, value in item.items()}
-        if isinstance(item, list):
-            return [safe(value) for value in item]
-        return item
-
-    return safe(data)
-
-
-def finite(data: object) -> object:
-    """``data`` with every NaN or infinite number as ``null``: report.json is strict JSON (``NaN`` and
-    ``Infinity`` are not JSON, and strict readers refuse the whole file)."""
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {key: finite(value) for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [finite(value) for value in data]
-    return data
-
-
 def write_reports(out: Path, results: list[RunResult], meta: dict[str, MetaValue],
                   on_built: Callable[[BatchReport], object] | None = None) -> BatchReport:
     """report.json, report.md and the CSVs of ``results``; the report, every string in it cleaned.
     ``on_built`` sees the report before any file is written (the charts start on it meanwhile)."""
-    built = build_report(results, meta)
-    report = BatchReport.model_validate(finite(safe_strings(built.model_dump(exclude_unset=True))))
+    report = cleaned_report(build_report(results, meta))
     if on_built is not None:
         on_built(report)
     write_atomic(out / "report.json", report.to_json())
