@@ -44,7 +44,7 @@ def test_a_report_is_written_with_fewer_collections_and_the_collector_is_restore
     before = gc.get_threshold()
     seen: list[tuple[int, ...]] = []
 
-    def failing_write(*args: object) -> None:
+    def failing_write(*args: object, **kwargs: object) -> None:
         seen.append(gc.get_threshold())
         raise OSError(28, "No space left on device")
 
