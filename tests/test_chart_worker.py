@@ -121,3 +121,21 @@ def test_the_worker_module_is_started_as_python_runs_it() -> None:
     done = subprocess.run([sys.executable, "-m", "maic_cli.evaluation.chart_worker"], input=b"",
                           capture_output=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, b"")
+
+
+def test_a_maic_cli_or_json_py_in_the_current_folder_never_runs_in_the_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch folder a user was sent may hold anything: the child imports neither maic nor the standard library
+    from the folder maic runs in (it did, through ``python -m``, and the report still came out right)."""
+    marker = tmp_path / "ran"
+    (tmp_path / "maic_cli").mkdir()
+    for planted in (tmp_path / "maic_cli" / "__init__.py", tmp_path / "json.py", tmp_path / "pickle.py"):
+        planted.write_text(f"open({str(marker)!r}, 'a').write({planted.name!r})\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # ignored by the child (python -I)
+    results = judged_batch()
+    report, _ = page_for(results)
+    jobs = [chart.job for chart in chart_plan(report, results)]
+    drawn = chart_worker.Drawing(jobs, chart_worker.ChartWorker()).drawn()
+    assert not marker.exists()
+    assert drawn == [draw_job(job) for job in jobs]

@@ -25,14 +25,17 @@ from maic_cli.untrusted import clean, markdown_text, redactor
 from .test_report_rebuilt_bytes import KEY, generated_batch
 
 
-def _walked(data: object, convert: Any, keep: str | None = None) -> object:
-    """The walk over a dump that the report used to make (strings and keys converted; ``keep``'s value not)."""
+def _walked(data: object, convert: Any, keep: str | None = None, *, top: bool = True) -> object:
+    """The walk over a dump that the report used to make (strings and keys converted), but for the value of
+    the report's own field ``keep`` (a key of the top level only: a ``statistics`` key in ``meta`` or a group
+    named so came from outside and is converted)."""
     if isinstance(data, str):
         return convert(data)
     if isinstance(data, dict):
-        return {convert(k): v if k == keep else _walked(v, convert, keep) for k, v in data.items()}
+        return {convert(k): v if top and k == keep else _walked(v, convert, keep, top=False)
+                for k, v in data.items()}
     if isinstance(data, list):
-        return [_walked(v, convert, keep) for v in data]
+        return [_walked(v, convert, keep, top=False) for v in data]
     if isinstance(data, float) and keep is None:
         return data if math.isfinite(data) else None
     return data
@@ -69,6 +72,8 @@ def test_cleaning_in_one_walk_gives_the_report_the_dump_and_validation_gave(
     inert = inert_report(cleaned)
     assert inert == dumped_and_validated(cleaned, markdown=True)
     assert inert.model_fields_set == cleaned.model_fields_set
+    assert inert.meta["statistics"] == "\\`x\\`"  # a meta key named like the field is from outside: inert
+    assert inert.statistics is cleaned.statistics  # the field itself is maic's own text
     assert old_json(built) == before  # nothing changed in place
 
 
@@ -112,7 +117,7 @@ def reports(draw: st.DrawFn, finite_only: bool = False) -> BatchReport:
                                       speaker_sequence=[draw(st.lists(texts, max_size=2))], metrics=group())
                                for _ in range(draw(st.integers(0, 2)))])
     if draw(st.booleans()):
-        report.by_director = {"statistics": group()}  # a group named like the field report.md leaves as it is
+        report.by_director = {"statistics": group()}  # a group named like that field: from outside, made inert
     return report
 
 

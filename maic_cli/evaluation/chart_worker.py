@@ -43,12 +43,8 @@ class ChartWorker:
     """A child process that imports matplotlib now and draws one list of chart jobs later."""
 
     def __init__(self) -> None:
-        package_root = str(Path(__file__).resolve().parents[2])  # where maic_cli is, installed or not
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root,
-                                                                          os.environ.get("PYTHONPATH")]))}
-        self._proc = subprocess.Popen([sys.executable, "-m", "maic_cli.evaluation.chart_worker"],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                      env=env)
+        self._proc = subprocess.Popen([sys.executable, "-I", "-c", _child_code()], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._answer: list[str | None] | None = None
         self._thread: threading.Thread | None = None
         atexit.register(self.close)
@@ -56,9 +52,14 @@ class ChartWorker:
     def submit(self, jobs: Sequence[ChartJob]) -> None:
         """Send ``jobs`` and let the child draw them; a thread waits for the answer (the GIL is free meanwhile)."""
         data = pickle.dumps(list(jobs), protocol=pickle.HIGHEST_PROTOCOL)
-        self._thread = threading.Thread(target=self._exchange, args=(data, len(jobs)), name="maic-chart-worker",
-                                        daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=self._exchange, args=(data, len(jobs)), name="maic-chart-worker",
+                                  daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had: no answer, the batch's process draws the charts
+            self.close()
+            return
+        self._thread = thread
 
     def _exchange(self, data: bytes, count: int) -> None:
         try:
@@ -89,6 +90,21 @@ class ChartWorker:
             if pipe is not None and not pipe.closed and threading.current_thread() is not self._thread:
                 pipe.close()
         atexit.unregister(self.close)
+
+
+def _child_code() -> str:
+    """The child's program.  It runs isolated (``python -I``: no ``PYTHON*`` variable, no user site, and
+    neither the current folder nor a script's folder on its path), with this process's own import path minus
+    the current folder: a ``maic_cli/`` or ``json.py`` in the folder a batch runs in is never imported by
+    the child (this process did not import it either, unless it was started from that folder, in which case
+    maic itself is there and the child needs it)."""
+    here = os.getcwd()
+    paths = [entry for entry in sys.path if entry and os.path.abspath(entry) != here]
+    package_root = str(Path(__file__).resolve().parents[2])  # where this maic_cli was imported from
+    if package_root not in paths:
+        paths.insert(0, package_root)
+    return (f"import sys; sys.path[:] = {paths!r}; "
+            "from maic_cli.evaluation.chart_worker import main; sys.exit(main())")
 
 
 def start(runs: int) -> None:

@@ -43,8 +43,9 @@ def once(convert: Callable[[str], str]) -> Callable[[str], str]:
 def rewritten(node: Node, text: Callable[[str], str], *, number: Callable[[float], float | None] | None = None,
               keep: str | None = None) -> Node:
     """``node`` (a model, dict, list or value) with every string (dict keys too) as ``text`` gives it and
-    every float as ``number`` gives it; the value of a field or key named ``keep`` stays as it is.  A part
-    with nothing to change is returned itself."""
+    every float as ``number`` gives it; the value of a model's field named ``keep`` stays as it is (a dict's
+    key of that name is converted like any other: a dict holds what came from outside).  A part with nothing
+    to change is returned itself."""
 
     def walk(item: object) -> object:
         kind = type(item)
@@ -67,7 +68,7 @@ def rewritten(node: Node, text: Callable[[str], str], *, number: Callable[[float
             copy.__dict__.update(changed)
             return copy
         if isinstance(item, dict):
-            pairs = [(walk(key), value if key == keep else walk(value)) for key, value in item.items()]
+            pairs = [(walk(key), walk(value)) for key, value in item.items()]
             if all(_same(k, key) and _same(v, value) for (k, v), (key, value) in zip(pairs, item.items(),
                                                                                       strict=True)):
                 return item
