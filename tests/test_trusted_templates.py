@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.engine import prompt_set
+from maic_cli.engine import plain_data, prompt_set
 from maic_cli.engine.prompt_set import MAX_RENDERED_CHARS, PromptError, PromptSet, TemplateSource
 from maic_cli.store.prompts import load_prompt_set
 from tests import test_prompt_templates as golden
@@ -123,7 +123,7 @@ def test_remembered_renders_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None
     last = prompt_set.RENDER_CACHE_ENTRIES + 19
     assert trusted.render("t.j2", {"n": last}) == str(last)
     assert runs == ["t.j2"]
-    big = "x" * (prompt_set.RENDER_CACHE_KEY_BYTES + 1)
+    big = "x" * (plain_data.RENDER_CACHE_KEY_BYTES + 1)
     assert trusted.render("t.j2", {"n": big}) == trusted.render("t.j2", {"n": big}) == big
     assert len(runs) == 3  # data past the key size is rendered, not remembered
 
@@ -167,13 +167,13 @@ def test_data_of_other_types_is_refused_every_time_even_where_plain_data_was_rem
 
 def test_a_remembered_render_is_not_walked_again(monkeypatch: pytest.MonkeyPatch) -> None:
     walks: list[object] = []
-    real = prompt_set._plain_at_a_glance
+    real = plain_data.plain_at_a_glance
 
     def counted(value: object) -> bool:
         walks.append(value)
         return real(value)
 
-    monkeypatch.setattr(prompt_set, "_plain_at_a_glance", counted)
+    monkeypatch.setattr(prompt_set, "plain_at_a_glance", counted)
     trusted = PromptSet({"t.j2": TemplateSource("{{ rows }}", "t.j2")}, trusted=True)
     data = {"rows": [{"n": i, "said": "x" * i} for i in range(20)]}
     first = trusted.render("t.j2", data)

@@ -20,7 +20,6 @@ user's file.
 from __future__ import annotations
 
 import functools
-import marshal
 import re
 import sys
 import threading
@@ -39,6 +38,7 @@ from jinja2.utils import _PassArg
 
 from ..errors import InputError
 from ..untrusted import one_line
+from .plain_data import check_plain, plain_at_a_glance, render_key
 from .template_bounds import check_binop, check_brace_format, check_concat, check_filter, check_method
 
 BUILTIN = "built-in"
@@ -48,9 +48,7 @@ MAX_STEPS = 1_000_000  # Python lines a user's template may run per render (a bu
 MAX_RENDER_SECONDS = 5.0  # of a user's template: a million steps on long strings would otherwise take minutes
 CLOCK_EVERY = 1_024  # steps between two looks at the clock
 MAX_NUMBER_ARGUMENT = 100_000  # a filter's numeric argument (center(1e9) would allocate before any check)
-PLAIN_TYPES = (str, int, float, bool, type(None))
 RENDER_CACHE_ENTRIES = 256  # built-in renders remembered (a batch repeats a class: its first prompts repeat)
-RENDER_CACHE_KEY_BYTES = 65_536  # data whose marshalled form is longer is rendered, not remembered
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
@@ -151,13 +149,13 @@ class PromptSet:
         so their prompts repeat.  A remembered render's data was checked plain when it was first rendered,
         and ``marshal`` refuses every subclass and writes other types (bytes, sets) in forms plain data
         never has: data marshalled to the same bytes is plain too, and is not walked again."""
-        key = _cache_key(name, data) if self._trusted else None
+        key = render_key(name, data) if self._trusted else None
         if key is not None:
             found = self._rendered.get(key)
             if found is not None:
                 return found
-        if not _plain_at_a_glance(data):
-            _check_plain(data, "data")
+        if not plain_at_a_glance(data):
+            check_plain(data, "data")
             key = None  # plain, but not exactly of the plain types (a str subclass): rendered, not remembered
         found = self._render(name, data)
         if key is not None:
@@ -347,56 +345,6 @@ def _small_range(*args: int) -> range:
     if len(numbers) > MAX_RANGE:
         raise OverflowError(f"range() of more than {MAX_RANGE} numbers in a prompt template")
     return numbers
-
-
-_EXACTLY_PLAIN = frozenset(PLAIN_TYPES)
-
-
-def _cache_key(name: str, data: Mapping[str, Any]) -> tuple[str, bytes] | None:
-    """What a built-in render is remembered by: the template and its data marshalled (``None``: not a dict,
-    data ``marshal`` refuses — any subclass, anything not built of its types — or past the key's size)."""
-    if type(data) is not dict:
-        return None
-    try:
-        key = marshal.dumps(data, 0)  # format 0: by value alone (later formats mark objects the data shares)
-    except ValueError:  # an object of another type (or nested past marshal's depth)
-        return None
-    return (name, key) if len(key) <= RENDER_CACHE_KEY_BYTES else None
-
-
-def _plain_at_a_glance(value: Any) -> bool:
-    """True when ``value`` is built of exactly the plain types (the usual case, checked fast); False leaves
-    the verdict to :func:`_check_plain`, which also accepts their subclasses and names what is wrong."""
-    kind = type(value)
-    if kind in _EXACTLY_PLAIN:
-        return True
-    if kind is dict:
-        for key, item in value.items():
-            if type(key) is not str or (type(item) not in _EXACTLY_PLAIN and not _plain_at_a_glance(item)):
-                return False
-        return True
-    if kind is list or kind is tuple:
-        for item in value:
-            if type(item) not in _EXACTLY_PLAIN and not _plain_at_a_glance(item):
-                return False
-        return True
-    return False
-
-
-def _check_plain(value: Any, where: str) -> None:
-    """Templates get plain data only: never a model object or a callable they could poke at."""
-    if isinstance(value, PLAIN_TYPES):
-        return
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"{where}: template data keys must be strings, not {type(key).__name__}")
-            _check_plain(item, f"{where}.{key}")
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            _check_plain(item, f"{where}[{index}]")
-    else:
-        raise TypeError(f"{where}: templates get plain data only, not {type(value).__name__}")
 
 
 @lru_cache(maxsize=1)

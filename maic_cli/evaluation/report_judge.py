@@ -30,7 +30,7 @@ from statistics import fmean
 from typing import Any
 
 from ..untrusted import one_line
-from . import report_stats
+from . import report_stats, stats_markdown
 from .batch_report import (
     BatchReport,
     Comparison,
@@ -297,10 +297,10 @@ def comparisons(groups: dict[str, list[RunResult]]) -> list[Comparison]:
 
 # -- Markdown -----------------------------------------------------------------------------------
 def _scores_row(name: str, block: GroupJudge, rubric: Rubric = DEFAULT) -> str:
-    cells = [report_stats.with_interval(block.rates[c.removeprefix("judge_")].model_dump()) for c in rates(rubric)]
-    cells += [report_stats.with_interval(block.means[c.removeprefix("judge_")].model_dump()) for c in means(rubric)]
+    cells = [stats_markdown.with_interval(block.rates[c.removeprefix("judge_")].model_dump()) for c in rates(rubric)]
+    cells += [stats_markdown.with_interval(block.means[c.removeprefix("judge_")].model_dump()) for c in means(rubric)]
     used = block.usage
-    return (f"| {report_stats.cell(name)} | {block.runs_judged} | {block.turns_judged} | "
+    return (f"| {stats_markdown.cell(name)} | {block.runs_judged} | {block.turns_judged} | "
             f"{block.turns_missing} | {block.rounds_missing} | " + " | ".join(cells) +
             f" | {used.calls} | {used.prompt + used.completion} | {used.cost:.4f} |")
 

@@ -28,7 +28,7 @@ from statistics import fmean
 
 from ..lessons.learner_quiz import LearningGain
 from ..store.paths import write_atomic
-from . import report_stats
+from . import report_stats, stats_markdown
 from .batch_report import (
     BatchReport,
     ComparedMetric,
@@ -242,7 +242,7 @@ def markdown(report: BatchReport) -> list[str]:
 
 
 def _interval(entry: Point | MeanEntry) -> str:
-    return report_stats.with_interval({"value": entry.value, "low": entry.low, "high": entry.high})
+    return stats_markdown.with_interval({"value": entry.value, "low": entry.low, "high": entry.high})
 
 
 RUN_COLUMNS = ["run_id", "scenario", "model", "prompts", "director", "repeat", "learner", "learner_model", "qid",

@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..files import read_bounded
 from ..store.paths import write_atomic
 from ..untrusted import one_line
-from . import report_judge, report_stats, report_tutoring
+from . import report_judge, report_stats, report_tutoring, stats_markdown
 from .batch_report import (
     BatchReport,
     Comparison,
@@ -208,11 +208,11 @@ def _uncertainty_markdown(report: BatchReport) -> list[str]:
     """Intervals when some group has two runs or more; comparisons where a report has two groups or more."""
     if report.overall.intervals is None or report.overall.runs < report_stats.MIN_RUNS:
         return []
-    lines = ["## Uncertainty (95% intervals)", "", *report_stats.methods_markdown(),
-             *report_stats.intervals_markdown("Overall", _dumped({"all runs": report.overall}))]
+    lines = ["## Uncertainty (95% intervals)", "", *stats_markdown.methods_markdown(),
+             *stats_markdown.intervals_markdown("Overall", _dumped({"all runs": report.overall}))]
     for key, title in GROUPINGS:
         if len(report.grouping(key)) > 1:
-            lines += report_stats.intervals_markdown(title, _dumped(report.grouping(key)))
+            lines += stats_markdown.intervals_markdown(title, _dumped(report.grouping(key)))
     compared = [(key, title) for key, title in GROUPINGS[1:] if getattr(report.comparisons, key)]
     if compared:
         methods = report.statistics
@@ -220,7 +220,7 @@ def _uncertainty_markdown(report: BatchReport) -> list[str]:
                   f"means: {methods.mean_differences}. *Larger than the noise*: {methods.larger_than_noise}.", ""]
         for key, title in compared:
             pairs = [pair.model_dump() for pair in getattr(report.comparisons, key)]
-            lines += report_stats.comparisons_markdown(title, pairs, report_judge.LABELS)
+            lines += stats_markdown.comparisons_markdown(title, pairs, report_judge.LABELS)
     return lines
 
 
