@@ -14,7 +14,7 @@ import pytest
 
 from maic_cli.evaluation import chart_worker
 from maic_cli.evaluation.batch_summary import save_reports
-from maic_cli.evaluation.report_charts import draw_job
+from maic_cli.evaluation.report_charts import ChartJob, draw_job
 from maic_cli.evaluation.report_html import chart_plan, report_html
 from maic_cli.evaluation.run_results import RunResult
 from tests.test_html_render import charts_in, page_for, round_summary, run_result
@@ -26,6 +26,11 @@ def judged_batch() -> list[RunResult]:
                                   round_summary(1, ["teacher"], "end" if k % 2 else "max_turns",
                                                 latencies=[0.05 * k + 0.01])])
             for model in ("a", "b$x$") for k in (1, 2, 3)]
+
+
+def drawn_by(worker: chart_worker.ChartWorker, jobs: list[ChartJob]) -> list[str | None] | None:
+    worker.submit(jobs)
+    return worker.result()
 
 
 @pytest.fixture
@@ -43,7 +48,7 @@ def test_the_worker_draws_the_same_svg_bytes_as_this_process() -> None:
     results = judged_batch()
     report, page = page_for(results)
     jobs = [chart.job for chart in chart_plan(report, results)]
-    drawn = chart_worker.Drawing(jobs, chart_worker.ChartWorker()).drawn()
+    drawn = drawn_by(chart_worker.ChartWorker(), jobs)
     assert drawn is not None and len(drawn) == 4 and all(svg and svg.startswith("<svg") for svg in drawn)
     assert drawn == [draw_job(job) for job in jobs]
     assert report_html(report, results, drawn) == page
@@ -55,9 +60,9 @@ def test_a_worker_killed_before_it_answers_leaves_the_charts_to_this_process() -
     report, page = page_for(results)
     worker = chart_worker.ChartWorker()
     worker._proc.kill()
-    drawing = chart_worker.Drawing([chart.job for chart in chart_plan(report, results)], worker)
-    assert drawing.drawn() is None
-    assert report_html(report, results, drawing.drawn()) == page  # drawn here instead: the same page
+    drawn = drawn_by(worker, [chart.job for chart in chart_plan(report, results)])
+    assert drawn is None
+    assert report_html(report, results, drawn) == page  # drawn here instead: the same page
 
 
 def test_an_answer_of_the_wrong_length_is_not_used() -> None:
@@ -82,7 +87,7 @@ def test_ctrl_c_reaches_the_worker_and_it_still_draws() -> None:
     time.sleep(0.2)
     assert worker._proc.poll() is None
     jobs = [chart.job for chart in chart_plan(report, results)]
-    assert chart_worker.Drawing(jobs, worker).drawn() == [draw_job(job) for job in jobs]
+    assert drawn_by(worker, jobs) == [draw_job(job) for job in jobs]
 
 
 def test_only_a_big_batch_starts_a_worker_and_a_report_takes_it_once(no_waiting_worker: object) -> None:
@@ -98,13 +103,13 @@ def test_only_a_big_batch_starts_a_worker_and_a_report_takes_it_once(no_waiting_
 def test_save_reports_with_a_worker_writes_what_it_writes_without(tmp_path: Path, no_waiting_worker: object,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     answers: list[list[str | None] | None] = []
-    real_drawn = chart_worker.Drawing.drawn
+    real_result = chart_worker.ChartWorker.result
 
-    def drawn(self: chart_worker.Drawing) -> list[str | None] | None:
-        answers.append(real_drawn(self))
+    def result(self: chart_worker.ChartWorker) -> list[str | None] | None:
+        answers.append(real_result(self))
         return answers[-1]
 
-    monkeypatch.setattr(chart_worker.Drawing, "drawn", drawn)
+    monkeypatch.setattr(chart_worker.ChartWorker, "result", result)
     results = judged_batch()
     meta: dict[str, object] = {"maic": "test"}
     save_reports(tmp_path / "alone", results, dict(meta))  # type: ignore[arg-type]
@@ -136,6 +141,6 @@ def test_a_maic_cli_or_json_py_in_the_current_folder_never_runs_in_the_worker(
     results = judged_batch()
     report, _ = page_for(results)
     jobs = [chart.job for chart in chart_plan(report, results)]
-    drawn = chart_worker.Drawing(jobs, chart_worker.ChartWorker()).drawn()
+    drawn = drawn_by(chart_worker.ChartWorker(), jobs)
     assert not marker.exists()
     assert drawn == [draw_job(job) for job in jobs]

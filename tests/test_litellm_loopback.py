@@ -101,9 +101,9 @@ def test_provider_error_ends_the_round_with_one_line(loopback_server: LoopbackOp
     assert "Too many requests" in error.message
 
 
-async def stream_once(client: LLMClient) -> None:
+async def stream_once(client: LLMClient, request: LLMRequest | None = None) -> None:
     try:
-        async for _ in client.stream(LLMRequest(messages=[{"role": "user", "content": "x"}])):
+        async for _ in client.stream(request or LLMRequest(messages=[{"role": "user", "content": "x"}])):
             pass
     finally:
         await close_llm(client)  # the direct client holds a session open
@@ -245,14 +245,7 @@ def test_direct_client_body_is_built_from_the_request(loopback_server: LoopbackO
     request = LLMRequest(messages=[{"role": "user", "content": "x"}], max_tokens=50,
                          response_schema={"type": "object"})
 
-    async def once() -> None:
-        try:
-            async for _ in client.stream(request):
-                pass
-        finally:
-            await close_llm(client)
-
-    asyncio.run(once())
+    asyncio.run(stream_once(client, request))
     sent = loopback_server.requests[0]
     assert sent == {"model": "loopback-model", "messages": request.messages, "stream": True,
                     "stream_options": {"include_usage": True}, "temperature": 0.3, "max_tokens": 50,
@@ -268,14 +261,7 @@ def test_direct_client_sends_any_text_as_it_is(loopback_server: LoopbackOpenAISe
     client = DirectClient("openai/loopback-model", api_base=loopback_server.base_url, temperature=0.25)
     request = LLMRequest(messages=[{"role": "system", "content": text}, {"role": "user", "content": "x"}])
 
-    async def once() -> None:
-        try:
-            async for _ in client.stream(request):
-                pass
-        finally:
-            await close_llm(client)
-
-    asyncio.run(once())
+    asyncio.run(stream_once(client, request))
     assert loopback_server.requests[0]["messages"] == request.messages
     assert loopback_server.requests[0]["temperature"] == 0.25
     assert loopback_server.headers[0]["Content-Type"] == "application/json"

@@ -41,7 +41,7 @@ from .models import (
     new_id,
 )
 from .outcomes import DirectorOutcome, Pick
-from .policies import DirectorPolicy, ask_llm, reads_only
+from .policies import DirectorPolicy, reads_only
 from .prompt_set import PromptSet
 
 MAX_PICK_ERROR = 300  # characters of a failing hook's message in the error event
@@ -103,8 +103,6 @@ def _policy_pick(policy: DirectorPolicy, request: TurnRequest, agents: dict[str,
     """The policy's pick (``None``: ask the LLM; a hook's string is read as a pick here,
     :func:`~.director.read_pick`); a hook that raises or answers something other than a pick, a
     string or ``None`` becomes a ``ValueError`` naming the policy (the round reports it)."""
-    if policy.decide is ask_llm:
-        return None
     # A researcher's hook gets copies it may change at will; our own policies only read.
     given = state if reads_only(policy) else state.model_copy(deep=True)
     try:

@@ -87,16 +87,15 @@ def save_reports(folder: Path, results: list[RunResult], meta: dict[str, MetaVal
     # resamples draw runs by position, so `maic report DIR` rebuilds the very intervals the batch wrote.
     results = sorted(results, key=lambda result: result.run_id + ".json")
     worker = chart_worker.take()  # a big batch's charts: drawn in another process while the files are written
-    drawings: list[chart_worker.Drawing] = []
 
     def built(report: BatchReport) -> None:
         if worker is not None:
-            drawings.append(chart_worker.Drawing([chart.job for chart in chart_plan(report, results)], worker))
+            worker.submit([chart.job for chart in chart_plan(report, results)])
 
     with fewer_collections():
         try:
             report = write_reports(folder, results, meta, on_built=built)
-            drawn = drawings[0].drawn() if drawings else None
+            drawn = worker.result() if worker is not None else None
             write_atomic(folder / "report.html", report_html(report, results, drawn))
             return report
         except OSError as exc:

@@ -5,7 +5,7 @@ matplotlib costs a batch about 0.7 s of CPU to import and 0.5–0.7 s to draw th
 the rest of the report (report.json, report.md, the CSVs).  A batch of :data:`MIN_RUNS` runs or
 more therefore starts this worker when it starts (:func:`start`): a child Python that imports
 matplotlib at once, on the other core, while the runs wait on their models, then waits on its
-standard input.  When the report is built, :class:`Drawing` hands it the chart jobs (plain data:
+standard input.  When the report is built, :meth:`ChartWorker.submit` hands it the chart jobs (plain data:
 evaluation/report_html.py ``chart_plan``) and writes the other files while the child draws.
 
 The child's SVG is byte for byte what the batch's process would draw (same functions, same
@@ -73,7 +73,8 @@ class ChartWorker:
             self._answer = answer
 
     def result(self) -> list[str | None] | None:
-        """The charts' ``<svg>`` (``None`` where there was nothing to draw), or ``None`` when the worker failed."""
+        """The charts' ``<svg>`` (``None`` where there was nothing to draw), or ``None`` when the worker failed
+        or was given nothing: the page draws them itself."""
         if self._thread is not None:
             self._thread.join(TIMEOUT + 5)
         self.close()
@@ -133,19 +134,6 @@ def take() -> ChartWorker | None:
     global _waiting
     worker, _waiting = _waiting, None
     return worker
-
-
-class Drawing:
-    """The charts of one report: sent to the worker when there is one, or drawn when the page asks."""
-
-    def __init__(self, jobs: Sequence[ChartJob], worker: ChartWorker | None) -> None:
-        self._worker = worker
-        if worker is not None:
-            worker.submit(jobs)
-
-    def drawn(self) -> list[str | None] | None:
-        """The worker's charts, or ``None``: the page draws them itself."""
-        return self._worker.result() if self._worker is not None else None
 
 
 def main() -> int:
