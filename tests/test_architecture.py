@@ -10,24 +10,28 @@ PACKAGE = Path(__file__).resolve().parent.parent / "maic_cli"
 # The rooms, bottom to top, and which rooms each may import (arrows point down only).  Modules at
 # the top of the package (errors, files, untrusted, yamlfile, signals) are shared by every room and
 # import no room.
-ROOMS = ("replies", "prompts", "llm", "engine", "lessons", "authoring", "store", "ui", "evaluation", "chat", "cli")
+ROOMS = ("replies", "prompts", "llm", "speech", "engine", "lessons", "authoring", "store", "ui", "media", "evaluation",
+         "chat", "cli")
 _BELOW_CLASS = {"replies", "prompts", "llm"}
 MAY_IMPORT = {
     "replies": {"replies"},
     "prompts": {"prompts"},
     "llm": {"llm"},
+    "speech": {"speech"},  # the speech port and its engines, beside llm: the class never imports it
     "engine": {"engine"} | _BELOW_CLASS,
     "lessons": {"lessons", "engine"} | _BELOW_CLASS,
     "authoring": {"authoring", "lessons", "engine"} | _BELOW_CLASS,
     "store": {"store", "authoring", "lessons", "engine"} | _BELOW_CLASS,
     "ui": {"ui", "lessons", "engine"} | _BELOW_CLASS,
-    "evaluation": {"evaluation", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
-    "chat": {"chat", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
+    # audio, captions and video of a class or a lesson: what the replay, lesson export and batch share
+    "media": {"media", "speech", "ui", "lessons", "engine"} | _BELOW_CLASS,
+    "evaluation": {"evaluation", "media", "speech", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
+    "chat": {"chat", "media", "speech", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
     "cli": set(ROOMS),
     "testing": set(ROOMS),  # helpers for the tests (not in the wheel); no room imports them
 }
 # Rooms that never touch the terminal's rendering library: the class and everything a class is made of.
-NO_RICH = ("replies", "prompts", "llm", "engine", "lessons", "authoring", "store")
+NO_RICH = ("replies", "prompts", "llm", "speech", "engine", "lessons", "authoring", "store")
 
 
 def module_name(path: Path) -> str:

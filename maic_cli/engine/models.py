@@ -31,6 +31,21 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{os.urandom(5).hex()}"
 
 
+class AgentVoice(BaseModel):
+    """How one agent sounds: an engine's voice id, its speed and its pitch.
+
+    A persona file may choose these and nothing else: never an endpoint, a key or a file path (the speech
+    engine and where it is reached come from flags, the environment or config.yaml only).  ``id=None`` means the
+    engine's default voice; every field left out is derived from the agent's id and role.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,79}$")
+    speed: float | None = Field(default=None, ge=0.5, le=2.0)  # 1.0 = the voice's own pace
+    pitch: float | None = Field(default=None, ge=-12.0, le=12.0)  # semitones from the voice's own
+
+
 class AgentConfig(BaseModel):
     """One persona. ``allowed_actions=None`` means the role's default set."""
 
@@ -44,6 +59,7 @@ class AgentConfig(BaseModel):
     color: str = "white"
     priority: int = Field(default=5, ge=1, le=10)
     allowed_actions: list[str] | None = None
+    voice: AgentVoice | None = None  # None: a distinct, stable voice derived from id and role
 
     @field_validator("id")
     @classmethod

@@ -47,6 +47,9 @@ class ScriptStep(_Strict):
     """One step of a lecture script: exactly one of ``say``, ``spotlight``, ``laser``."""
 
     say: str | None = Field(default=None, min_length=1, max_length=4000)
+    # Who says it: an agent id of the class (a classmate or the assistant), played in that agent's own card.
+    # None: the teacher.  Only with ``say``.
+    by: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)
     spotlight: str | None = None  # a slide element id
     laser: str | None = None
 
@@ -56,6 +59,8 @@ class ScriptStep(_Strict):
         if len(given) != 1:
             raise ValueError("a script step is exactly one of say:, spotlight: or laser:"
                              + (f" (this one has {', '.join(given)})" if given else ""))
+        if self.by is not None and self.say is None:
+            raise ValueError("by: names who says a say: step; a spotlight or laser step has no by:")
         return self
 
     @property
@@ -172,6 +177,17 @@ class DiscussionScene(_Strict):
     topic: str = Field(min_length=1, max_length=500)
     prompt: str | None = Field(default=None, max_length=2000)
     initiator: str | None = None  # an agent id; default: the first student
+    # Scripted opening lines (``say`` steps, most with ``by:`` a classmate) played before the class goes live:
+    # a question, a wrong idea, a disagreement, each answered by the teacher, then the learner is asked in.
+    script: list[ScriptStep] = Field(default_factory=list, max_length=60)
+
+    @field_validator("script")
+    @classmethod
+    def _only_speech(cls, script: list[ScriptStep]) -> list[ScriptStep]:
+        for number, step in enumerate(script, 1):
+            if step.say is None:
+                raise ValueError(f"step {number}: a discussion has no slide, so its script only says things")
+        return script
 
 
 Scene = Annotated[SlideScene | QuizScene | DiscussionScene, Field(discriminator="type")]
