@@ -113,19 +113,29 @@ def import_command(
 
 def export_command(
     lesson_file: Path = typer.Argument(..., metavar="LESSON", help="The lesson file (YAML)."),
-    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck) or notes.md (Markdown notes)."),
+    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck), notes.md (Markdown notes) or "
+                             "class.maic.zip (a classroom OpenMAIC imports)."),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
 ) -> None:
-    """Write a lesson as a PowerPoint deck (script as speaker notes) or as Markdown notes."""
+    """Write a lesson as a PowerPoint deck (script as speaker notes), as Markdown notes, or as an OpenMAIC
+    classroom (.maic.zip)."""
     from ..store.lesson_export import FORMATS, export_lesson
     from ..store.lesson_writer import check_writable
     from ..store.lessons import load_lesson
 
-    if out.suffix.lower() not in (*FORMATS, ".markdown"):
-        raise InputError(f"{out}: export to a deck (.pptx) or to Markdown notes (.md)")
+    if out.suffix.lower() not in (*FORMATS, ".markdown", ".zip"):
+        raise InputError(f"{out}: export to a deck (.pptx), to Markdown notes (.md) or to an OpenMAIC classroom "
+                         "(.maic.zip)")
     lesson = load_lesson(lesson_file)
     check_writable(out, force)
-    export_lesson(lesson, out)
+    if out.suffix.lower() == ".zip":
+        from ..store.lesson_class import class_agents
+        from ..store.openmaic_write import export_classroom
+
+        for note in export_classroom(lesson, out, class_agents(lesson)):
+            typer.echo(f"maic: note: {one_line(note)}", err=True)
+    else:
+        export_lesson(lesson, out)
     typer.echo(f"maic: wrote {one_line(str(out))}: {len(lesson.scenes)} scenes", err=True)
     typer.echo(str(out))
 

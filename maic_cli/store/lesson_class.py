@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..engine.models import AgentConfig
 from ..lessons.lesson import DiscussionScene, Lesson
 from ..untrusted import one_line
 from ..yamlfile import line_of, read_yaml
 from .lessons import MAX_LESSON_BYTES
-from .personas import DEFAULT_CLASS, Registry
+from .personas import DEFAULT_CLASS, Registry, load_registry
+
+
+def class_agents(lesson: Lesson, registry: Registry | None = None) -> list[AgentConfig]:
+    """The personas who hold ``lesson``: its ``agents:`` that are known, else maic's default class."""
+    registry = registry if registry is not None else load_registry()
+    ids = list(lesson.agents or DEFAULT_CLASS)
+    return [agent for i in ids if (agent := registry.get(i)) is not None]
 
 
 def class_problems(lesson: Lesson, path: Path, registry: Registry) -> list[str]:

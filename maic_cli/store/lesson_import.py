@@ -1,4 +1,5 @@
-"""``maic lesson import``: a teacher's deck (.pptx), notes (.md) or handout (.pdf) read as a lesson.
+"""``maic lesson import``: a teacher's deck (.pptx), notes (.md), handout (.pdf) or an OpenMAIC classroom
+(.maic.zip, :mod:`.openmaic_read`) read as a lesson.
 
 The kind is told by the file's suffix; each reader (``import_pptx``, ``import_markdown``,
 ``import_pdf``) returns a draft that :mod:`.import_common` turns into a validated
@@ -13,7 +14,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..lessons.lesson import Lesson
 
-SUFFIXES = (".pptx", ".md", ".markdown", ".pdf")
+SUFFIXES = (".pptx", ".md", ".markdown", ".pdf", ".zip")
 
 
 @dataclass
@@ -25,6 +26,11 @@ class Imported:
 def import_lesson(path: Path) -> Imported:
     """The lesson in ``path`` (raises :class:`InputError`, ``path: problem``, for anything unusable)."""
     suffix = path.suffix.lower()
+    if suffix == ".zip":  # a classroom exported by OpenMAIC (*.maic.zip)
+        from .openmaic_read import read_classroom
+
+        lesson, notes = read_classroom(path)
+        return Imported(lesson, notes)
     if suffix == ".pptx":
         from .import_pptx import read_pptx
 
@@ -39,6 +45,7 @@ def import_lesson(path: Path) -> Imported:
         draft = read_pdf(path)
     else:
         raise InputError(f"{path}: cannot import a {suffix or 'suffix-less'} file; give a PowerPoint deck (.pptx), "
-                         "Markdown notes (.md) or a PDF (.pdf) (an old .ppt: save it as .pptx first)")
+                         "Markdown notes (.md), a PDF (.pdf) or an OpenMAIC classroom (.maic.zip) "
+                         "(an old .ppt: save it as .pptx first)")
     lesson = draft.lesson()
     return Imported(lesson, draft.notes)

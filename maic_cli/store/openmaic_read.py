@@ -1,0 +1,391 @@
+"""``maic lesson import class.maic.zip``: a classroom exported by OpenMAIC, read as a maic lesson.
+
+The zip may have come from anyone: before anything is unpacked its members are counted and their declared sizes
+and the manifest's compression ratio checked; only ``manifest.json`` is read (bounded), parsed as JSON, checked
+as OpenMAIC's importer checks it (:func:`~.openmaic_format.manifest_problems`), and every text taken from it is
+cleaned and cut to what a lesson holds.  Nothing in it is fetched, run or written anywhere.
+
+Scenes in their ``order``: a slide's canvas elements, top to bottom then left to right, become the slide's
+elements (a text box's HTML as text, or bullets when it holds a list or several paragraphs; LaTeX as a formula;
+a table's cells; a picture as a described image; a shape's text as text); its ``speech``, ``spotlight`` and
+``laser`` actions its script (a pointer at an element that was not kept is dropped); a ``discussion`` action a
+discussion scene after it; a quiz's questions a quiz.  What maic cannot hold is listed, one line each: OpenMAIC's
+own agents (the lesson plays with maic's class), interactive pages and projects, whiteboard drawings, videos,
+audio, lines and bare shapes, pointers at what was left out.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from ..engine.models import SlideElement
+from ..errors import InputError
+from ..files import describe_size, read_bounded
+from ..lessons.lesson import (
+    LETTERS,
+    MAX_SCENES,
+    DiscussionScene,
+    Lesson,
+    QuizQuestion,
+    QuizScene,
+    Scene,
+    ScriptStep,
+    SlideScene,
+)
+from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
+from .openmaic_format import (
+    MANIFEST,
+    MAX_MANIFEST_BYTES,
+    MAX_MEMBERS,
+    MAX_RATIO,
+    MAX_ZIP_BYTES,
+    RATIO_FROM,
+    manifest_problems,
+)
+from .personas import DEFAULT_CLASS
+
+_SPEAKER = re.compile(r"\(([a-z0-9][a-z0-9_-]{0,39})\)\s*$")  # "Sam (curious_student)": who says a line
+_MAX_HTML = 100_000  # characters of one text box's HTML that are parsed
+_MAX_STEPS = 200  # = SlideScene.script's limit
+_SCENE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+class _Text(HTMLParser):
+    """A text box's HTML as paragraphs and list items (tags, scripts and styles dropped)."""
+
+    def __init__(self, keep_space: bool = False) -> None:
+        super().__init__(convert_charrefs=True)
+        self.keep_space = keep_space  # code: its indentation is part of it
+        self.blocks: list[tuple[str, str]] = []  # (kind: p | li, text)
+        self._kind: str | None = None
+        self._skip = 0
+        self._buffer: list[str] = []
+
+    def _flush(self) -> None:
+        raw = "".join(self._buffer)
+        joined = raw.rstrip().replace("\n", " ") if self.keep_space else " ".join(raw.split())
+        if joined.strip():
+            self.blocks.append((self._kind or "p", joined))
+        self._buffer = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style"):
+            self._skip += 1
+        elif tag in ("p", "li", "div", "h1", "h2", "h3", "h4", "h5", "h6", "br", "tr"):
+            self._flush()
+            if tag == "li":
+                self._kind = "li"
+            elif tag != "br":
+                self._kind = "li" if self._kind == "li" and tag == "p" else "p"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self._skip = max(0, self._skip - 1)
+        elif tag in ("p", "li", "div", "h1", "h2", "h3", "h4", "h5", "h6", "tr"):
+            self._flush()
+            if tag == "li":
+                self._kind = None
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self._buffer.append(data)
+
+
+def html_blocks(html: str, keep_space: bool = False) -> list[tuple[str, str]]:
+    """``(p | li, text)`` of each paragraph or list item of ``html``, in order (``keep_space``: as written, for
+    code; else with runs of white space as one space)."""
+    parser = _Text(keep_space)
+    parser.feed(html[:_MAX_HTML])
+    parser.close()
+    parser._flush()
+    return parser.blocks
+
+
+def _read_manifest(path: Path) -> Any:
+    data = read_bounded(path, MAX_ZIP_BYTES, "classroom zip")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_MEMBERS:
+                raise InputError(f"{path}: a zip of {len(members):,} files, more than a classroom holds "
+                                 f"({MAX_MEMBERS:,})")
+            entry = next((m for m in members if m.filename == MANIFEST), None)
+            if entry is None:
+                raise InputError(f"{path}: a zip, but not an OpenMAIC classroom (no {MANIFEST} at its top)")
+            if entry.file_size > MAX_MANIFEST_BYTES:
+                raise InputError(f"{path}: {MANIFEST} unpacks to {describe_size(entry.file_size)}, more than "
+                                 f"{describe_size(MAX_MANIFEST_BYTES)}")
+            if entry.file_size > RATIO_FROM and entry.file_size > MAX_RATIO * max(entry.compress_size, 1):
+                raise InputError(f"{path}: {MANIFEST} unpacks {entry.file_size // max(entry.compress_size, 1)} "
+                                 "times its size (a zip bomb?); not opened")
+            with archive.open(entry) as handle:
+                raw = handle.read(MAX_MANIFEST_BYTES + 1)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError, NotImplementedError,
+            RuntimeError) as exc:
+        raise InputError(f"{path}: not a readable classroom zip ({line(str(exc), 120) or type(exc).__name__})") \
+            from None
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise InputError(f"{path}: {MANIFEST} is larger than it says")
+    try:
+        return json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError) as exc:
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise InputError(f"{path}: {MANIFEST} is not JSON{where}") from None
+
+
+def _box(element: dict[str, Any]) -> tuple[float, float]:
+    def number(key: str) -> float:
+        value = element.get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and abs(value) < 1e9 else 0.0
+    return number("top"), number("left")
+
+
+class _Scene:
+    """One slide being read: its kept elements, the map from OpenMAIC's element ids to maic's, what was left."""
+
+    def __init__(self, notes: Counter[str]) -> None:
+        self.elements: list[SlideElement] = []
+        self.ids: dict[str, str] = {}
+        self.notes = notes
+
+    def add(self, source_id: Any, kind: str, *, content: str = "", items: list[str] | None = None,
+            rows: list[list[str]] | None = None, language: str | None = None) -> None:
+        if len(self.elements) >= MAX_ELEMENTS:
+            self.notes["elements beyond the 40 a slide holds"] += 1
+            return
+        wanted = source_id if isinstance(source_id, str) and re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", source_id) \
+            else {"bullets": "points", "image": "picture"}.get(kind, kind)
+        taken = {element.id for element in self.elements}
+        element_id, number = wanted, 1
+        while element_id in taken:
+            number += 1
+            element_id = f"{wanted}_{number}"
+        self.elements.append(SlideElement(id=element_id, type=kind, content=content,  # type: ignore[arg-type]
+                                          items=items or [], rows=rows or [], language=language))
+        if isinstance(source_id, str):
+            self.ids[source_id] = element_id
+
+    def text_box(self, element: dict[str, Any], html: str, title: str) -> None:
+        raw_name = element.get("name")
+        name = raw_name if isinstance(raw_name, str) else ""
+        blocks = html_blocks(html)
+        if not blocks:
+            return
+        if element.get("textType") == "title" or name == "maic:title" or \
+                (len(blocks) == 1 and line(blocks[0][1]) == title):
+            return  # the slide's title, already the scene's
+        hint = name[5:] if name.startswith("maic:") else ""
+        lines = [text(block) for _, block in blocks]
+        if hint.startswith("code"):
+            code = "\n".join(block for _, block in html_blocks(html, keep_space=True))
+            self.add(element.get("id"), "code", content=text(code, keep_ends=True).strip("\n") + "\n",
+                     language=hint[5:] or None)
+        elif hint in ("text", "image", "formula"):
+            self.add(element.get("id"), hint, content=text("\n".join(lines)))
+        elif hint == "bullets" or any(kind == "li" for kind, _ in blocks) or len(blocks) > 1:
+            items = [line(block, MAX_CELL * 2) for _, block in blocks]
+            if len(items) > MAX_ITEMS:
+                self.notes["bullets beyond the 50 a list holds"] += len(items) - MAX_ITEMS
+            self.add(element.get("id"), "bullets", items=items[:MAX_ITEMS])
+        else:
+            self.add(element.get("id"), "text", content=lines[0])
+
+    def element(self, element: Any, title: str) -> None:
+        if not isinstance(element, dict):
+            return
+        kind = element.get("type")
+        if kind == "text" and isinstance(element.get("content"), str):
+            self.text_box(element, element["content"], title)
+        elif kind == "shape" and isinstance(element.get("text"), dict) and \
+                isinstance(element["text"].get("content"), str) and html_blocks(element["text"]["content"]):
+            self.text_box(element, element["text"]["content"], title)
+        elif kind == "latex" and isinstance(element.get("latex"), str) and element["latex"].strip():
+            self.add(element.get("id"), "formula", content=text(element["latex"]))
+        elif kind == "table" and isinstance(element.get("data"), list):
+            rows = [[line(cell.get("text", ""), MAX_CELL) if isinstance(cell, dict) and
+                     isinstance(cell.get("text"), str) else "" for cell in row[:MAX_ROWS]]
+                    for row in element["data"][:MAX_ROWS] if isinstance(row, list)]
+            if len(element["data"]) > MAX_ROWS:
+                self.notes["table rows beyond the 60 a table holds"] += len(element["data"]) - MAX_ROWS
+            if rows:
+                self.add(element.get("id"), "table", rows=rows)
+        elif kind == "image":
+            raw_name = element.get("name")
+            name = raw_name if isinstance(raw_name, str) else ""
+            self.add(element.get("id"), "image", content=line(name) or "A picture (its image stays in OpenMAIC)")
+        else:
+            self.notes[f"{str(kind)[:20] if isinstance(kind, str) else 'unknown'} elements (maic has no such "
+                       "element)" if kind != "shape" else "shapes without text"] += 1
+
+
+def _speaker(action: dict[str, Any]) -> str | None:
+    """Who says a line or opens a discussion, as maic wrote it in the action's description (``said by Sam
+    (curious_student)``): an agent of maic's default class, else nobody (the teacher; the class's first student
+    for a discussion)."""
+    description = action.get("description")
+    match = _SPEAKER.search(description) if isinstance(description, str) else None
+    return match.group(1) if match and match.group(1) in DEFAULT_CLASS else None
+
+
+def _question(raw: Any, index: int, notes: Counter[str]) -> QuizQuestion | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("question"), str) or not raw["question"].strip():
+        notes["quiz questions without a question"] += 1
+        return None
+    raw_id = raw.get("id")
+    qid = raw_id if isinstance(raw_id, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", raw_id) \
+        else f"q{index + 1}"
+    points = raw.get("points")
+    points = points if isinstance(points, int) and not isinstance(points, bool) and 1 <= points <= 100 else 1
+    explanation = text(raw["analysis"], 1000) if isinstance(raw.get("analysis"), str) and raw["analysis"].strip() \
+        else None
+    question = text(raw["question"], 2000)
+    try:
+        if raw.get("type") == "short_answer":
+            guidance = raw.get("commentPrompt") if isinstance(raw.get("commentPrompt"), str) else None
+            rubric = text(guidance or raw.get("analysis") or "", 2000) if (guidance or explanation) else ""
+            if not rubric:
+                notes["short-answer questions without grading guidance (kept; their rubric says so)"] += 1
+                rubric = "No grading guidance came with this question: judge whether the answer addresses it."
+            return QuizQuestion(id=qid, type="short", question=question, rubric=rubric, points=points,
+                                explanation=explanation)
+        options = [o for o in raw.get("options") or [] if isinstance(o, dict)][:len(LETTERS)]
+        values = [o.get("value") for o in options]
+        answer = [LETTERS[values.index(v)] for v in raw.get("answer") or [] if v in values]
+        kind: Literal["single", "multiple"] = "multiple" if raw.get("type") == "multiple" else "single"
+        return QuizQuestion(id=qid, type=kind, question=question, points=points, explanation=explanation,
+                            options=[line(str(o.get("label", "")), 500) or "—" for o in options], answer=answer)
+    except ValidationError:
+        notes["quiz questions maic cannot grade (no options, or no right answer among them)"] += 1
+        return None
+
+
+def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
+    """The lesson in OpenMAIC's classroom zip ``path``, and what did not carry across (one line each)."""
+    manifest = _read_manifest(path)
+    if problems := manifest_problems(manifest):
+        raise InputError(f"{path}: {MANIFEST}: {problems[0]}"
+                         + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    notes: Counter[str] = Counter()
+    stage = manifest["stage"]
+    title = line(stage.get("name") or "") if isinstance(stage.get("name"), str) else ""
+    scenes: list[Scene] = []
+    taken: set[str] = set()
+
+    def scene_id(base: str, given: Any = None) -> str:
+        if isinstance(given, str) and _SCENE_ID.fullmatch(given) and given not in taken:
+            taken.add(given)  # an id maic wrote (a slide's canvas id, a discussion action's)
+            return given
+        word, number = slug(base, "scene")[:56], 1
+        candidate = word
+        while candidate in taken:
+            number += 1
+            candidate = f"{word}-{number}"
+        taken.add(candidate)
+        return candidate
+
+    ordered = sorted(enumerate(manifest["scenes"]), key=lambda item: (
+        item[1].get("order") if isinstance(item[1].get("order"), (int, float)) and
+        not isinstance(item[1].get("order"), bool) else item[0], item[0]))
+    for _, raw in ordered:
+        scene_title = line(raw.get("title") or "") if isinstance(raw.get("title"), str) else ""
+        scene_title = scene_title or f"Scene {len(scenes) + 1}"
+        actions = [a for a in raw.get("actions") or [] if isinstance(a, dict)]
+        if raw["type"] in ("interactive", "pbl"):
+            notes[f"{raw['type']} scenes (maic has none; their speech is dropped too)"] += 1
+            continue
+        if raw["type"] == "quiz":
+            questions = [q for i, raw_q in enumerate(raw["content"]["questions"][:50])
+                         if (q := _question(raw_q, i, notes)) is not None]
+            ids = Counter(q.id for q in questions)
+            questions = [q if ids[q.id] == 1 else q.model_copy(update={"id": f"q{i + 1}"})
+                         for i, q in enumerate(questions)]
+            if questions:
+                scenes.append(QuizScene(type="quiz", id=scene_id(scene_title), title=scene_title,
+                                        questions=questions))
+            _discussions(actions, scenes, scene_id, notes)
+            continue
+        current = _Scene(notes)
+        elements = [e for e in raw["content"]["canvas"].get("elements") or [] if isinstance(e, dict)]
+        for element in sorted(elements, key=_box)[:2000]:
+            current.element(element, scene_title)
+        script: list[ScriptStep] = []
+        for action in actions:
+            kind = action.get("type")
+            if kind == "speech" and isinstance(action.get("text"), str) and action["text"].strip() \
+                    and not str(action.get("description", "")).startswith("discussion"):
+                script.append(ScriptStep(say=text(action["text"]), by=_speaker(action)))
+            elif kind in ("spotlight", "laser"):
+                pointed = action.get("elementId")
+                target = current.ids.get(pointed) if isinstance(pointed, str) else None
+                if target is None:
+                    notes["pointers at elements that were not kept"] += 1
+                else:
+                    script.append(ScriptStep(**{kind: target}))
+            elif isinstance(kind, str) and kind.startswith("wb_"):
+                notes["whiteboard drawing actions"] += 1
+            elif kind not in ("speech", "discussion"):
+                notes[f"{str(kind)[:20]} actions"] += 1
+        if len(script) > _MAX_STEPS:
+            notes["script steps beyond the 200 a slide holds"] += len(script) - _MAX_STEPS
+        scenes.append(SlideScene(type="slide", id=scene_id(scene_title, raw["content"]["canvas"].get("id")),
+                                 title=scene_title,
+                                 elements=current.elements, script=script[:_MAX_STEPS]))
+        _discussions(actions, scenes, scene_id, notes)
+    if len(scenes) > MAX_SCENES:
+        notes[f"scenes beyond the {MAX_SCENES} a lesson holds"] += len(scenes) - MAX_SCENES
+        scenes = scenes[:MAX_SCENES]
+    if not scenes:
+        raise InputError(f"{path}: the classroom has no slide, quiz or discussion maic can play")
+    agents = manifest.get("agents") or []
+    lines = []
+    if agents:
+        names = ", ".join(line(str(a.get("name")), 40) for a in agents[:8])
+        lines.append(f"OpenMAIC's class of {len(agents)} ({names}{', …' if len(agents) > 8 else ''}) is not "
+                     "carried: the lesson plays with maic's class (maic agents list)")
+    lines += [f"{count} {what}: not carried" for what, count in notes.items()]
+    description = text(stage["description"], 2000) if isinstance(stage.get("description"), str) \
+        and stage["description"].strip() else None
+    language = line(stage["language"], 40) if isinstance(stage.get("language"), str) \
+        and stage["language"].strip() else None
+    try:
+        lesson = Lesson(title=title or "Imported classroom", description=description, language=language,
+                        scenes=scenes)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        raise InputError(f"{path}: {MANIFEST}: {where}: {line(str(first.get('msg', '')), 200)}") from None
+    return lesson, lines
+
+
+def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: Any, notes: Counter[str]) -> None:
+    """The ``discussion`` actions of a scene as discussion scenes after it, each with the lines said just before."""
+    lines: list[ScriptStep] = []
+    for action in actions:
+        if action.get("type") == "speech" and str(action.get("description", "")).startswith("discussion") \
+                and isinstance(action.get("text"), str) and action["text"].strip():
+            lines.append(ScriptStep(say=text(action["text"]), by=_speaker(action)))
+        elif action.get("type") == "discussion":
+            topic = line(action["topic"], 500) if isinstance(action.get("topic"), str) else ""
+            if not topic:
+                notes["discussions without a topic"] += 1
+                lines = []
+                continue
+            prompt = text(action["prompt"], 2000) if isinstance(action.get("prompt"), str) \
+                and action["prompt"].strip() else None
+            given = action.get("id")
+            given = given[len("discussion-"):] if isinstance(given, str) and given.startswith("discussion-") else None
+            title = line(action["title"]) if isinstance(action.get("title"), str) and action["title"].strip() \
+                else None
+            scenes.append(DiscussionScene(type="discussion", id=scene_id(f"discuss {topic[:30]}", given), topic=topic,
+                                          title=title, prompt=prompt, initiator=_speaker(action), script=lines[:60]))
+            lines = []
