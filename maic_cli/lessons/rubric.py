@@ -9,7 +9,10 @@ alternatives; short phrases joined by *and* are separate points.
 
 :func:`measure` looks for each point in the answer: words are stemmed (Snowball, PyStemmer) and
 each rubric word also matches its synonyms (:mod:`.rubric_words`); a word right after a negation
-(*not*, *never*, *doesn't* …) in the same clause does not count.  A point of one or two words needs
+(*not*, *never*, *doesn't* …) in the same clause does not count.  Synonyms include number words and their
+digits ("three equal parts" says "3 equal parts") and the everyday words for a rubric's (pieces and slices for
+parts, a slant for an angle); an answer that denies two or more of the question's own words ("plants do not
+need light; …") denies what the question is about, and is left undecided rather than graded by its other words.  A point of one or two words needs
 all of them, a longer one all but a third.  The result is a verdict, the points the measure gives
 (``None`` when it cannot decide), the range of grades it accepts from a model, and a comment that
 names the points found and missing.
@@ -102,6 +105,7 @@ class Rubric:
     bonus: tuple[Point, ...]
     terms: tuple[Term, ...]  # the model answer's key terms (without the question's words)
     polarity: str | None = None  # "yes" or "no": the rubric opens with the answer to a yes/no question
+    asked: frozenset[str] = frozenset()  # the stems of the question's own content words
 
     @property
     def empty(self) -> bool:
@@ -232,8 +236,9 @@ def read_rubric(rubric: str, question: str = "", *, language: str | None = None)
                     if stem(word) not in asked and len(terms) < MAX_TERMS:
                         terms.setdefault(stem(word), _term(word, lang, english))
     opening = _POLAR.match(rubric[:MAX_RUBRIC])
+    question_stems = frozenset(stem(w) for w in _content(_words(question[:MAX_RUBRIC]), english))
     return Rubric(essential=tuple(essential), bonus=tuple(bonus), terms=tuple(terms.values()),
-                  polarity=opening.group(1).lower() if opening else None)
+                  polarity=opening.group(1).lower() if opening else None, asked=question_stems)
 
 
 def _answer_polarity(answer: str) -> str | None:
@@ -309,6 +314,10 @@ def measure(rubric: Rubric, answer: str, max_points: int, *, language: str | Non
         return Measure("wrong", 0.0, 0.0, 0.0, "No answer to grade: the answer says nothing the rubric asks for.")
     if rubric.empty:
         return Measure("undecided", None, 0.0, full, "The rubric names no words to check the answer against.")
+    premise = sorted(spoken.denied & rubric.asked - said)
+    if len(premise) >= 2:  # "plants do not need light; …": the answer denies what the question is about
+        return Measure("undecided", None, 0.0, full, "The answer denies what the question asks about; the check "
+                       "cannot follow what it says instead.")
     hit = [t for t in rubric.terms if t.said_in(said)]
     coverage = len(hit) / len(rubric.terms) if rubric.terms else 0.0
     bonus_found = [p for p in rubric.bonus if p.found_in(said)]
