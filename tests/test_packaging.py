@@ -3,6 +3,7 @@ lint and type tools in ``dev``, ``.[test]`` still enough for .ci/run, the test h
 
 from __future__ import annotations
 
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -28,14 +29,27 @@ def test_matplotlib_is_the_report_extra_and_lint_tools_the_dev_extra() -> None:
     assert "numpy" in names(project["dependencies"])  # the report's statistics, and lessons' search
     assert names(extras["report"]) == {"matplotlib"}
     assert names(extras["dev"]) == {"mypy", "ruff", "types-pyyaml"}
-    assert {"pytest", "hypothesis"} <= names(extras["test"]) and "maic-cli[report,dev]" in extras["test"]
+    assert {"pytest", "hypothesis"} <= names(extras["test"]) and "maic-cli[report,dev,docs]" in extras["test"]
+    assert names(extras["docs"]) == {"mkdocs", "mkdocs-material"}
 
 
-def test_the_ci_script_and_the_readme_install_the_same_extras() -> None:
+def _install(text: str) -> tuple[str, str]:
+    """The CMAKE_ARGS and the extras of the install command in ``text``."""
+    cmake = re.search(r'CMAKE_ARGS="([^"]+)"', text)
+    extras = re.search(r"pip install (?:--quiet )?-e '\.\[([a-z,]+)\]'", text)
+    assert cmake and extras, "no install command"
+    return cmake.group(1), extras.group(1)
+
+
+def test_the_ci_script_and_the_readme_install_the_same_way() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "pip install --quiet -e '.[test,offline]'" in ci and "pip install -e '.[test,offline]'" in readme
-    assert "mypy" in ci and "ruff check" in ci  # which .[test] brings, through the dev extra
+    assert _install(ci) == _install(readme)
+    cmake, extras = _install(readme)
+    assert {"test", "offline"} <= set(extras.split(","))
+    assert "-DLLAVA_BUILD=OFF" in cmake and "tools/llama_cpp_lean.cmake" in cmake
+    assert (ROOT / "tools" / "llama_cpp_lean.cmake").read_text(encoding="utf-8").count("set(LLAMA_BUILD_COMMON OFF)")
+    assert "mypy" in ci and "ruff check" in ci and "mkdocs build --strict" in ci
 
 
 def test_the_test_helpers_are_left_out_of_the_wheel() -> None:
