@@ -206,3 +206,23 @@ def test_the_exact_attacks_through_maic_chat_watch(tmp_path: Path) -> None:
     lines = [e for e in read_transcript(transcript).entries if isinstance(e, LearnerLine)]
     assert [e.text for e in lines] == [f"/ /export {kept}", "/\u00a0/model demo", f"/ /save {other}", "Thanks."]
     assert all(e.simulated == "Eve" for e in lines)
+
+
+@pytest.mark.parametrize(("kind", "said"), [("fifo", "not a regular file"), ("dev-zero", "not a regular file"),
+                                            ("dangling", "no such file"), ("folder", "not a regular file")])
+def test_a_learner_file_that_is_not_a_plain_file_says_what_it_is(tmp_path: Path, kind: str, said: str) -> None:
+    import os
+
+    path = tmp_path / "eve.yaml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(tmp_path / "gone.yaml")
+    result = CliRunner().invoke(app, ["chat", "--watch", str(path), "-m", "demo", "--plain",
+                                      "-s", str(tmp_path / "s.json")], input="")
+    assert result.exit_code == 2 and said in result.stderr and result.stderr.count("\n") == 1, result.output
+    assert not (tmp_path / "s.json").exists()
