@@ -21,14 +21,18 @@ length of the text.
 through): for report.md, which any viewer may render.
 
 :func:`redact` removes API keys (values of the provider key variables, keys the
-process registered, ``sk-…`` tokens) from provider error text.
+process registered, ``sk-…`` tokens) from provider error text, and the credentials in use
+(:func:`secrets_in_use`: an LRS's token, password, user:password pair and its base64) at
+any length — a short one only where it stands alone, not inside a longer word.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from functools import lru_cache
 
 # -- terminal control sequences -------------------------------------------------------------
@@ -168,21 +172,44 @@ _SK_TOKEN = re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}")
 _registered: set[str] = set()
 
 
+_in_use: ContextVar[frozenset[str]] = ContextVar("maic_secrets_in_use", default=frozenset())
+
+
 def register_secret(value: str | None) -> None:
     """A key given explicitly (``api_key=…``, a router file): redact it from now on."""
     if value and len(value) >= MIN_SECRET_LENGTH:
         _registered.add(value)
 
 
+@contextlib.contextmanager
+def secrets_in_use(values: Iterable[str]) -> Iterator[None]:
+    """Within: every one of ``values`` is redacted, whatever its length (what a request sends: a token,
+    a password, the basic-auth pair and its base64).  Scoped, so a short one blanks nothing after."""
+    token = _in_use.set(_in_use.get() | {value for value in values if value})
+    try:
+        yield
+    finally:
+        _in_use.reset(token)
+
+
 def _secrets() -> tuple[str, ...]:
     names = set(PROVIDER_KEY_VARIABLES) | {name for name in os.environ if name.endswith("_API_KEY")}
     values = {os.environ.get(name) or "" for name in names} | _registered
-    return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True))
+    found = {v for v in values if len(v) >= MIN_SECRET_LENGTH} | _in_use.get()
+    return tuple(sorted(found, key=lambda v: (-len(v), v)))
+
+
+def _alone(secret: str) -> str:
+    """A short secret matches only where it stands alone (not inside a longer word); a long one anywhere."""
+    escaped = re.escape(secret)
+    if len(secret) >= MIN_SECRET_LENGTH:
+        return escaped
+    return rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
 
 
 @lru_cache(maxsize=8)
 def _secret_pattern(secrets: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join([*map(re.escape, secrets), _SK_TOKEN.pattern]))
+    return re.compile("|".join([*map(_alone, secrets), _SK_TOKEN.pattern]))
 
 
 def redactor() -> Callable[[str], str]:

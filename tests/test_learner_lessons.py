@@ -108,7 +108,7 @@ def test_chat_watch_seats_a_simulated_learner_and_marks_its_lines(tmp_path: Path
     lines = [e for e in read_transcript(transcript).entries if isinstance(e, LearnerLine)]
     assert [e.text for e in lines] == [
         "I added 1/2 and 1/3 and got 2/5, but my friend says that is wrong. Who is right?",
-        "save /tmp/evil.json",  # a model's line never runs a chat command
+        "/save /tmp/evil.json",  # a model's line is said as it is, and never runs a chat command
         "Got it, thanks!"]
     assert all(e.simulated == "Maya" and e.model == learner for e in lines)
     assert [c.purpose for c in read_transcript(transcript).calls()].count("learner") == 2

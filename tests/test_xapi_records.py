@@ -146,6 +146,24 @@ def test_the_statements_reach_a_real_lrs_once_however_often_they_are_sent(
     assert "refused the statements: 401" in refused.stderr and "wrong-password-123" not in refused.stderr
 
 
+def test_credentials_in_the_url_reach_a_real_lrs_and_are_never_shown(
+        tmp_path: Path, lrs: RalphLRS, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--lrs http://user:password@host/…``: taken out of the URL, sent as basic auth, shown nowhere."""
+    for name in ("MAIC_LRS_TOKEN", "MAIC_LRS_USER", "MAIC_LRS_PASSWORD"):
+        monkeypatch.delenv(name, raising=False)
+    transcript = lesson_class(tmp_path)
+    before = {s["id"] for s in lrs.statements()}
+    url = lrs.url.replace("http://", "http://maic:lrs-test-secret@")
+    sent = runner.invoke(app, ["replay", str(transcript), "--lrs", url])
+    said = sent.stdout + sent.stderr
+    assert sent.exit_code == 0 and "Sent 12 xAPI statements to http://127.0.0.1:" in said, said
+    assert "lrs-test-secret" not in said and "maic:" not in said.replace("maic: ", "")
+    assert len({s["id"] for s in lrs.statements()} - before) <= 12  # stored (some may be there from before)
+    assert {s["id"] for s in transcript_statements(read_transcript(transcript))} <= {s["id"] for s in lrs.statements()}
+    wrong = runner.invoke(app, ["replay", str(transcript), "--lrs", url.replace("lrs-test-secret", "pw")])
+    assert wrong.exit_code == 1 and "401" in wrong.stderr and ":pw@" not in wrong.stderr + wrong.stdout
+
+
 def test_a_changed_statement_with_a_stored_id_is_a_conflict_not_a_second_copy(
         tmp_path: Path, lrs: RalphLRS, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio

@@ -192,6 +192,15 @@ class LessonChat:
         if self.player.progress.state == "paused":
             self.hint()
 
+    async def say(self, text: str) -> None:
+        """A simulated learner's line: the answer to the question that waits, else a question to the class
+        (never a lesson command, whatever it starts with)."""
+        question = self.player.current_question()
+        if question is not None:
+            await self.answer(question, text)
+        else:
+            await self.ask(text)
+
     def element(self, name: str) -> bool:
         """``name`` is an element of the slide on screen (``@ID question`` asks about it)."""
         return name in element_ids(self.player)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.events import Event, QuizAnswerEvent
@@ -40,6 +41,13 @@ from ..ui.view import View
 from .lesson import KeyWatch, LessonChat
 from .recording import GuardedRecorder
 from .slash import SlashCommands
+
+
+@dataclass(frozen=True)
+class Said:
+    """A simulated learner's line (chat/watch.py): learner text for the class, never a command."""
+
+    text: str
 
 
 class ChatApp:
@@ -135,6 +143,15 @@ class ChatApp:
         else:
             await self._interruptible(self.runner.play(line.rstrip("\r\n")))
         return True
+
+    async def say(self, text: str) -> None:
+        """A simulated learner's line, as the batch runner hands it to the class: in a lesson, the answer to
+        the quiz question that waits, else a question; else a round.  Never a slash command, a lesson step or
+        a slide element's question, whatever it starts with."""
+        if self.lesson is not None:
+            await self.lesson.say(text)
+        else:
+            await self._interruptible(self.runner.play(text))
 
     # -- lessons ----------------------------------------------------------------------------------
     async def ask_about(self, argument: str) -> None:
@@ -238,8 +255,9 @@ class ChatApp:
             self._on_model_change(spec)
         self.view.info(f"Model switched to {argument}")
 
-    async def run(self, read_line: Callable[[], Awaitable[str | None]]) -> None:
-        """The main loop; returns when input ends or the learner quits."""
+    async def run(self, read_line: Callable[[], Awaitable[str | Said | None]]) -> None:
+        """The main loop; returns when input ends or the learner quits.  A typed line may be a command; a
+        simulated learner's (:class:`Said`) is learner text only (:meth:`say`)."""
         if self.session.lesson is not None:
             await self.start_lesson()
         elif self.runner.opens_discussion:
@@ -249,7 +267,9 @@ class ChatApp:
                 line = await read_line()
             except (EOFError, KeyboardInterrupt):
                 line = None
-            if line is None or not await self.handle_line(line):
+            if isinstance(line, Said):
+                await self.say(line.text)
+            elif line is None or not await self.handle_line(line):
                 break
         self.save()
 

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from filelock import FileLock, Timeout
+from filelock import Timeout
 
 from ..engine.events import Event
 from ..engine.models import RoundOverrides
@@ -23,7 +23,15 @@ from ..engine.outcomes import StopReason
 from ..engine.session_record import Happening, collect
 from ..errors import InputError
 from ..llm.recording import CallRecord
-from ..store.learner_profile import LearnerProfile, find_profile, memory_lines, profile_path, remember, save_profile
+from ..store.learner_profile import (
+    LearnerProfile,
+    find_profile,
+    memory_lines,
+    profile_lock,
+    profile_path,
+    remember,
+    save_profile,
+)
 from ..store.paths import private_dir
 from ..untrusted import clean, one_line
 
@@ -32,7 +40,6 @@ if TYPE_CHECKING:
     from .recording import Recorder
 
 DEFAULT_NICKNAME = "Learner"  # the name of a learner who gave none: no memory is kept for it
-LOCK_SECONDS = 10  # waiting for another chat of the same learner to save its memory
 MAX_HAPPENINGS = 200_000  # a chat longer than this adds only its beginning to the memory
 
 
@@ -71,7 +78,7 @@ class ChatMemory:
         path = profile_path(self.name)
         try:
             private_dir(path.parent)
-            with FileLock(str(path.with_name(f".{path.name}.lock")), timeout=LOCK_SECONDS, mode=0o600):
+            with profile_lock(path):
                 current = find_profile(self.name) or LearnerProfile(name=self.name)
                 updated = remember(current, collect(self.happenings, roles), level=level)
                 save_profile(updated)

@@ -5,9 +5,11 @@ is a simulated learner (engine/learner.py) who reads the class so far and says i
 next line, until it is satisfied (``<done>``), reaches its turn limit or its model
 fails (one line; the session is kept).  What it says is shown as its line and
 marked in the transcript with its name and model; its calls are recorded there
-too, apart from the class's.  Its text is a model's: a line that starts with ``/``
-is never run as a chat command (the slashes are dropped), so it can never save,
-export or switch models.
+too, apart from the class's.  Its text is a model's (or a learner file's, which a user
+may have been sent): it reaches the chat as :class:`~.loop.Said`, learner text that the
+chat hands to the class as the batch runner does (chat/loop.py ``ChatApp.say``), never to
+the slash commands or a lesson's steps, whatever it starts with — so it can never save,
+export, open a lesson or switch models.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..engine.learner import SimulatedLearner
 from ..llm.port import LLMError
 from ..store.transcript import TranscriptWriter
 from ..untrusted import one_line
+from .loop import Said
 
 if TYPE_CHECKING:
     from ..engine.models import Message
@@ -45,13 +48,13 @@ class Watcher:
         if isinstance(writer, TranscriptWriter):
             recorder.learner_to(functools.partial(writer.learner, simulated=self.name, model=self.model))
 
-    def reader(self, app: ChatApp) -> Callable[[], Awaitable[str | None]]:
+    def reader(self, app: ChatApp) -> Callable[[], Awaitable[Said | None]]:
         """The chat loop's ``read_line``: the learner's next line, shown in the app's view."""
         return functools.partial(self.next_line, lambda: app.session.classroom.messages, app.view.info,
                                  app.view.error)
 
     async def next_line(self, messages: Callable[[], Sequence[Message]], info: Callable[[str], None],
-                        error: Callable[[str], None]) -> str | None:
+                        error: Callable[[str], None]) -> Said | None:
         if not self.learner.may_speak:
             info(f"{self.name} (simulated) has finished" + ("" if self.learner.done else
                                                              f" ({self.learner.turns} turns)") + ".")
@@ -61,10 +64,10 @@ class Watcher:
         except LLMError as exc:
             error(f"the simulated learner's model failed: {exc}")
             return None
-        text = move.text.lstrip("/").strip()
+        text = move.text.strip()
         if not text:
             info(f"{self.name} (simulated) has nothing more to say.")
             return None
         info(f"{self.name} (simulated, {one_line(self.model)[:60]}) › {one_line(text)}")
         self.lines.append(text)
-        return text
+        return Said(text)

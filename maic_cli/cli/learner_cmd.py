@@ -84,28 +84,23 @@ def show(name: str = typer.Argument(..., help="The learner's name.")) -> None:
 @friendly
 def edit(name: str = typer.Argument(..., help="The learner's name.")) -> None:
     """Edit the profile in $VISUAL or $EDITOR; it is kept only if it is still valid."""
-    from ..store.learner_profile import load_profile, save_profile
-    from ..store.paths import write_atomic
+    from ..store.learner_edit import save_edit, start_edit
 
     path = _require(name)
-    original = path.read_text(encoding="utf-8", errors="replace")
-    draft = path.with_name(f".{path.stem}.edit.yaml")
-    write_atomic(draft, original)
-    editor = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        editor = shlex.split(command)
+    except ValueError as exc:
+        raise InputError(f"$VISUAL/$EDITOR {clean(command)[:80]!r}: cannot be read as a command ({exc})") from None
+    if not editor:
+        raise InputError("$VISUAL/$EDITOR: empty; set it to your editor (e.g. EDITOR=nano)")
+    draft, original = start_edit(path)
     try:
         subprocess.run([*editor, str(draft)], check=True)
     except (OSError, subprocess.CalledProcessError) as exc:
         draft.unlink(missing_ok=True)
         raise MaicError(f"the editor {clean(' '.join(editor))[:80]!r} failed ({exc}); {path} is unchanged") from None
-    try:
-        profile = load_profile(draft)
-    except InputError as exc:
-        raise InputError(f"{exc}; {path} is unchanged, your edit is kept in {draft}") from None
-    target = save_profile(profile)
-    draft.unlink(missing_ok=True)
-    if target != path:  # renamed: the profile moves to its new name's file
-        path.unlink(missing_ok=True)
-    typer.echo(f"Saved {target}")
+    typer.echo(f"Saved {save_edit(path, original, draft)}")
 
 
 @app.command("forget")

@@ -65,11 +65,12 @@ def send_transcript(path: Path, url: str) -> None:
 
 
 def check_lrs(url: str | None) -> None:
-    """A ``--lrs`` URL that cannot be a store's is refused (exit 2) before anything runs."""
+    """A ``--lrs`` URL that cannot be a store's, or credentials that cannot be sent, are refused (exit 2)
+    before anything runs."""
     if url is not None:
-        from ..store.lrs import statements_url
+        from ..store.lrs_auth import credentials
 
-        statements_url(url)
+        credentials(url)
 
 
 def batch_records(folder: Path, run_ids: Iterable[str], *, write: bool, lrs: str | None) -> None:
@@ -99,11 +100,12 @@ def batch_records(folder: Path, run_ids: Iterable[str], *, write: bool, lrs: str
 
 
 def send(found: list[dict[str, Any]], url: str) -> None:
+    """Send to the store, saying so; the store is shown without the user, password or query its URL holds."""
     import asyncio
 
-    from ..store.lrs import push, statements_url
+    from ..store.lrs import push, shown_url, statements_url
 
     target = statements_url(url)  # a bad URL is one line before anything is sent
-    result = asyncio.run(push(target, found))
+    result = asyncio.run(push(target, found, waiting=lambda said: typer.echo(f"maic: {said}", err=True)))
     note = f"; {result.conflicts} already held there with other content (not sent again)" if result.conflicts else ""
-    typer.echo(f"Sent {result.sent} xAPI statements to {clean(target)} in {result.batches} batches{note}")
+    typer.echo(f"Sent {result.sent} xAPI statements to {shown_url(target)} in {result.batches} batches{note}")

@@ -9,20 +9,26 @@ sequences when read: a learner file may come from someone else.
 :class:`SimulatedLearner` builds the learner's prompt from the profile and the
 class so far, asks its own model (``purpose="learner"``: its calls are counted and
 priced apart from the class's and the judge's), and reads the reply — bounded,
-cleaned, one utterance.  A reply that ends with ``<done>`` means the learner is
-satisfied: what it says before the marker is its last line.  Pure: no files, no
-terminal; the caller decides when to stop (:meth:`SimulatedLearner.may_speak`).
+cleaned, one utterance, plain text: a model that answers as an agent would (a JSON array of
+text and action items, a JSON object) is reduced to the speech in it, and a JSON reply with
+no speech is a model failure (:class:`~maic_cli.llm.port.LLMError`), never said raw.  A reply that
+ends with ``<done>`` means the learner is satisfied: what it says before the marker is its last line.
+Pure: no files, no terminal; the caller decides when to stop (:meth:`SimulatedLearner.may_speak`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..llm.port import LLMClient, LLMRequest, TurnFacts, read_reply
+from ..llm.port import LLMClient, LLMError, LLMRequest, TurnFacts, read_reply
+from ..replies.parser import StructuredStreamParser
+from ..replies.parser_items import TextItem
 from ..untrusted import clean
 from .models import Message, UserProfile
 
@@ -146,11 +152,61 @@ def history(messages: Sequence[Message]) -> list[dict[str, str]]:
     return shown
 
 
+_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
+_JSON_START = re.compile(r'^\s*(?:\[\s*[\[{"\]]|\{\s*["}])')
+_ITEMS_INSIDE = re.compile(r'\[\s*\{\s*"type"\s*:')
+_SPEECH_KEYS = ("content", "text", "speech", "say", "utterance", "message", "reply", "answer")
+
+
+def _said_in(value: Any, depth: int = 0) -> list[str]:
+    """The speech in a parsed JSON reply: text items of an array (actions say nothing), an object's text."""
+    if isinstance(value, str):
+        return [value] if depth else []  # a bare JSON string is said; so is a string in an array
+    if isinstance(value, list) and depth < 2:
+        return [text for item in value for text in _said_in(item, depth + 1)]
+    if isinstance(value, dict) and value.get("type", "text") in ("text", "speech"):
+        return next(([value[key]] for key in _SPEECH_KEYS if isinstance(value.get(key), str)), [])
+    return []
+
+
+def json_speech(reply: str) -> str | None:
+    """What a reply written as JSON says (``""``: nothing); ``None`` when the reply is not JSON.  JSON is
+    what parses as an array, an object or a string, and what looks like an agent's items or an object but
+    is cut off or wrapped in prose (``[laughs] I think…`` is text)."""
+    text = _FENCE.sub("", reply.strip())
+    if text[:1] in ('[', '{', '"'):
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            return value if isinstance(value, str) else " ".join(
+                part.strip() for part in _said_in(value) if part.strip())
+    if not (_JSON_START.match(text) or _ITEMS_INSIDE.search(text)):
+        return None
+    if text.startswith("{"):  # a broken object: what a repair reads of it
+        import json_repair
+
+        try:
+            value = json_repair.loads(text[:MAX_REPLY_CHARS])
+        except (ValueError, RecursionError):
+            return ""
+        return " ".join(part.strip() for part in _said_in(value) if part.strip())
+    parser = StructuredStreamParser()  # cut off, or prose around the array: what the parser salvages
+    items = [*parser.feed(text), *parser.finish()]
+    return " ".join(i.content.strip() for i in items if isinstance(i, TextItem) and i.content.strip())
+
+
 def read_move(reply: str, name: str = "") -> LearnerMove:
     """A learner reply as an utterance: cleaned, one bounded text, without a ``Name:`` (or ``Student:``)
     echo; ``<done>``
-    (anywhere) ends the learner's part after this line."""
-    text = clean(reply)
+    (anywhere) ends the learner's part after this line.  A JSON reply is reduced to its speech; one with
+    none raises :class:`LLMError`."""
+    speech = json_speech(reply)
+    if speech is not None and not DONE.sub("", speech).strip() and not DONE.search(reply):
+        raise LLMError("other", "the simulated learner's model", "it answered with JSON that holds nothing to "
+                       "say (a learner replies in plain text)")
+    text = clean(reply if speech is None else speech + (" <done>" if DONE.search(reply) else ""))
     done = bool(DONE.search(text))
     text = DONE.sub("", text).strip()
     for label in (name, "student", "learner"):  # a model that names the speaker first

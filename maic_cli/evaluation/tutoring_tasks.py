@@ -16,6 +16,7 @@ CC BY-SA); users point at their own copy.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -29,7 +30,7 @@ from ..files import read_bounded
 from ..llm.replay import validation_problem
 from ..store.learners import LearnerSeat
 from ..untrusted import clean
-from .scenarios import ClassSpec, Scenario
+from .scenarios import MAX_ID, ClassSpec, Scenario, id_from_file_name
 from .tutoring import answer_of
 
 MAX_BYTES = 64 * 2**20  # MathDial's test set, conversations included, is a few MB
@@ -132,12 +133,24 @@ def _chunks(text: str, size: int) -> list[str]:
     return pieces
 
 
+def task_id(stem: str, qid: str) -> str:
+    """A task's scenario id: ``<file stem>-<qid>``, a plain name of at most :data:`MAX_ID` characters.  A stem
+    too long for that is cut and marked with a hash of the whole stem, so two long file names that begin
+    alike still give two ids; the qid (unique in its file) is kept whole."""
+    plain = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{stem}-{qid}").lstrip(".-_") or qid
+    if len(plain) <= MAX_ID:
+        return plain
+    digest = hashlib.sha256(stem.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    room = MAX_ID - len(qid) - len(digest) - 2
+    prefix = id_from_file_name(stem)[:max(room, 0)].rstrip("-._")
+    return f"{prefix}-{digest}-{qid}" if prefix else f"{digest}-{qid}"
+
+
 def task_scenario(task: TutoringTask, stem: str, tutors: tuple[str, ...] = DEFAULT_TUTORS) -> Scenario:
     """The scenario a task is run as: the tutors, the problem on a slide, the student in the seat."""
     slide = Slide(id="problem", title="The problem", elements=[
         SlideElement(id=f"q{i + 1}", type="text", content=piece) for i, piece in enumerate(_chunks(task.question,
                                                                                               SLIDE_CHARS))])
-    scenario_id = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{stem}-{task.qid}").lstrip(".-_") or task.qid
     return Scenario.model_validate({
-        "id": scenario_id, "title": f"tutoring task {task.qid}", "class": ClassSpec(agents=list(tutors)),
+        "id": task_id(stem, task.qid), "title": f"tutoring task {task.qid}", "class": ClassSpec(agents=list(tutors)),
         "learner": LearnerSeat(simulated=task.learner()), "slides": [slide]})

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Annotated
 
 import yaml
+from filelock import FileLock
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..engine.session_record import SessionRecord, cut
@@ -35,6 +36,7 @@ MAX_LESSONS = 20
 MAX_NOTES = 12
 MAX_INTERESTS = 10
 MEMORY_CHARS = 1000  # the summary in a prompt, at most (with every part full: about 950)
+LOCK_SECONDS = 10  # waiting for another chat (or an edit) of the same learner to save the profile
 
 
 def _one_line(value: str) -> str:
@@ -82,6 +84,12 @@ def profile_path(name: str, home: Path | None = None) -> Path:
     if slug != key:
         slug = f"{slug or 'learner'}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
     return learners_dir(home) / f"{slug}.yaml"
+
+
+def profile_lock(path: Path) -> FileLock:
+    """The lock a chat ending (chat/memory.py) and an edit (store/learner_edit.py) hold while they read the
+    profile again and write it."""
+    return FileLock(str(path.with_name(f".{path.name}.lock")), timeout=LOCK_SECONDS, mode=0o600)
 
 
 def load_profile(path: Path) -> LearnerProfile:

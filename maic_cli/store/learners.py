@@ -72,8 +72,9 @@ def find_learner(reference: str, base: Path | None = None) -> LearnerProfile:
             return load_learner(candidate)
     else:
         candidate = Path(reference)
-        if candidate.is_file():
-            return load_learner(candidate)
+        if candidate.is_file() or (candidate.suffix in (".yaml", ".yml") and (candidate.exists() or
+                                                                            candidate.is_symlink())):
+            return load_learner(candidate)  # a FIFO, a device or a broken link: the reader says what it is
     known = builtin_learners()
     stem = Path(reference).stem if reference.endswith((".yaml", ".yml")) else reference
     if stem in known and ("/" not in reference):
