@@ -18,11 +18,15 @@ git clone -q "$repo" "$work/maic"
 cd "$work/maic"
 echo "install line: $line"
 start=$(date +%s)
-PIP_NO_CACHE_DIR=1 bash -c "set -e; $line" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; exit 1; }
+# /usr/bin/time also gives the CPU time of everything the install ran (compilers included): what the build costs
+# whatever else the machine is doing (on an idle 2-core machine the compile's wall time is about half of it).
+PIP_NO_CACHE_DIR=1 /usr/bin/time -o "$work/cpu" -f '%U %S' bash -c "set -e; $line" >"$work/install.log" 2>&1 \
+  || { tail -20 "$work/install.log"; exit 1; }
 end=$(date +%s)
+read -r cpu_user cpu_sys < "$work/cpu"
 . .venv/bin/activate
 maic --version
 secs=$((end - start))
-printf 'clean install: %d s (%d min %02d s) on %s cores, load %s\n' "$secs" $((secs / 60)) $((secs % 60)) \
-  "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'clean install: %d s (%d min %02d s) of wall on %s cores, load %s; CPU %.0f s user + %.0f s system\n' \
+  "$secs" $((secs / 60)) $((secs % 60)) "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$cpu_user" "$cpu_sys"
 if [ "$keep" = "--keep" ]; then echo "kept: $work/maic"; else rm -rf "$work"; fi
