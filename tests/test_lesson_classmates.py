@@ -158,7 +158,7 @@ def test_a_discussion_plays_its_script_then_goes_live_and_resumes_where_it_stopp
     assert texts(player)[-3:] == [("teacher", "Let's check that together."),
                                   ("mia", "A half is four eighths, so a half is more."),
                                   ("leo", "I still think eighths win.")]
-    assert "d1" in player.progress.discussed and player.progress.step == 3
+    assert "d1" in player.progress.discussed and player.progress.step == 3 and player.progress.state == "lecture"
     assert llm.calls[0].agent_id == "leo"  # the initiator opens the live round
     assert any("Three eighths" in m["content"] for m in llm.calls[0].messages)  # it heard the script
     assert asyncio.run(player.advance()) is None  # done: the lesson is finished

@@ -272,8 +272,8 @@ class LessonPlayer:
         scene = self.scene
         if not isinstance(scene, DiscussionScene):
             raise LessonNavigationError(f"{self.position()} is not a discussion")
+        self.progress.state = "lecture"  # under way again (a paused discussion goes on)
         if self.progress.step < len(scene.script):
-            self.progress.state = "lecture"
             teacher = self.teacher
             said = await self.runner.play_scripted(self._script_events(scene.script, teacher), trigger=teacher.id)
             if said.reason == "aborted":
