@@ -30,6 +30,7 @@ from maic_cli.llm.scripted import ScriptedLLM
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.personas import DEFAULT_CLASS
 from maic_cli.store.session import Session, load_session, save_session
+from maic_cli.ui.lesson_view import hint_after
 from tests.helpers import agent, decision, reply
 from tests.test_lesson_player import Log
 
@@ -148,6 +149,7 @@ def test_a_discussion_plays_its_script_then_goes_live_and_resumes_where_it_stopp
 
     result = asyncio.run(cut())
     assert result is not None and result.reason == "aborted"
+    assert hint_after(player) == "Discussion paused. Ask your question, or press Enter (/continue) to go on."
     assert player.progress.step == 1 and player.progress.state == "paused" and "d1" not in player.progress.discussed
     assert not llm.calls  # the live round has not started
     before = len(log.events)
@@ -160,6 +162,7 @@ def test_a_discussion_plays_its_script_then_goes_live_and_resumes_where_it_stopp
                                   ("leo", "I still think eighths win.")]
     assert "d1" in player.progress.discussed and player.progress.step == 3 and player.progress.state == "lecture"
     assert llm.calls[0].agent_id == "leo"  # the initiator opens the live round
+    assert hint_after(player) == "Your turn: what do you think? Type it, or press Enter to finish the lesson."
     assert any("Three eighths" in m["content"] for m in llm.calls[0].messages)  # it heard the script
     assert asyncio.run(player.advance()) is None  # done: the lesson is finished
 
