@@ -27,7 +27,7 @@ def test_the_sample_lessons_load(path: Path) -> None:
     lesson = load_lesson(path)
     kinds = {scene.type for scene in lesson.scenes}
     assert kinds == {"slide", "quiz", "discussion"}
-    assert all(s.script for s in lesson.scenes if isinstance(s, SlideScene))  # every slide scripted (a class on any model)
+    assert all(s.script for s in lesson.scenes if isinstance(s, SlideScene))  # every slide scripted
     assert all(s.script for s in lesson.scenes if isinstance(s, DiscussionScene))  # classmates open each discussion
     quiz = next(s for s in lesson.scenes if isinstance(s, QuizScene))
     assert {q.type for q in quiz.questions} == {"single", "multiple", "short"}
