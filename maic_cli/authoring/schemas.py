@@ -163,10 +163,10 @@ def script_schema(element_ids: list[str], limits: Limits, speakers: list[str] | 
             steps += [_object(spotlight=_const(element_id)), _object(say=say)]
         return _object(steps={"type": "array", "items": steps or [_object(say=say)]})
     variants = [_object(say=say)]
-    if speakers:
-        variants.append(_object(say=say, by=_enum(speakers)))
     if element_ids:
         variants += [_object(spotlight=_enum(element_ids)), _object(laser=_enum(element_ids))]
+    if speakers:
+        variants.append(_object(say=say, by=_enum(speakers)))
     return _object(steps=_array({"anyOf": variants}, limits.steps))
 
 
