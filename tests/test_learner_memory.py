@@ -120,7 +120,6 @@ def test_no_memory_neither_reads_nor_writes_and_an_unnamed_learner_has_none(tmp_
 def test_a_lesson_leaves_its_quiz_result_level_and_wrong_answers(tmp_path: Path) -> None:
     model = script(tmp_path,
                    decision("teacher"), reply("Mostly from the air, as carbon dioxide."), decision("END"),
-                   reply("Almost every food chain starts with a plant."),
                    reply("What would a plant in a dark cupboard look like?"), decision("END"),
                    '{"points": 2, "comment": "Good: energy. Say what the energy makes."}')
     stdin = "\n".join(["Where does the mass come from?", "", "", "", "", "3", "a, b",

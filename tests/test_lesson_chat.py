@@ -49,7 +49,6 @@ def chat(tmp_path: Path, model: str, stdin: str, *args: str):  # type: ignore[no
 def test_a_whole_lesson_through_stdin(tmp_path: Path) -> None:
     model = script(tmp_path,
                    decision("teacher"), reply("Mostly from the air, as carbon dioxide."), decision("END"),  # question
-                   reply("Almost every food chain starts with a plant."),  # slide 3: no script, lectured live
                    reply("What would a plant in a dark cupboard look like?"), decision("END"),  # discussion
                    '{"points": 2, "comment": "Good: energy. Say what the energy makes."}',  # grading q3
                    decision("teacher"), reply("Carbon dioxide is an input, not an output."), decision("END"))
@@ -64,7 +63,8 @@ def test_a_whole_lesson_through_stdin(tmp_path: Path) -> None:
     assert out.count("What a plant needs") == 3  # the scene, its slide, the outline: no heading twice
     assert out.count("Where does most of a tree's mass come from?") == 1  # asked once, not echoed
     assert "[spotlight on question]" in out and "[laser on leaf]" in out
-    assert "Ms. Rivera: Almost every food chain starts with a plant." in out
+    assert "Leo: So my burger is solar powered?" in out  # slide 3: its script, with classmates
+    assert "Mia: If the plant still has water and air" in out  # the discussion's script, then Mia live
     assert "Scene 4/5 · discussion · Plants in the dark" in out and "Mia: What would a plant in a dark cupboard" in out
     assert "== Question 1 of 3 (2 points) ==" in out and "  C) Carbon dioxide from the air" in out
     assert "'E' is not one of the options: answer with one letter A–D (or 1–4)" in out
@@ -102,13 +102,12 @@ def test_continue_resumes_the_lesson_at_its_scene(tmp_path: Path, maic_home: Pat
     [session_file] = (maic_home / "sessions").glob("*.json")
     progress = load_session(session_file).lesson.progress  # type: ignore[union-attr]
     assert (progress.scene, progress.step) == (1, 6)
-    second = runner.invoke(app, ["chat", "--continue", "--model", script(tmp_path, reply("Food chains start here."))],
-                           input="\n")
+    second = runner.invoke(app, ["chat", "--continue", "--model", script(tmp_path)], input="\n")
     assert second.exit_code == 0, second.output
     assert "Scene 2/5 · slide · The overall reaction" in second.stdout  # where it stopped, not lectured again
     assert SLIDE_ONE not in second.stdout and SLIDE_TWO not in second.stdout
     assert "Scene 3/5 · slide · Why it matters" in second.stdout
-    assert "Ms. Rivera: Food chains start here." in second.stdout
+    assert "Leo: So my burger is solar powered?" in second.stdout
 
 
 def test_a_broken_lesson_is_one_line(tmp_path: Path) -> None:

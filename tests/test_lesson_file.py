@@ -27,8 +27,8 @@ def test_the_sample_lessons_load(path: Path) -> None:
     lesson = load_lesson(path)
     kinds = {scene.type for scene in lesson.scenes}
     assert kinds == {"slide", "quiz", "discussion"}
-    assert any(isinstance(s, SlideScene) and s.script for s in lesson.scenes)  # a scripted slide
-    assert any(isinstance(s, SlideScene) and not s.script for s in lesson.scenes)  # one lectured live
+    assert all(s.script for s in lesson.scenes if isinstance(s, SlideScene))  # every slide scripted
+    assert all(s.script for s in lesson.scenes if isinstance(s, DiscussionScene))  # classmates open each discussion
     quiz = next(s for s in lesson.scenes if isinstance(s, QuizScene))
     assert {q.type for q in quiz.questions} == {"single", "multiple", "short"}
     elements = [e for _, slide in lesson.slide_scenes() for e in slide.elements]

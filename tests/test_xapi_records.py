@@ -54,7 +54,6 @@ def lesson_class(tmp_path: Path, *extra: str) -> Path:
     """A whole lesson played through ``maic chat`` by Ada: a question, the slides, a discussion, a
     quiz (right, wrong, partly right); returns its transcript."""
     replies = [decision("teacher"), reply("Mostly from the air, as carbon dioxide."), decision("END"),
-               reply("Almost every food chain starts with a plant."),
                reply("What would a plant in a dark cupboard look like?"), decision("END"),
                '{"points": 2, "comment": "Good: energy. Say what the energy makes."}']
     (tmp_path / "script.json").write_text(json.dumps(replies), encoding="utf-8")

@@ -141,15 +141,23 @@ def _step_parts(raw: object, fixes: Fixes) -> list[dict[str, str]]:
              if isinstance((value := raw.get(key)), str) and value.strip()]
     if len(parts) > 1:
         fixes["script steps split"] += 1
+    by = raw.get("by")
+    if isinstance(by, str) and by.strip() and parts and "say" in parts[-1]:
+        parts[-1]["by"] = by.strip()  # who says it: checked against the class by the caller
     return parts
 
 
-def slide_script(raw: list[Any], elements: list[SlideElement], fixes: Fixes) -> list[ScriptStep]:
-    """The lecture steps; those pointing at no element of this slide are dropped (counted)."""
+def slide_script(raw: list[Any], elements: list[SlideElement], fixes: Fixes,
+                 speakers: list[str] | None = None) -> list[ScriptStep]:
+    """The lecture steps; those pointing at no element of this slide are dropped (counted), and a line
+    said ``by`` someone not in ``speakers`` (the students of the class) is the teacher's (counted)."""
     known = {element.id for element in elements}
     steps: list[ScriptStep] = []
     for item in raw:
         for part in _step_parts(item, fixes):
+            if "by" in part and part["by"] not in (speakers or []):
+                del part["by"]
+                fixes["script lines by someone outside the class given to the teacher"] += 1
             if len(part.get("say", "")) > MAX_SAY:  # a step is a sentence or three: keep whole sentences
                 said = part["say"][:MAX_SAY]
                 part["say"] = said[:said.rfind(". ") + 1] if ". " in said else said

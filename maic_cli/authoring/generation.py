@@ -251,12 +251,15 @@ class Pipeline:
         """The lecture of a slide holding ``elements``, knowing where it stands and how the last one ended."""
         ids = [element.id for element in elements]
         shown = [{"id": e.id, "type": e.type, "text": e.plain_text()[:300]} for e in elements]
+        # The class's students may have a line of the lecture (``by``), on models that write free shapes.
+        speakers = [] if self.brief.limits.fixed_shapes else [i.id for i in self.brief.initiators]
+        students = [{"id": i.id, "name": i.name} for i in self.brief.initiators if i.id in speakers]
         data = {"scene": planned.model_dump(), "elements": shown, "position": place.position,
-                "previous_end": place.previous_end}
+                "previous_end": place.previous_end, "students": students}
         return await self.ask(
             f"{label}: lecture", "generation/script.j2", data, schema.ScriptReply,
-            schema.script_schema(ids, self.brief.limits),
-            lambda reply: fix.slide_script(reply.steps, elements, self.fixes))
+            schema.script_schema(ids, self.brief.limits, speakers),
+            lambda reply: fix.slide_script(reply.steps, elements, self.fixes, speakers))
 
     async def quiz(self, label: str, scene_id: str, planned: schema.OutlineScene,
                    taught: list[dict[str, Any]]) -> QuizScene:

@@ -153,8 +153,9 @@ def elements_schema(limits: Limits) -> dict[str, Any]:
     return _object(elements=_array({"anyOf": variants}, limits.elements))
 
 
-def script_schema(element_ids: list[str], limits: Limits) -> dict[str, Any]:
-    """Steps that say something or point at one of ``element_ids`` (and nothing else)."""
+def script_schema(element_ids: list[str], limits: Limits, speakers: list[str] | None = None) -> dict[str, Any]:
+    """Steps that say something or point at one of ``element_ids`` (and nothing else); with ``speakers``
+    (student ids), a say step may be one of theirs (``by``) — not on small models' fixed shapes."""
     say = _prose(limits, limits.speech_chars)
     if limits.fixed_shapes:  # spotlight an element, talk about it; the next one; and so on
         steps = []
@@ -164,6 +165,8 @@ def script_schema(element_ids: list[str], limits: Limits) -> dict[str, Any]:
     variants = [_object(say=say)]
     if element_ids:
         variants += [_object(spotlight=_enum(element_ids)), _object(laser=_enum(element_ids))]
+    if speakers:
+        variants.append(_object(say=say, by=_enum(speakers)))
     return _object(steps=_array({"anyOf": variants}, limits.steps))
 
 

@@ -280,7 +280,7 @@ COMMANDS = SlashCommands()
 
 @COMMANDS.command("/help", "show the commands")
 def _help(app: ChatApp, argument: str) -> None:
-    app.view.info(COMMANDS.help_text() + "\n  @id message  let that agent answer first")
+    app.view.info(COMMANDS.help_text() + "\n  @id message  let that agent answer first (or open with a name: Sam, …)")
 
 
 @COMMANDS.command("/class", "list the agents in this class")

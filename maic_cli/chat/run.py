@@ -185,8 +185,8 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
                       on_model_change=model_changed, prompts=prompts, director=director,
                       pace=DEFAULT_PACE if pace is None else pace, keys=watch_keys)
         console.print(render_header(state))
-        console.print(Text("Ask the class anything. @id asks one agent first; /help lists commands; "
-                           "Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
+        console.print(Text("Ask the class anything. @id (or a name: \"Sam, …\") asks one agent first; "
+                           "/help lists commands; Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
         if resumed:
             console.print(Text(f"Resumed {path} ({len(session.classroom.messages)} messages).", style="dim"))
 

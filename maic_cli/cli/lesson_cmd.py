@@ -211,14 +211,17 @@ def outline_lines(lesson: Lesson) -> list[str]:
 def check(file: Path = typer.Argument(..., help="The lesson file (YAML).")) -> None:
     """Validate a lesson file and print its outline (exit 2 if it is invalid)."""
     from ..store.config import load_settings
-    from ..store.lesson_class import class_problems
+    from ..store.lesson_class import class_problems, speaker_warnings
     from ..store.lessons import load_lesson
     from ..store.personas import load_registry
 
     lesson = load_lesson(file)
-    problems = class_problems(lesson, file, load_registry(load_settings().agents_dir))
+    registry = load_registry(load_settings().agents_dir)
+    problems = class_problems(lesson, file, registry)
     if problems:  # what maic chat --lesson would refuse, said now
         raise InputError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    for warning in speaker_warnings(lesson, file, registry):  # played, by the teacher: a warning only
+        typer.echo("warning: " + clean(warning).replace("\n", " "), err=True)
     for line in outline_lines(lesson):
         typer.echo(clean(line).replace("\n", " "))
 

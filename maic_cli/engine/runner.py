@@ -1,7 +1,8 @@
 """``ClassRunner``: one class, played one learner turn at a time.
 
 Chat, batch runs and ``replay --check`` all play a class the same way: a learner
-message arrives (an ``@id`` mention picks who answers first), it is recorded,
+message arrives (an ``@id`` mention, or a name it opens with — ``Sam, …`` — picks who answers
+first), it is recorded,
 a round runs, the round is finished and everything is saved.  The runner owns
 that sequence; what differs between them — where the class is recorded, saved
 and shown — plugs in as :class:`RunnerHooks`.
@@ -26,6 +27,7 @@ from contextlib import aclosing
 
 from ..llm.port import LLMClient
 from ..llm.spec import ModelSpec
+from .addressing import addressed_agent
 from .classroom import Classroom
 from .events import Event
 from .models import (
@@ -145,9 +147,13 @@ class ClassRunner:
 
     # -- the learner's turn ---------------------------------------------------------------
     def trigger_for(self, text: str) -> str | None:
-        """Who answers ``text`` first: the agent it mentions, if that agent is in the class."""
+        """Who answers ``text`` first: the agent it mentions (``@id``), if that agent is in the class,
+        else the class member it opens by calling by name (``Sam, …``: engine/addressing.py).  The
+        director's rule for a round's first turn dispatches it, whatever the policy would pick."""
         agent_id = mentioned(text)
-        return agent_id if agent_id in self.agents else None
+        if agent_id is not None:
+            return agent_id if agent_id in self.agents else None
+        return addressed_agent(text, self.members())
 
     def add_learner_message(self, text: str) -> None:
         self.classroom.add_learner_message(text)

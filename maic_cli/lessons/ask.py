@@ -6,8 +6,9 @@ director prompts (``LessonContext.grounding`` / ``beyond`` / ``focus``) for ever
 
 * a hosted model's round is played and stands as it is — its replies are never replaced;
 * on a small model (the spec's compact prompts), a question beyond the lesson is not put to the
-  model at all: the teacher says plainly that it goes beyond today's lesson and brings the learner
-  back (a ``grounding`` event of kind ``beyond``, then the teacher's message);
+  model at all: the teacher (or the classmate the learner called by name) says plainly that it
+  goes beyond today's lesson and brings the learner back (a ``grounding`` event of kind ``beyond``,
+  then that message);
 * on a small model, a question of the lesson is played as a round, and when the teacher's reply (a
   student's, when the question went to a student) does not carry the passages
   (:func:`~.grounding.carries`: a student's lucky phrase is not the answer), the teacher says the lesson's sentences
@@ -148,10 +149,12 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
     if small and beyond:
         runner.add_learner_message(text)
         grounded = GroundingEvent(kind="beyond", question=text[:500])
+        # The one the learner called (``Sam, …``, ``@id``) says it, as that one answers first in a round.
+        first = runner.agents.get(runner.trigger_for(text) or "") or player.teacher
         return await runner.play_scripted(
-            _teacher_says(player.teacher, beyond_text(scene.title if isinstance(scene, SlideScene) else
-                                                      player.position()), [grounded], player.pace),
-            trigger=player.teacher.id)
+            _teacher_says(first, beyond_text(scene.title if isinstance(scene, SlideScene) else
+                                             player.position()), [grounded], player.pace),
+            trigger=first.id)
     since = len(runner.classroom.messages) + 1  # after the learner's message
     result = await runner.play(text, overrides=asked)
     if small and result.reason not in ("aborted", "error") and needs_answer(text, grounding):

@@ -180,7 +180,7 @@ def lesson_passages(lesson: Lesson, answered: Iterable[str] = ()) -> list[Passag
         if isinstance(scene, SlideScene):
             for element in scene.elements:
                 found += element_passages(element, scene)
-            found += [Passage(_cut(s), scene.id, "script") for step in scene.script if step.say
+            found += [Passage(_cut(s), scene.id, "script") for step in scene.script if step.say and step.by is None
                       for s in _sentences(step.say)]
         elif isinstance(scene, QuizScene):
             for question in scene.questions:

@@ -260,7 +260,7 @@ class LessonProgress(BaseModel):
     """How far the learner got: saved in the session when a scene is entered and a lecture ends or stops."""
 
     scene: int = Field(default=0, ge=0)
-    step: int = Field(default=0, ge=0)  # the next script step of the current slide scene
+    step: int = Field(default=0, ge=0)  # the next script step of the current scene (a slide, a discussion)
     state: LessonState = "lecture"
     answers: dict[str, QuizAnswer] = Field(default_factory=dict)  # "<scene id>/<question id>" → answer
     discussed: list[str] = Field(default_factory=list)  # discussion scenes already opened

@@ -9,10 +9,12 @@ graded.  The caller (``maic chat``, ``maic run``) decides when to call what:
 * :meth:`LessonPlayer.start` opens the lesson (a ``lesson`` event, then a ``scene`` event
   for the current scene) — also when a saved session resumes it.
 * :meth:`~LessonPlayer.lecture` plays the current slide.  A slide with a script is said by
-  the lesson's teacher (the first agent whose role is teacher, else the first agent): a
+  the lesson's teacher (the first agent whose role is teacher, else the first agent), and a step
+  with ``by:`` by that classmate, in its own card (lessons/script.py): a
   ``say`` step streams in word-sized chunks (``pace`` seconds apart; none by default), a
   ``spotlight``/``laser`` step is an ``action`` event, and ``progress.step`` moves on after
-  each step (saved when the lecture ends or stops).  One lecture is one teacher message.  A slide without a script
+  each step (saved when the lecture ends or stops).  One lecture is one message per run of one
+  speaker's steps (a teacher-only script: one teacher message).  A slide without a script
   is lectured live: one round where the teacher speaks first with the lecture instruction in
   the prompt, capped at one agent turn (a lecture is the teacher's; the students' turn comes
   when the learner asks, and the cap keeps an unattended lecture from running on).
@@ -24,33 +26,25 @@ graded.  The caller (``maic chat``, ``maic run``) decides when to call what:
   :meth:`~maic_cli.engine.runner.ClassRunner.enter_scene`: the round's context, never saved).
 * :meth:`~LessonPlayer.next`, :meth:`~LessonPlayer.prev`, :meth:`~LessonPlayer.goto_slide`,
   :meth:`~LessonPlayer.advance` (what Enter does), :meth:`~LessonPlayer.outline`.
-* A discussion scene: :meth:`~LessonPlayer.discuss` opens one round with its topic, prompt
-  and initiator (the config change holds for that round only; the class is back to Q&A).
+* A discussion scene: :meth:`~LessonPlayer.discuss` plays its script first (the classmates'
+  opening lines and the teacher's answers, one card per speaker, ``progress.step`` as in a lecture),
+  then opens one live round with its topic, prompt and initiator (the config change holds for that
+  round only; the class is back to Q&A), and the learner is asked in.  Interrupted in its script, the
+  discussion resumes at the step; interrupted in its round, the round is played again.
 * A quiz scene: :meth:`~LessonPlayer.current_question`, then :meth:`~LessonPlayer.answer`
   (graded by ``lessons/quiz.py``) for each; the last answer also emits the quiz's score.
 
-``progress.step`` of a slide without a script is 0 before its live lecture and 1 after it.
+``progress.step`` of a slide without a script is 0 before its live lecture and 1 after it; of a
+discussion, the next step of its script.
 """
 
 from __future__ import annotations
 
-import asyncio
-import re
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
-from ..engine.events import (
-    ActionEvent,
-    AgentEndEvent,
-    AgentStartEvent,
-    Event,
-    LessonEvent,
-    QuizAnswerEvent,
-    QuizScoreEvent,
-    SceneEvent,
-    TextDeltaEvent,
-)
-from ..engine.models import AgentConfig, LessonContext, RoundOverrides, default_initiator, new_id
+from ..engine.events import Event, LessonEvent, QuizAnswerEvent, QuizScoreEvent, SceneEvent
+from ..engine.models import AgentConfig, LessonContext, RoundOverrides, default_initiator
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
 from ..errors import InputError
@@ -65,11 +59,12 @@ from .lesson import (
     QuizScene,
     Scene,
     SceneKind,
+    ScriptStep,
     SlideScene,
 )
 from .quiz import grade
+from .script import script_events
 
-WORDS = re.compile(r"\S+\s*")
 LIVE_LECTURE_TURNS = 1
 
 
@@ -229,7 +224,8 @@ class LessonPlayer:
         self.progress.state = "lecture"
         teacher = self.teacher
         if scene.script:
-            result = await self.runner.play_scripted(self._script_events(scene, teacher), trigger=teacher.id)
+            result = await self.runner.play_scripted(self._script_events(scene.script, teacher),
+                                                   trigger=teacher.id)
         else:
             overrides = RoundOverrides(max_turns=LIVE_LECTURE_TURNS, lesson=self.context("lecture"))
             since = len(self.runner.classroom.messages)
@@ -246,37 +242,15 @@ class LessonPlayer:
         self.runner.save()
         return result
 
-    def _chunks(self, text: str, after_text: bool) -> list[str]:
-        words = WORDS.findall(text.strip())
-        if words and after_text:
-            words[0] = " " + words[0]
-        return words
-
-    async def _script_events(self, scene: SlideScene, teacher: AgentConfig) -> AsyncGenerator[Event, None]:
-        """The rest of the slide's script as one teacher message; the step moves on right after its
-        last event, with no pause in between, so a cancel falls between steps or inside a ``say``
-        (which is then said again on resume).  Nothing is saved per step: the lecture is saved when
-        it ends or stops (:meth:`lecture`), so a file killed mid-lecture holds the state before it
-        (the lecture plays again from there, its partial message not yet in the classroom)."""
-        message_id = new_id("msg")
-        yield AgentStartEvent(message_id=message_id, agent_id=teacher.id, agent_name=teacher.name,
-                              avatar=teacher.avatar, color=teacher.color)
-        said = False
-        while self.progress.step < len(scene.script):
-            step = scene.script[self.progress.step]
-            if step.say is not None:
-                for chunk in self._chunks(step.say, said):
-                    await asyncio.sleep(self.pace or 0)  # also where a cancel lands
-                    yield TextDeltaEvent(message_id=message_id, content=chunk)
-                said = True
-            else:
-                await asyncio.sleep(0)
-                yield ActionEvent(action_id=new_id("act"), action_name="spotlight" if step.spotlight else "laser",
-                                  params={"elementId": step.target}, agent_id=teacher.id, message_id=message_id)
-            self.progress.step += 1
-            if self.on_step is not None:
-                self.on_step(self.progress.step)
-        yield AgentEndEvent(message_id=message_id, agent_id=teacher.id)
+    def _script_events(self, script: list[ScriptStep], teacher: AgentConfig) -> AsyncGenerator[Event, None]:
+        """The rest of a scene's script from ``progress.step``, each speaker in its own card
+        (lessons/script.py); the step moves on right after its last event, with no pause in between,
+        so a cancel falls between steps or inside a ``say`` (which is then said again on resume).
+        Nothing is saved per step: the lecture (or discussion) is saved when it ends or stops, so a
+        file killed mid-script holds the state before it (the script plays again from there, its
+        partial message not yet in the classroom)."""
+        return script_events(script, self.progress, teacher, self.runner.members(), pace=self.pace,
+                             on_step=self.on_step)
 
     # -- the learner, discussions -------------------------------------------------------------------------
     async def ask(self, text: str, *, about: str | None = None) -> RoundResult:
@@ -293,10 +267,19 @@ class LessonPlayer:
         return await ask_grounded(self, text)
 
     async def discuss(self) -> RoundResult:
-        """The discussion scene's round, opened by its initiator (or the class's first student)."""
+        """The discussion scene: its script from ``progress.step`` (one card per speaker), then the
+        round opened by its initiator (or the class's first student); see the module."""
         scene = self.scene
         if not isinstance(scene, DiscussionScene):
             raise LessonNavigationError(f"{self.position()} is not a discussion")
+        self.progress.state = "lecture"  # under way again (a paused discussion goes on)
+        if self.progress.step < len(scene.script):
+            teacher = self.teacher
+            said = await self.runner.play_scripted(self._script_events(scene.script, teacher), trigger=teacher.id)
+            if said.reason == "aborted":
+                self.progress.state = "paused"
+                self.runner.save()
+                return said
         members = self.runner.members()
         initiator = scene.initiator if scene.initiator in {a.id for a in members} else None
         if initiator is None:
@@ -304,6 +287,8 @@ class LessonPlayer:
         overrides = RoundOverrides(discussion_topic=scene.topic, discussion_prompt=scene.prompt,
                                    initiator_id=initiator, lesson=self.context("discuss"))
         result = await self.runner.play_round(initiator, overrides=overrides, fresh=True)
+        if result.reason == "aborted":
+            self.progress.state = "paused"
         if result.speakers and result.reason != "aborted" and scene.id not in self.progress.discussed:
             self.progress.discussed.append(scene.id)
         self.runner.save()

@@ -7,7 +7,7 @@ text (a lesson file is untrusted).
 
 from __future__ import annotations
 
-from ..lessons.lesson import LETTERS, QuizQuestion, QuizScene, SlideScene
+from ..lessons.lesson import LETTERS, DiscussionScene, QuizQuestion, QuizScene, SlideScene
 from ..lessons.player import LessonPlayer, OutlineEntry
 
 
@@ -55,10 +55,14 @@ def hint_after(player: LessonPlayer) -> str | None:
     if progress.state == "finished":
         again = ", or /slide N to look again" if player.lesson.slides() else ""
         return f"The lesson is finished. Ask the class anything, /outline{again}."
+    discussion = isinstance(player.scene, DiscussionScene)
     if progress.state == "paused":
-        return "Lecture paused. Ask your question, or press Enter (/continue) to go on."
+        what = "Discussion" if discussion else "Lecture"
+        return f"{what} paused. Ask your question, or press Enter (/continue) to go on."
     if player.current_question() is not None:
         return None
     last = progress.scene + 1 >= len(player.lesson.scenes)
     then = "finish the lesson" if last else "go on"
+    if discussion and player.scene_done(progress.scene):
+        return f"Your turn: what do you think? Type it, or press Enter to {then}."
     return f"Press Enter to {then}, or type a question. /outline shows the lesson."
