@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 
 from ..engine.events import (
@@ -95,6 +95,9 @@ class LessonPlayer:
         # Called right after each script step with the new step (``maic run`` stops a lecture there to
         # ask a scenario's question); a cancel it starts lands before the next step.
         self.on_step: Callable[[int], None] | None = None
+        # Awaited before a spotlight or laser step and at the script's end (``maic chat --voice``: until the
+        # speech before it has been heard), so a lecture read aloud is paced by its audio.
+        self.wait_spoken: Callable[[], Awaitable[None]] | None = None
 
     # -- where we are -----------------------------------------------------------------------------
     @property
@@ -270,12 +273,14 @@ class LessonPlayer:
                     yield TextDeltaEvent(message_id=message_id, content=chunk)
                 said = True
             else:
-                await asyncio.sleep(0)
+                await (self.wait_spoken() if self.wait_spoken is not None else asyncio.sleep(0))
                 yield ActionEvent(action_id=new_id("act"), action_name="spotlight" if step.spotlight else "laser",
                                   params={"elementId": step.target}, agent_id=teacher.id, message_id=message_id)
             self.progress.step += 1
             if self.on_step is not None:
                 self.on_step(self.progress.step)
+        if self.wait_spoken is not None:
+            await self.wait_spoken()
         yield AgentEndEvent(message_id=message_id, agent_id=teacher.id)
 
     # -- the learner, discussions -------------------------------------------------------------------------

@@ -1,0 +1,65 @@
+"""Sentences out of streamed text: complete ones as soon as they are, the same whatever the split."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maic_cli.speech.sentence_stream import LONGEST, SentenceStream, split_sentences
+
+
+def feed_in_pieces(text: str, cuts: list[int]) -> list[str]:
+    stream = SentenceStream()
+    sentences: list[str] = []
+    start = 0
+    for cut in sorted(set(cuts)):
+        sentences += stream.feed(text[start:cut])
+        start = cut
+    sentences += stream.feed(text[start:])
+    rest = stream.flush()
+    return sentences + ([rest] if rest else [])
+
+
+def test_a_sentence_is_handed_out_once_the_space_after_its_full_stop_arrives() -> None:
+    stream = SentenceStream()
+    assert stream.feed("Plants need light") == []
+    assert stream.feed(".") == []  # "3." of "3.5", or the end: not known yet
+    assert stream.feed(" Water") == ["Plants need light."]
+    assert stream.feed(" too! And") == ["Water too!"]
+    assert stream.flush() == "And"
+    assert stream.flush() is None
+
+
+def test_numbers_abbreviations_and_initials_do_not_end_a_sentence() -> None:
+    assert split_sentences("It is 3.5 metres, e.g. a door. Ask Dr. Lee or J. Smith. Done") == [
+        "It is 3.5 metres, e.g. a door.", "Ask Dr. Lee or J. Smith.", "Done"]
+
+
+def test_line_breaks_quotes_and_ellipses() -> None:
+    assert split_sentences('She said "yes." Then…  wait?! Okay\n- one item\n\n- two') == [
+        'She said "yes."', "Then…", "wait?!", "Okay", "- one item", "- two"]
+
+
+def test_a_sentence_with_no_end_is_cut_at_a_space_before_the_longest() -> None:
+    text = ("word " * 200).strip()
+    sentences = split_sentences(text)
+    assert all(len(s) <= LONGEST for s in sentences)
+    assert " ".join(sentences) == text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["Hello there.", " ", "\n", "e.g.", " Dr. Who", "3.5", "?!", "…", '"', ")",
+                                 "word", "x" * 90, "  ", ".", "A."]), max_size=30).map("".join),
+       st.lists(st.integers(min_value=0, max_value=3000), max_size=25))
+def test_any_split_into_deltas_gives_the_same_sentences(text: str, cuts: list[int]) -> None:
+    whole = split_sentences(text)
+    assert feed_in_pieces(text, [c % (len(text) + 1) for c in cuts]) == whole
+    assert feed_in_pieces(text, list(range(len(text)))) == whole  # a character at a time
+    assert all(s == s.strip() and s for s in whole)
+    assert "".join(whole).replace(" ", "").replace("\n", "") == text.replace(" ", "").replace("\n", "")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=700), st.lists(st.integers(min_value=0, max_value=700), max_size=12))
+def test_any_text_any_split(text: str, cuts: list[int]) -> None:
+    assert feed_in_pieces(text, [c % (len(text) + 1) for c in cuts]) == split_sentences(text)
