@@ -12,6 +12,7 @@ import time
 import wave
 from io import BytesIO
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -256,7 +257,7 @@ def test_find_player_takes_the_first_the_system_has(tmp_path: Path, monkeypatch:
 class FakeStream:
     """Stands in for sounddevice.RawOutputStream: takes blocks, sleeps a little for each."""
 
-    written: list[bytes] = []
+    written: ClassVar[list[bytes]] = []
     aborted = False
 
     def __init__(self, **options: object) -> None:

@@ -47,9 +47,12 @@ def test_a_sentence_with_no_end_is_cut_at_a_space_before_the_longest() -> None:
     assert " ".join(sentences) == text
 
 
+PIECES = ["Hello there.", " ", "\n", "e.g.", " Dr. Who", "3.5", "?!", "…", '"', ")", "word", "x" * 90, "  ", ".", "A.",
+          "```", "~~~", "```py\n"]
+
+
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["Hello there.", " ", "\n", "e.g.", " Dr. Who", "3.5", "?!", "…", '"', ")",
-                                 "word", "x" * 90, "  ", ".", "A."]), max_size=30).map("".join),
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join),
        st.lists(st.integers(min_value=0, max_value=3000), max_size=25))
 def test_any_split_into_deltas_gives_the_same_sentences(text: str, cuts: list[int]) -> None:
     whole = split_sentences(text)
@@ -63,3 +66,11 @@ def test_any_split_into_deltas_gives_the_same_sentences(text: str, cuts: list[in
 @given(st.text(max_size=700), st.lists(st.integers(min_value=0, max_value=700), max_size=12))
 def test_any_text_any_split(text: str, cuts: list[int]) -> None:
     assert feed_in_pieces(text, [c % (len(text) + 1) for c in cuts]) == split_sentences(text)
+
+
+def test_a_code_fence_is_never_cut_into_sentences() -> None:
+    text = "Try this.\n```python\nfor i in range(3):\n    print(i)\n```\nIt prints. Done"
+    assert split_sentences(text) == ["Try this.", "```python\nfor i in range(3):\n    print(i)\n```", "It prints.",
+                                     "Done"]
+    long_listing = "See:\n```\n" + "x = 1\n" * 100 + "```\nThat is all."
+    assert split_sentences(long_listing) == ["See:", "```\n" + "x = 1\n" * 100 + "```", "That is all."]

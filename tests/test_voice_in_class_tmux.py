@@ -29,6 +29,9 @@ SCALE = 0.6  # the stand-in player sleeps this much of each sentence's length
 FIRST_SAY = ["Here is a puzzle to start.", "A tree weighs tonnes, yet the soil around it barely shrinks.",
              "Where does all that mass come from?"]
 
+CHLOROPHYLL = ("Chlorophyll is the green pigment in the leaf. It catches the light, mostly red and blue, and "
+               "passes the green on. Without it there is no sugar at all, and the plant slowly starves.")
+
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None or shutil.which("espeak-ng") is None,
                                 reason="needs tmux and espeak-ng")
 
@@ -71,6 +74,12 @@ def wait_for(check: Callable[[], object], timeout: float = 30.0, step: float = 0
     raise AssertionError("timed out waiting")
 
 
+def after_last(screen: str, text: str) -> str:
+    """The screen after the last place ``text`` shows (empty if it does not)."""
+    at = screen.rfind(text)
+    return "" if at < 0 else screen[at:]
+
+
 @pytest.fixture
 def spoken_class(tmp_path: Path, maic_home: Path) -> Iterator[tuple[Tmux, Path, Path]]:
     bin_dir = tmp_path / "bin"
@@ -79,6 +88,8 @@ def spoken_class(tmp_path: Path, maic_home: Path) -> Iterator[tuple[Tmux, Path, 
     model.write_text(json.dumps([
         decision("teacher"), reply("Leaves need light to make sugar. The light splits water."),
         decision("curious_student"), reply("So no light means no sugar? Then the plant starves."),
+        decision("END"),
+        decision("teacher"), {"reply": reply(CHLOROPHYLL), "chunk_size": 6, "chunk_delay": 0.5},  # slow: cut mid-way
         decision("END")]), encoding="utf-8")
     session = tmp_path / "class.json"
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "MAIC_HOME": str(maic_home),
@@ -141,14 +152,31 @@ def test_a_lesson_is_read_aloud_in_step_and_a_key_stops_it(spoken_class: tuple[T
     assert [p.voice["agent"] for p in answers] == ["teacher"] * 2 + ["curious_student"] * 2
     assert answers[0].params != answers[2].params  # two voices
     assert {p.params for p in answers[:2]} == {played[0].params}  # the teacher's, as in the lecture
-    assert "you ›" in str(wait_for(lambda: tmux.screen().rstrip().endswith("you ›") and tmux.screen()))
+    assert wait_for(lambda: after_last(tmux.screen(), "Then the plant starves.").count("you ›") == 1)
 
-    # 4. The class is whole: leave, and the session holds the interrupted lecture and the answers.
+    # 4. Ctrl-C while the next answer streams and its first sentence is heard: text and sound stop together, the
+    #    half-said answer is kept.
+    tmux.keys("What is chlorophyll?", "Enter")
+    ninth: Played = wait_for(lambda: next((p for p in read_player_log(log)[8:]), None))  # type: ignore[assignment]
+    assert ninth.text == "Chlorophyll is the green pigment in the leaf."
+    pressed = time.time()
+    tmux.keys("C-c")
+    wait_for(lambda: not alive(ninth.pid), timeout=2.0, step=0.01)
+    assert time.time() - pressed < 0.5
+    wait_for(lambda: after_last(tmux.screen(), "Chlorophyll is").count("you ›") == 1)
+    time.sleep(1.0)
+    assert [p.end for p in read_player_log(log)[8:]] == [None]  # cut short, and nothing after it was played
+    screen = tmux.screen()
+    assert "Chlorophyll is the green pigment in the leaf." in screen
+    assert "slowly starves" not in screen  # the text stopped with the sound
+
+    # 5. The class is whole: leave, and the session holds the interrupted lecture and the answers.
     tmux.keys("/quit", "Enter")
     wait_for(lambda: "Session saved" in tmux.screen(), timeout=20)
     saved = json.loads(session.read_text(encoding="utf-8"))
     messages = saved["classroom"]["messages"]
     texts = " ".join(str(m) for m in messages)
     assert "A plant needs only three things" in texts and "Then the plant starves." in texts
-    assert any(m.get("interrupted") for m in messages)
+    assert "Chlorophyll is the green pigment" in texts and "slowly starves" not in texts
+    assert sum(bool(m.get("interrupted")) for m in messages) == 2  # the lecture and the answer
     assert saved["lesson"]["progress"]["state"] in ("paused", "lecture")

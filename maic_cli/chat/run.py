@@ -210,8 +210,8 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
 
         voice = _open_voice(speech, session, view)
         app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
-                      recorder=recorder, voice=voice, show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director,
-                      pace=pace)  # plain output: at once, unless --pace asks
+                      recorder=recorder, voice=voice, show_whiteboard=show_whiteboard_plain, prompts=prompts,
+                      director=director, pace=pace)  # plain output: at once, unless --pace asks
 
         read_line = LineReader(sys.stdin).next_line
 
@@ -232,7 +232,8 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
     return app
 
 
-def _open_voice(speech: tuple[SpeechEngine, dict[str, Voice]] | None, session: Session, view: View) -> ClassVoice | None:
+def _open_voice(speech: tuple[SpeechEngine, dict[str, Voice]] | None, session: Session,
+                view: View) -> ClassVoice | None:
     if speech is None:
         return None
     from .speaking import open_class_voice

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from ..engine.policies import DirectorPolicy
     from ..lessons.lesson import LessonPlay
     from ..llm.spec import ModelSpec
-    from ..store.config import Settings
     from ..speech.port import SpeechEngine, Voice
+    from ..store.config import Settings
     from ..store.session import Session
     from .memory import ChatMemory
 

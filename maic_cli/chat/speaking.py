@@ -242,7 +242,9 @@ def open_class_voice(engine: SpeechEngine, voices: dict[str, Voice], *, agents: 
         info(NO_PLAYER)
         return None
     if normalise is None:
-        from ..speech.speakable import speakable as normalise
+        from ..speech.normalize import for_speech
+
+        normalise = for_speech
     fallback = Voice(engine.name, next(iter(voices.values())).id if voices else "")
     voice = ClassVoice(engine, player, voice_for=lambda agent: voices.get(agent.id, fallback), agents=agents,
                        normalise=normalise, report=report)

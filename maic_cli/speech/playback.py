@@ -85,9 +85,10 @@ class CommandPlayer:
             handle.write(wav_bytes(audio, comment))
         try:
             try:
+                # In maic's process group: a closed terminal (SIGHUP) or Ctrl-C (SIGINT) stops the player too.
                 process = await asyncio.create_subprocess_exec(
                     *self.argv, str(path), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                    stderr=asyncio.subprocess.PIPE, start_new_session=True)  # Ctrl-C reaches maic, not the player
+                    stderr=asyncio.subprocess.PIPE)
             except OSError as exc:
                 raise SpeechError(self.name, f"cannot start the player: {exc.strerror or exc}") from None
             try:
@@ -95,7 +96,7 @@ class CommandPlayer:
             except asyncio.CancelledError:
                 await _kill(process)
                 raise
-            if process.returncode:
+            if process.returncode and process.returncode > 0:  # < 0: stopped by a signal (Ctrl-C), not a fault
                 last = (stderr or b"").decode("utf-8", errors="replace").strip().splitlines()[-1:] or [""]
                 raise SpeechError(self.name, f"the player exited with {process.returncode}: {last[0]}",
                                   f"set {ENV_PLAYER} to another player, or --voice off")

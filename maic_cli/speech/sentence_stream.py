@@ -7,7 +7,8 @@ complete, so its synthesis can start while the rest still streams.  A sentence e
 * at ``.``, ``!``, ``?`` or ``…`` (and any closing quotes or brackets after them) followed by white space, unless
   the word is a common abbreviation (``e.g.``, ``Dr.``) or a single letter (an initial);
 * at a line break (a list item, a paragraph);
-* at :data:`LONGEST` characters with no end in sight: cut at the last space before it.
+* at :data:`LONGEST` characters with no end in sight: cut at the last space before it;
+* never inside a code fence (a listing goes whole to the normaliser, which leaves it unread).
 
 What counts as complete depends on the text alone, never on where the pieces were cut: any split of a text
 into deltas gives the same sentences (``tests/test_sentence_stream.py`` checks this with hypothesis).  The
@@ -19,6 +20,7 @@ from __future__ import annotations
 import re
 
 LONGEST = 320  # characters: a sentence longer than this is cut (a voice should not wait for a paragraph)
+_FENCE = re.compile(r"```|~~~")
 _END = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)|\n")
 _ABBREVIATIONS = frozenset({
     "e.g.", "i.e.", "etc.", "vs.", "cf.", "mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "no.", "fig.", "approx.",
@@ -36,9 +38,29 @@ def _is_abbreviation(text: str, end: int) -> bool:
     return len(word) == 2 and word[0].isalpha() and word[1] == "."  # "J. Smith", "A. thaliana"
 
 
-def _first_end(window: str) -> int | None:
-    """Where the first sentence of ``window`` ends (an index into it), or ``None``."""
+def _fences(text: str) -> list[tuple[int, int | None]]:
+    """Where code fences (```` ``` ```` or ``~~~``) open and close in ``text``: (start, end after the close or None)."""
+    spans: list[tuple[int, int | None]] = []
+    at = 0
+    while (match := _FENCE.search(text, at)) is not None:
+        close = text.find(match.group(), match.end())
+        if close < 0:
+            spans.append((match.start(), None))
+            break
+        spans.append((match.start(), close + 3))
+        at = close + 3
+    return spans
+
+
+def _inside(spans: list[tuple[int, int | None]], position: int) -> tuple[int, int | None] | None:
+    return next((span for span in spans if span[0] < position and (span[1] is None or position < span[1])), None)
+
+
+def _first_end(window: str, spans: list[tuple[int, int | None]]) -> int | None:
+    """Where the first sentence of ``window`` ends (an index into it), or ``None``; never inside a code fence."""
     for match in _END.finditer(window):
+        if _inside(spans, match.start()):
+            continue
         if match.group() == "\n":
             return match.start()
         if match.group() == "." and _is_abbreviation(window, match.end()):
@@ -66,12 +88,20 @@ class SentenceStream:
             # Only the first LONGEST + 1 characters decide (the +1: white space right after a full stop at
             # LONGEST still ends a sentence), so a long text cuts where it would have cut had it come whole.
             window = self._buffer[:LONGEST + 1]
-            end = _first_end(window)
+            spans = _fences(self._buffer)
+            end = _first_end(window, spans)
             if end is None:  # (an end found always lies inside the window)
                 if len(self._buffer) <= LONGEST:
                     break
-                end = window.rfind(" ", 0, LONGEST)
-                end = LONGEST if end <= 0 else end
+                fence = _inside(spans, LONGEST)
+                if fence is not None:  # a listing is never cut: it goes whole, once it closes
+                    if fence[1] is None:
+                        break
+                    end = fence[1]
+                else:
+                    end = window.rfind(" ", 0, LONGEST)
+                    span = _inside(spans, end) if end > 0 else None
+                    end = LONGEST if end <= 0 else span[1] if span is not None and span[1] is not None else end
             sentence, self._buffer = self._buffer[:end].strip(), self._buffer[end:]
             if sentence:
                 sentences.append(sentence)
