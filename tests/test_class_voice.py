@@ -11,6 +11,7 @@ import asyncio
 import time
 import wave
 from io import BytesIO
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -41,7 +42,9 @@ class RecordingPlayer:
         self.scale, self.fail_at = scale, fail_at
         self.played: list[dict[str, object]] = []
 
-    async def play(self, audio: Audio, comment: str = "") -> None:
+    async def play(self, audio: Audio, comment: str = "", on_start: Callable[[], None] | None = None) -> None:
+        if on_start is not None:
+            on_start()
         entry: dict[str, object] = {"comment": comment, "seconds": audio.seconds, "start": time.monotonic(),
                                     "end": None}
         self.played.append(entry)

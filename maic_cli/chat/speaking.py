@@ -48,9 +48,12 @@ class Said:
     voice: Voice
     complete: float  # its end arrived in the text stream
     synthesized: float | None = None
-    started: float | None = None  # its first audio: the player was handed it
+    started: float | None = None  # its first audio: the player (its process, the stream) was started with it
     finished: float | None = None
     cut: bool = False  # stopped before its end
+
+    def heard(self) -> None:
+        self.started = time.monotonic()
 
     @property
     def latency(self) -> float | None:
@@ -141,9 +144,8 @@ class ClassVoice(RunnerHooks):
             item = self._current = await self._queue.get()
             try:
                 audio = await item.audio
-                item.said.started = time.monotonic()
                 self.said.append(item.said)
-                await self.player.play(audio, _comment(item.said))
+                await self.player.play(audio, _comment(item.said), on_start=item.said.heard)
                 item.said.finished = time.monotonic()
             except asyncio.CancelledError:  # stop(): it has counted this one
                 raise

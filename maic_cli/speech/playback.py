@@ -22,6 +22,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .port import Audio, SpeechError
@@ -54,8 +55,9 @@ def wav_bytes(audio: Audio, comment: str = "") -> bytes:
 class Player(Protocol):
     name: str
 
-    async def play(self, audio: Audio, comment: str = "") -> None:
-        """Play ``audio`` to its end; cancelling stops it at once.  Raises :class:`SpeechError`."""
+    async def play(self, audio: Audio, comment: str = "", on_start: Callable[[], None] | None = None) -> None:
+        """Play ``audio`` to its end; cancelling stops it at once.  Raises :class:`SpeechError`.  ``on_start`` is
+        called when the sound is handed to the device (the player process started, the stream opened)."""
         ...
 
     def close(self) -> None:
@@ -78,7 +80,7 @@ class CommandPlayer:
         self._count += 1
         return self._folder / f"{self._count:05d}.wav"
 
-    async def play(self, audio: Audio, comment: str = "") -> None:
+    async def play(self, audio: Audio, comment: str = "", on_start: Callable[[], None] | None = None) -> None:
         path = self._file()
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as handle:
@@ -91,6 +93,8 @@ class CommandPlayer:
                     stderr=asyncio.subprocess.PIPE)
             except OSError as exc:
                 raise SpeechError(self.name, f"cannot start the player: {exc.strerror or exc}") from None
+            if on_start is not None:
+                on_start()
             try:
                 _, stderr = await process.communicate()
             except asyncio.CancelledError:
@@ -126,12 +130,15 @@ class SoundDevicePlayer:
     module: Any
     name: str = "sounddevice"
 
-    async def play(self, audio: Audio, comment: str = "") -> None:
+    async def play(self, audio: Audio, comment: str = "", on_start: Callable[[], None] | None = None) -> None:
         stop = threading.Event()
+        loop = asyncio.get_running_loop()
 
         def write() -> None:
             try:
                 with self.module.RawOutputStream(samplerate=audio.rate, channels=1, dtype="int16") as stream:
+                    if on_start is not None:
+                        loop.call_soon_threadsafe(on_start)
                     block = audio.rate // 10 * 2  # a tenth of a second: a stop is heard within it
                     for start in range(0, len(audio.pcm), block):
                         if stop.is_set():
@@ -141,7 +148,7 @@ class SoundDevicePlayer:
             except Exception as exc:  # noqa: BLE001 - PortAudio's errors are of its own kinds
                 raise SpeechError(self.name, f"cannot play: {exc}") from None
 
-        future = asyncio.get_running_loop().run_in_executor(None, write)
+        future = loop.run_in_executor(None, write)
         try:
             await asyncio.shield(future)
         except asyncio.CancelledError:

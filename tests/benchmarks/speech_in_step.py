@@ -7,8 +7,9 @@ every 25 ms); its sentences are synthesized by the real offline engine (Piper's 
 else espeak-ng) and handed to a player.  Measured for each reply's first sentence, when the player is idle:
 
 * **to first audio**: from the moment the sentence's end arrived in the text (the white space after its full
-  stop) to the moment the player process was started with its sound (the stand-in player of
-  tests/speech_doubles.py logs its own start, so a process's start-up is counted too) — goal ≤ 0.4 s once warm;
+  stop) to the moment the player process was started with its sound — goal ≤ 0.4 s once warm.  (The stand-in
+  player of tests/speech_doubles.py is a Python script that logs its own start too, a Python start-up later than
+  a real player would make a sound; that number is printed beside it.)
 * **synthesis**: the engine's time for the sentence, and its real-time factor (synthesis / audio length);
 * **gap**: from the end of sentence n's audio to the start of sentence n+1's, within a reply (0 when n+1 was
   synthesized while n played, as it should be).
@@ -90,17 +91,18 @@ async def main(voice_name: str, trials: int) -> None:
     assert len(played) == len(said), (len(played), len(said))
     firsts = list(range(0, len(said), 2))  # each reply is two sentences: its first is heard from idle
     wall = time.time() - time.monotonic()  # the stand-in logs wall-clock time; ours is monotonic
-    to_audio = [played[i].start - wall - said[i].complete for i in firsts]
-    handed = [said[i].latency or 0.0 for i in firsts]
+    to_audio = [said[i].latency or 0.0 for i in firsts]
+    to_stand_in = [played[i].start - wall - said[i].complete for i in firsts]
     synth = [(s.synthesized or 0.0) - s.complete for s in said]
     rtf = [synth[i] / played[i].seconds for i in range(len(said)) if played[i].seconds]
-    gaps = [played[i + 1].start - (played[i].end or played[i].start) for i in firsts if i + 1 < len(said)]
+    gaps = [(said[i + 1].started or 0.0) - (said[i].finished or 0.0) for i in firsts if i + 1 < len(said)]
     print(f"engine: {spec.name} ({type(engine).__name__}); player: stand-in ({player.argv[0]}); "
           f"{len(replies) - 1} replies after the first, 2 sentences each")
     print(f"first reply (cold): to first audio {to_audio[0]:.3f} s, synthesis {synth[0]:.3f} s")
     warm = to_audio[1:]
-    print(f"to first audio, warm: median {statistics.median(warm):.3f} s, max {max(warm):.3f} s "
-          f"(of which handed to the player: median {statistics.median(handed[1:]):.3f} s)")
+    print(f"to first audio (player process started), warm: median {statistics.median(warm):.3f} s, "
+          f"max {max(warm):.3f} s; to the stand-in's own first line (a Python start-up later): median "
+          f"{statistics.median(to_stand_in[1:]):.3f} s")
     print(f"synthesis per sentence, warm: median {statistics.median(synth[2:]):.3f} s, "
           f"real-time factor median {statistics.median(rtf[2:]):.3f}")
     print(f"gap between a reply's two sentences: median {statistics.median(gaps[1:]):.3f} s, max {max(gaps[1:]):.3f} s")
