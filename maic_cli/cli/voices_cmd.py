@@ -63,9 +63,9 @@ def list_voices(voice: str = VoiceOption, voice_api_base: str = VoiceApiBaseOpti
     for column in ("agent", "role", "voice", "speed", "pitch", "from"):
         table.add_column(column)
     for agent in agents:
-        chosen = voices[agent.id]
-        table.add_row(Text(clean(agent.id)), Text(agent.role), Text(clean(chosen.id)), f"{chosen.speed:.2f}",
-                      f"{chosen.pitch:+.1f}", Text(origin(agent)))
+        said = voices[agent.id]
+        table.add_row(Text(clean(agent.id)), Text(agent.role), Text(clean(said.id)), f"{said.speed:.2f}",
+                      f"{said.pitch:+.1f}", Text(origin(agent)))
     console.print(table)
 
 
