@@ -44,8 +44,10 @@ class Settings(BaseModel):
     max_turns: int | None = Field(default=None, ge=1, le=50)
     temperature: float | None = Field(default=None, ge=0, le=2)
     structured: Literal["auto", "off", "json_schema", "json_object"] | None = None
-    voice: str | None = Field(default=None, max_length=200)  # the class aloud: off, local, espeak, openai/tts-1 …
-    voice_api_base: str | None = Field(default=None, max_length=500)  # where an OpenAI-compatible voice is served
+    # The class's voice (speech/spec.py: off, local, espeak, openai-compatible, openai/tts-1 …) and where an
+    # OpenAI-compatible speech server is: the user's own settings, never a persona's or a lesson's.
+    voice: str | None = Field(default=None, max_length=200)
+    voice_api_base: str | None = Field(default=None, max_length=500)
 
 
 # An empty config.yaml (or one holding only comments) is a YAML null: no settings, not an error.
