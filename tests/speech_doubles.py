@@ -104,6 +104,7 @@ class Played:
     seconds: float
     comment: str
     end: float | None  # None: killed before its end
+    file: str = ""  # the WAV file it was given
 
     @property
     def voice(self) -> dict[str, str]:
@@ -127,7 +128,8 @@ def read_player_log(log: Path) -> list[Played]:
         return []
     entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
     ends = {e["pid"]: e["t"] for e in entries if e["event"] == "end"}
-    return [Played(pid=e["pid"], start=e["t"], seconds=e["seconds"], comment=e["comment"], end=ends.get(e["pid"]))
+    return [Played(pid=e["pid"], start=e["t"], seconds=e["seconds"], comment=e["comment"], end=ends.get(e["pid"]),
+                   file=e["file"])
             for e in entries if e["event"] == "start"]
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import time
 import wave
-from io import BytesIO
 from collections.abc import Callable
+from io import BytesIO
 from pathlib import Path
 from typing import ClassVar
 

@@ -220,14 +220,15 @@ def voice_engine(flag: str | None, settings: Settings) -> SpeechEngine | None:
     """``--voice`` (over ``MAIC_VOICE`` and config.yaml's ``voice:``), parsed once: the engine that says the class,
     ``None`` for ``off``.  One that cannot speak here (no key, not installed) is one line, exit 2, before anything
     starts."""
-    from ..speech.factory import check_ready, make_engine
+    from ..speech.factory import check_ready, open_engine
     from ..speech.spec import resolve
+    from ..store.paths import speech_cache_dir
 
     spec = resolve(flag, settings.voice, api_base=settings.voice_api_base)
     if not spec.enabled:
         return None
     check_ready(spec)
-    return make_engine(spec)
+    return open_engine(spec, speech_cache_dir())  # a sentence said before is not synthesized again
 
 
 def cast_voices(engine: SpeechEngine, session: Session) -> dict[str, Voice]:

@@ -20,9 +20,9 @@ import shutil
 import struct
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from .port import Audio, SpeechError
