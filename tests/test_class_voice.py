@@ -295,3 +295,20 @@ def test_sounddevice_plays_in_a_thread_and_stops_within_a_block() -> None:
 
     took = asyncio.run(main())
     assert FakeStream.aborted and 1 <= len(FakeStream.written) < 30 and took < 0.2
+
+
+def test_a_silent_voice_starts_on_a_long_sentence_s_first_clause() -> None:
+    async def main() -> ClassVoice:
+        voice = make_voice(ToneEngine(), RecordingPlayer(scale=0.0))
+        text = "Carbon dioxide comes in through the pores, water comes up from the roots, and light powers it."
+        for event in message("teacher", text, pieces=12):
+            voice.event(event)
+            await asyncio.sleep(0)
+        await voice.wait_spoken()
+        await voice.aclose()
+        return voice
+
+    said = [s.text for s in asyncio.run(main()).said]
+    assert said[0] == "Carbon dioxide comes in through the pores,"  # heard before the sentence ended
+    assert " ".join(said) == ("Carbon dioxide comes in through the pores, water comes up from the roots, "
+                              "and light powers it.")

@@ -74,3 +74,35 @@ def test_a_code_fence_is_never_cut_into_sentences() -> None:
                                      "Done"]
     long_listing = "See:\n```\n" + "x = 1\n" * 100 + "```\nThat is all."
     assert split_sentences(long_listing) == ["See:", "```\n" + "x = 1\n" * 100 + "```", "That is all."]
+
+
+def test_a_first_clause_can_be_taken_before_its_sentence_ends() -> None:
+    stream = SentenceStream()
+    assert stream.feed("Light from the sun, water from the roots") == []
+    assert stream.clause() is None  # "Light from the sun," is shorter than a clause worth saying alone
+    assert stream.feed(", and air") == []
+    assert stream.clause() == "Light from the sun, water from the roots,"
+    assert stream.feed(" go in. Then") == ["and air go in."]
+    assert stream.flush() == "Then"
+    numbers = SentenceStream()
+    numbers.feed("It weighs 1,000 kilograms or 2,000 pounds")
+    assert numbers.clause() is None  # a comma inside a number is no break
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*PIECES, ", ", "; ", " - ", "a clause of some length"]), max_size=30).map("".join),
+       st.lists(st.tuples(st.integers(min_value=0, max_value=3000), st.booleans()), max_size=25))
+def test_taking_clauses_loses_nothing_and_says_nothing_twice(text: str, cuts: list[tuple[int, bool]]) -> None:
+    stream = SentenceStream()
+    pieces: list[str] = []
+    start = 0
+    for cut, take in sorted({(c % (len(text) + 1), t) for c, t in cuts}):
+        pieces += stream.feed(text[start:cut])
+        start = max(start, cut)
+        if take and (piece := stream.clause()) is not None:
+            pieces.append(piece)
+    pieces += stream.feed(text[start:])
+    rest = stream.flush()
+    pieces += [rest] if rest else []
+    assert all(p == p.strip() and p for p in pieces)
+    assert "".join(pieces).replace(" ", "").replace("\n", "") == text.replace(" ", "").replace("\n", "")

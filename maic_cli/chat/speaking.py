@@ -5,6 +5,8 @@ into sentences as they complete (``speech/sentence_stream.py``), hands each to t
 moment it is complete (so sentence n+1 is synthesized while sentence n plays), and plays them in the order they
 were said through one player (``speech/playback.py``), awaited on the event loop.  Nothing here blocks the loop.
 
+* When nothing is being said, a long sentence's first clause (to a comma, at least 24 characters in) goes at
+  once, so the first audio does not wait for the whole sentence; the rest follows as its own piece.
 * Every sentence is made speakable first (``normalise``: no markup, element ids, inert addresses or code read
   out character by character; formulas as words); one with nothing left to say is skipped.
 * :meth:`ClassVoice.wait_spoken` is what a scripted lecture awaits before a spotlight or laser step and at its
@@ -95,6 +97,8 @@ class ClassVoice(RunnerHooks):
             agent_id, stream = self._streams[event.message_id]
             for sentence in stream.feed(event.content):
                 self._say(agent_id, sentence)
+            if self._pending == 0 and (clause := stream.clause()) is not None:
+                self._say(agent_id, clause)  # silent: a long sentence's first clause is heard while it streams
         elif event.type == "agent_end" and event.message_id in self._streams:
             agent_id, stream = self._streams.pop(event.message_id)
             rest = stream.flush()

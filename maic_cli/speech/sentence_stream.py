@@ -27,6 +27,10 @@ _ABBREVIATIONS = frozenset({
 })
 
 
+_CLAUSE = re.compile(r"[,;:](?=\s)|\s[—–-](?=\s)")
+SHORTEST_CLAUSE = 24  # characters: a clause said on its own must be worth the pause after it
+
+
 def _is_abbreviation(text: str, end: int) -> bool:
     """The ``.`` ending at ``end`` closes an abbreviation or an initial, not a sentence."""
     start = end
@@ -106,6 +110,20 @@ class SentenceStream:
             if sentence:
                 sentences.append(sentence)
         return sentences
+
+    def clause(self, shortest: int = SHORTEST_CLAUSE) -> str | None:
+        """The pending text up to its first clause break (``,`` ``;`` ``:`` or a dash, then a space) at least
+        ``shortest`` characters in, handed out now (``None``: no such break yet).  For a voice that is silent: the
+        first clause can be heard while the rest of its sentence still streams.  Nothing is lost or said twice:
+        the rest of the sentence comes out of :meth:`feed` or :meth:`flush` as usual."""
+        text = self._buffer.lstrip()
+        spans = _fences(text)
+        for match in _CLAUSE.finditer(text, 0, LONGEST):
+            if match.start() >= shortest and not _inside(spans, match.start()):
+                cut = match.end() if match.group() in ",;:" else match.start()
+                piece, self._buffer = text[:cut].strip(), text[cut:]
+                return piece or None
+        return None
 
     def flush(self) -> str | None:
         """The message ended: the rest as one last sentence (``None`` if nothing is left)."""
