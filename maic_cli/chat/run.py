@@ -184,7 +184,8 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
         def model_changed(model: ModelSpec) -> None:  # the header follows /model
             state.model, state.notice = model.raw, model_notice(model, lesson=session.lesson is not None)
 
-        voice = _open_voice(speech, session, view)
+        voice_notes: list[str] = []  # said under the header
+        voice = _open_voice(speech, session, view, voice_notes.append)
         app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
                       recorder=recorder, voice=voice,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
@@ -195,6 +196,8 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
                            "Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
         if resumed:
             console.print(Text(f"Resumed {path} ({len(session.classroom.messages)} messages).", style="dim"))
+        for note in voice_notes:
+            console.print(Text(note, style="dim"))
 
         async def read_line() -> str | None:
             return await prompt.prompt_async("you › ", default=app.take_typed())  # a key that paused a lecture
@@ -208,7 +211,7 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
 
             view.info(whiteboard_summary(session.classroom.store))
 
-        voice = _open_voice(speech, session, view)
+        voice = _open_voice(speech, session, view, lambda note: sys.stderr.write(f"maic: note: {note}\n"))
         app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
                       recorder=recorder, voice=voice, show_whiteboard=show_whiteboard_plain, prompts=prompts,
                       director=director, pace=pace)  # plain output: at once, unless --pace asks
@@ -232,10 +235,10 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
     return app
 
 
-def _open_voice(speech: tuple[SpeechEngine, dict[str, Voice]] | None, session: Session,
-                view: View) -> ClassVoice | None:
+def _open_voice(speech: tuple[SpeechEngine, dict[str, Voice]] | None, session: Session, view: View,
+                note: Callable[[str], object]) -> ClassVoice | None:
     if speech is None:
         return None
     from .speaking import open_class_voice
 
-    return open_class_voice(*speech, agents={a.id: a for a in session.agents}, report=view.error, info=view.info)
+    return open_class_voice(*speech, agents={a.id: a for a in session.agents}, report=view.error, info=note)

@@ -237,7 +237,7 @@ async def then_spoken(work: Awaitable[T], voice: ClassVoice | None) -> T:
 
 
 def open_class_voice(engine: SpeechEngine, voices: dict[str, Voice], *, agents: dict[str, AgentConfig],
-                     report: Callable[[str], None], info: Callable[[str], None],
+                     report: Callable[[str], None], info: Callable[[str], object],
                      normalise: Callable[[str], str] | None = None) -> ClassVoice | None:
     """The class's voice through the first player this system has; none: one line, and the class is silent.
     ``voices``: each agent's (``speech/cast.py``); ``normalise``: default, the speech room's text for speech."""
