@@ -312,3 +312,4 @@ def test_a_silent_voice_starts_on_a_long_sentence_s_first_clause() -> None:
     assert said[0] == "Carbon dioxide comes in through the pores,"  # heard before the sentence ended
     assert " ".join(said) == ("Carbon dioxide comes in through the pores, water comes up from the roots, "
                               "and light powers it.")
+

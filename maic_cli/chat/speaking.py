@@ -188,7 +188,7 @@ class ClassVoice(RunnerHooks):
         current, self._current = self._current, None
         if current is not None:
             current.said.cut, current.said.finished = True, time.monotonic()
-            current.audio.cancel()
+            _discard(current.audio)
             self._done()
         if self._worker is not None and not self._worker.done():
             self._worker.cancel()  # the player's play() kills its process and reaps it
@@ -196,8 +196,7 @@ class ClassVoice(RunnerHooks):
 
     def _drop_queue(self) -> None:
         while not self._queue.empty():
-            item = self._queue.get_nowait()
-            item.audio.cancel()  # not started: never synthesized
+            _discard(self._queue.get_nowait().audio)
             self._done()
 
     async def aclose(self) -> None:
@@ -208,6 +207,13 @@ class ClassVoice(RunnerHooks):
             await asyncio.gather(worker, return_exceptions=True)
         self._synth.shutdown(wait=False, cancel_futures=True)
         self.player.close()
+
+
+def _discard(audio: asyncio.Future[Audio]) -> None:
+    """A sentence not to be said: never synthesized if it has not started; a failure it already had is not
+    reported (asyncio would print it when the future is collected)."""
+    if not audio.cancel() and not audio.cancelled():
+        audio.exception()
 
 
 def _comment(said: Said) -> str:
