@@ -75,3 +75,18 @@ def test_a_voice_that_names_no_engine_is_one_line_exit_2(tmp_path: Path) -> None
     assert done.returncode == 2
     assert "--voice shouting: not a voice engine" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "class.json").exists()  # refused before anything was written
+
+
+@needs_espeak
+def test_a_player_that_fails_is_one_line_and_the_class_goes_on_in_text(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    broken = bin_dir / "pw-play"
+    broken.write_text("#!/bin/sh\necho 'no such sink' >&2\nexit 3\n", encoding="utf-8")
+    broken.chmod(0o755)
+    done = chat(tmp_path, f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "Why light?\n", "--voice", "espeak")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if "voice:" in line]
+    assert len(lines) == 1 and "pw-play: the player exited with 3: no such sink" in lines[0], lines
+    assert "the class goes on in text" in lines[0] and "Traceback" not in done.stderr
+    assert "Think of a battery!" in done.stdout
