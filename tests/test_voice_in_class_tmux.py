@@ -178,5 +178,6 @@ def test_a_lesson_is_read_aloud_in_step_and_a_key_stops_it(spoken_class: tuple[T
     texts = " ".join(str(m) for m in messages)
     assert "A plant needs only three things" in texts and "Then the plant starves." in texts
     assert "Chlorophyll is the green pigment" in texts and "slowly starves" not in texts
+    assert "Why do leaves need light?" in texts  # the key that stopped the lecture began the question
     assert sum(bool(m.get("interrupted")) for m in messages) == 2  # the lecture and the answer
     assert saved["lesson"]["progress"]["state"] in ("paused", "lecture")
