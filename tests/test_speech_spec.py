@@ -113,7 +113,7 @@ def test_offline_agents_are_apart_by_pitch_and_the_teacher_is_lower_and_steadier
     assert {v.id for v in voices.values()} == {VOICE_ID}
     pitches = sorted(v.pitch for v in voices.values())
     # teacher, assistant and three students 3 semitones apart; the fourth student in between, at its own pace
-    assert pitches == [-4.0, 0.0, 3.0, 4.5, 6.0, 9.0]
+    assert pitches == [-5.0, 0.0, 3.0, 4.5, 6.0, 9.0]
     assert len({(v.pitch, v.speed) for v in voices.values()}) == len(CLASS)
     teacher = voices["teacher"]
     students = [voices[a.id] for a in CLASS if a.role == "student"]
