@@ -20,7 +20,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from typing import IO, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
@@ -31,6 +31,9 @@ from ..lessons.quiz import AnswerNotUnderstood
 from ..signals import on_sigint
 from ..ui.lesson_view import hint_after, outline_lines, question_block, scene_heading
 from ..ui.view import View
+
+if TYPE_CHECKING:
+    from .speaking import ClassVoice
 
 try:
     import termios
@@ -78,21 +81,31 @@ def typed_text(keys: list[str]) -> str:
 
 class LessonChat:
     def __init__(self, runner: ClassRunner, view: View, play: LessonPlay, *, pace: float | None = None,
-                 keys: KeyWatch | None = None, on_result: Callable[[RoundResult], None] = lambda result: None) -> None:
-        """``on_result`` is told how each round and lecture ended (the chat's exit code follows it)."""
+                 keys: KeyWatch | None = None, on_result: Callable[[RoundResult], None] = lambda result: None,
+                 voice: ClassVoice | None = None) -> None:
+        """``on_result`` is told how each round and lecture ended (the chat's exit code follows it).  ``voice``:
+        the class aloud; a scripted lecture is paced by it, and everything run here lasts until it is said."""
         self.view = view
         self.on_result = on_result
         self.player = LessonPlayer(runner, play, pace=pace)
+        self.voice = voice
+        if voice is not None:
+            self.player.wait_spoken = voice.wait_spoken  # a spotlight waits for the sentence before it
         self.keys = keys  # None: only Ctrl-C interrupts a lecture
         self.typed = ""  # what a key that paused the lecture typed, for the next prompt
 
     # -- running things that can be interrupted ----------------------------------------------------------
     async def _run(self, work: Awaitable[T], *, lecture: bool = False) -> T | None:
         """``work`` as a task that Ctrl-C (and, for a lecture, any key) cancels; ``None`` if it was."""
+        if self.voice is not None:
+            from .speaking import then_spoken
+
+            work = then_spoken(work, self.voice)
         task = asyncio.ensure_future(work)
         with contextlib.ExitStack() as stack:
             stack.enter_context(on_sigint(task.cancel))
-            keys = stack.enter_context(self.keys(task.cancel)) if lecture and self.keys is not None else []
+            watched = lecture or self.voice is not None  # a key stops a lecture, and anything said aloud
+            keys = stack.enter_context(self.keys(task.cancel)) if watched and self.keys is not None else []
             try:
                 result = await task
             except asyncio.CancelledError:

@@ -17,9 +17,11 @@ that are its own (Enter, lesson commands, quiz answers).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..engine.events import Event, QuizAnswerEvent
 from ..engine.models import AgentConfig, RoundOverrides
@@ -38,9 +40,12 @@ from ..store.session import Session, SessionFile, save_session
 from ..ui.export import classroom_to_markdown
 from ..ui.lesson_notes import LessonNotes
 from ..ui.view import View
-from .lesson import KeyWatch, LessonChat
+from .lesson import KeyWatch, LessonChat, typed_text
 from .recording import GuardedRecorder
 from .slash import SlashCommands
+
+if TYPE_CHECKING:
+    from .speaking import ClassVoice
 
 
 @dataclass(frozen=True)
@@ -57,11 +62,12 @@ class ChatApp:
                  show_class: Callable[[], None] | None = None,
                  on_model_change: Callable[[ModelSpec], None] | None = None, prompts: PromptSet | None = None,
                  director: DirectorPolicy | None = None, pace: float | None = None,
-                 keys: KeyWatch | None = None) -> None:
+                 keys: KeyWatch | None = None, voice: ClassVoice | None = None) -> None:
         """``llm`` serves the session's model (``spec``, as parsed where it was chosen; ``None``: parsed
         from ``llm.model``); ``make_client`` builds another after ``/model`` (so a
         switch keeps the chat's --api-base, --temperature and --structured).  ``pace`` (seconds per
-        word of a scripted lecture) and ``keys`` (any key pauses a lecture) are for a lesson."""
+        word of a scripted lecture) and ``keys`` (any key pauses a lecture) are for a lesson.  ``voice``: the class
+        aloud (chat/speaking.py); with it a round lasts until it has been said, and a key stops it too."""
         self.session = session
         self.path = path
         self.file = SessionFile()  # what the file holds: a save with nothing new is skipped
@@ -71,8 +77,10 @@ class ChatApp:
             recorder.report = view.error
         self._make_client = make_client
         self.agents: dict[str, AgentConfig] = {a.id: a for a in session.agents}
+        self.voice = voice  # after the view in the hooks: a sentence is shown, then said
         self.runner = ClassRunner(session.classroom, session.config, self._wrap(llm), agents=self.agents,
-                                  profile=session.profile, spec=spec, prompts=prompts, hooks=[_ChatHooks(self)],
+                                  profile=session.profile, spec=spec, prompts=prompts,
+                                  hooks=[_ChatHooks(self), *([voice] if voice is not None else [])],
                                   director=director)
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
@@ -80,6 +88,7 @@ class ChatApp:
         self.save_error: str | None = None  # why the last save failed; None once a save works
         self.last_result: RoundResult | None = None
         self.pace, self.keys = pace, keys
+        self.typed = ""  # what a key that stopped a spoken round typed, for the next prompt
         self.lesson: LessonChat | None = None
         self.notes = LessonNotes()  # the lesson's scenes, pointers and answers seen in this chat, for /export
 
@@ -107,9 +116,17 @@ class ChatApp:
 
     # -- rounds -------------------------------------------------------------------------
     async def _interruptible(self, play: Awaitable[RoundResult]) -> RoundResult:
+        if self.voice is not None:
+            from .speaking import then_spoken
+
+            play = then_spoken(play, self.voice)  # the round, then until it has been said
         task = asyncio.ensure_future(play)
-        with on_sigint(task.cancel):  # Ctrl-C stops the round, not the program
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(on_sigint(task.cancel))  # Ctrl-C stops the round, not the program
+            keys = stack.enter_context(self.keys(task.cancel)) \
+                if self.voice is not None and self.keys is not None else []  # a key stops a spoken round too
             self.last_result = await task
+        self.typed = typed_text(keys)
         return self.last_result
 
     async def play_round(self, trigger: str | None = None) -> RoundResult:
@@ -169,16 +186,16 @@ class ChatApp:
 
     def take_typed(self) -> str:
         """What the key that paused a lecture typed (once), to start the next prompt with."""
-        if self.lesson is None:
-            return ""
-        typed, self.lesson.typed = self.lesson.typed, ""
+        typed, self.typed = self.typed, ""
+        if self.lesson is not None:
+            typed, self.lesson.typed = typed + self.lesson.typed, ""
         return typed
 
     async def start_lesson(self) -> None:
         """Open the session's lesson (``--lesson``, ``/lesson`` or a resumed session) where it stopped."""
         if self.session.lesson is not None:
             self.lesson = LessonChat(self.runner, self.view, self.session.lesson, pace=self.pace, keys=self.keys,
-                                     on_result=self._lesson_result)
+                                     on_result=self._lesson_result, voice=self.voice)
             seen = {(n.scene_id, n.question_id) for _, n in self.notes.notes if isinstance(n, QuizAnswerEvent)}
             for event in self.lesson.player.answered():  # given before this chat began: /export keeps them
                 if (event.scene_id, event.question_id) not in seen:

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from prompt_toolkit.output import Output
 
     from ..engine.learner import LearnerProfile
+    from ..speech.port import SpeechEngine, Voice
+    from .speaking import ClassVoice
     from .watch import Watcher
 
 EXIT_ROUND_FAILED = 1  # plain mode: the last round ended in a provider error
@@ -75,12 +77,14 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, spec: Mod
                    transcript: Path | None = None, prompts: PromptSet | None = None,
                    director: DirectorPolicy | None = None, pace: float | None = None,
                    memory: ChatMemory | None = None,
-                   watch: tuple[LearnerProfile, ModelSpec | None] | None = None) -> int:
+                   watch: tuple[LearnerProfile, ModelSpec | None] | None = None,
+                   speech: tuple[SpeechEngine, dict[str, Voice]] | None = None) -> int:
     """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``spec``: the session's
     model as ``maic chat`` parsed it (``None``: parsed here from ``session.model``).  ``pace``: seconds per
     word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output).
     ``memory``: the named learner's memory, updated when the class ends.  ``watch``: a simulated learner
-    (and its model; ``None``: the class's) takes the learner's seat (chat/watch.py)."""
+    (and its model; ``None``: the class's) takes the learner's seat (chat/watch.py).  ``speech``: the engine
+    and each agent's voice, to say the class aloud (chat/speaking.py)."""
     make_client: Callable[[ModelSpec], LLMClient] = functools.partial(
         make_llm, api_base=session.api_base, temperature=temperature, structured=structured)
     spec = spec or ModelSpec.parse(session.model)
@@ -103,7 +107,7 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, spec: Mod
             watcher.mark(recorder)
         app = await _run(session, path, spec, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
-                         prompts=prompts, director=director, pace=pace, watcher=watcher)
+                         prompts=prompts, director=director, pace=pace, watcher=watcher, speech=speech)
     finally:
         recorder.close()
     if memory is not None:
@@ -154,7 +158,8 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None,
                prompt_input: Input | None, prompt_output: Output | None, prompts: PromptSet | None = None,
                director: DirectorPolicy | None = None, pace: float | None = None,
-               watcher: Watcher | None = None) -> ChatApp:
+               watcher: Watcher | None = None,
+               speech: tuple[SpeechEngine, dict[str, Voice]] | None = None) -> ChatApp:
     view: View  # the live layout on a terminal, plain lines in a pipe: mypy checks every call against the seam
     if interactive:
         from ..ui.input import make_prompt_session
@@ -179,8 +184,10 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
         def model_changed(model: ModelSpec) -> None:  # the header follows /model
             state.model, state.notice = model.raw, model_notice(model, lesson=session.lesson is not None)
 
+        voice_notes: list[str] = []  # said under the header
+        voice = _open_voice(speech, session, view, voice_notes.append)
         app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
-                      recorder=recorder,
+                      recorder=recorder, voice=voice,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
                       on_model_change=model_changed, prompts=prompts, director=director,
                       pace=DEFAULT_PACE if pace is None else pace, keys=watch_keys)
@@ -189,6 +196,8 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
                            "/help lists commands; Ctrl-C stops a speaker, Ctrl-D leaves.", style="dim"))
         if resumed:
             console.print(Text(f"Resumed {path} ({len(session.classroom.messages)} messages).", style="dim"))
+        for note in voice_notes:
+            console.print(Text(note, style="dim"))
 
         async def read_line() -> str | None:
             return await prompt.prompt_async("you › ", default=app.take_typed())  # a key that paused a lecture
@@ -202,14 +211,19 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
 
             view.info(whiteboard_summary(session.classroom.store))
 
+        voice = _open_voice(speech, session, view, lambda note: sys.stderr.write(f"maic: note: {note}\n"))
         app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
-                      recorder=recorder, show_whiteboard=show_whiteboard_plain, prompts=prompts, director=director,
-                      pace=pace)  # plain output: at once, unless --pace asks
+                      recorder=recorder, voice=voice, show_whiteboard=show_whiteboard_plain, prompts=prompts,
+                      director=director, pace=pace)  # plain output: at once, unless --pace asks
 
         read_line = LineReader(sys.stdin).next_line
 
     # A simulated learner (--watch) speaks instead of the keyboard.
-    await app.run(watcher.reader(app) if watcher is not None else read_line)
+    try:
+        await app.run(watcher.reader(app) if watcher is not None else read_line)
+    finally:
+        if voice is not None:
+            await voice.aclose()  # the player killed and reaped, its files removed
     if app.save_error is None:
         message = f"Session saved: {path}"
         if not recorder.stopped and session.transcript:  # where the class was recorded, and how to see it again
@@ -219,3 +233,12 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
         else:
             sys.stderr.write(message + "\n")
     return app
+
+
+def _open_voice(speech: tuple[SpeechEngine, dict[str, Voice]] | None, session: Session, view: View,
+                note: Callable[[str], object]) -> ClassVoice | None:
+    if speech is None:
+        return None
+    from .speaking import open_class_voice
+
+    return open_class_voice(*speech, agents={a.id: a for a in session.agents}, report=view.error, info=note)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..engine.policies import DirectorPolicy
     from ..lessons.lesson import LessonPlay
     from ..llm.spec import ModelSpec
+    from ..speech.port import SpeechEngine, Voice
     from ..store.config import Settings
     from ..store.session import Session
     from .memory import ChatMemory
@@ -213,3 +214,26 @@ def watched_learner(watch: str | None, learner_model: str | None,
     from ..store.learners import find_learner
 
     return find_learner(watch), ModelSpec.parse(learner_model) if learner_model is not None else None
+
+
+def voice_engine(flag: str | None, settings: Settings) -> SpeechEngine | None:
+    """``--voice`` (over ``MAIC_VOICE`` and config.yaml's ``voice:``), parsed once: the engine that says the class,
+    ``None`` for ``off``.  One that cannot speak here (no key, not installed) is one line, exit 2, before anything
+    starts."""
+    from ..speech.factory import check_ready, open_engine
+    from ..speech.spec import resolve
+    from ..store.paths import speech_cache_dir
+
+    spec = resolve(flag, settings.voice, api_base=settings.voice_api_base)
+    if not spec.enabled:
+        return None
+    check_ready(spec)
+    return open_engine(spec, speech_cache_dir())  # a sentence said before is not synthesized again
+
+
+def cast_voices(engine: SpeechEngine, session: Session) -> dict[str, Voice]:
+    """Each agent's voice (a persona's ``voice:`` where it chose one, else derived from its id and role); a voice
+    id the engine does not have is one line, exit 2, before the class starts."""
+    from ..speech.cast import cast
+
+    return cast(session.agents, engine)

@@ -93,6 +93,28 @@ def show_agent(agent_id: str = typer.Argument(..., help="The persona's id."),
     console.print()
     console.print(Text("whiteboard scenes: " + ", ".join(allowed_actions(agent, "whiteboard"))))
     console.print(Text("slide scenes:      " + ", ".join(allowed_actions(agent, "slide"))))
+    console.print(Text("voice:             " + _voice(registry, agent.id)))
+
+
+def _voice(registry: Registry, agent_id: str) -> str:
+    """How the agent sounds in the configured voice engine (the offline one when the voice is off)."""
+    from ..speech.cast import cast
+    from ..speech.piper_engine import PiperEngine
+    from ..speech.port import SpeechEngine
+    from .voice_setup import describe, origin, settings_for, the_class, voice_spec
+
+    settings = settings_for(None, None)
+    spec = voice_spec(settings, voice_flag=None)
+    engine: SpeechEngine = PiperEngine()  # the offline voice's when off (espeak lists its voices by running)
+    if spec.kind in ("litellm", "direct"):
+        from ..speech.factory import make_engine
+
+        engine = make_engine(spec) or engine
+    agents = the_class(registry, settings, agent_id)
+    agent = registry.require([agent_id])[0]
+    off = "" if spec.enabled else "; the voice is off: maic voices say to try it"
+    how = "derived from id and role" if origin(agent) == "derived" else f"chosen by the {origin(agent)}"
+    return f"{clean(describe(cast(agents, engine)[agent_id]))} ({engine.name}, {how}{off})"
 
 
 @app.command("validate")

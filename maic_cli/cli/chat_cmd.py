@@ -59,6 +59,11 @@ def chat(
                                       "(default: the class's)."),
     style: str = typer.Option(None, "--style", help="A built-in teaching style (direct, socratic, "
                               "worked_example): a prompt set by name, instead of --prompts."),
+    voice: str = typer.Option(None, "--voice", help="The class aloud, each agent in its own voice: local (offline), "
+                              "espeak, openai-compatible (with --voice-api-base), a provider's speech model "
+                              "(openai/tts-1, …) or off (the default; also MAIC_VOICE, config.yaml's voice:)."),
+    voice_api_base: str = typer.Option(None, "--voice-api-base", help="Base URL of an OpenAI-compatible speech "
+                                       "server (its /v1) for --voice openai-compatible."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -103,8 +108,13 @@ def chat(
         "name": name or (watched[0].name if watched else None),
         "bio": bio or (watched[0].user_profile().bio if watched else None),
         "language": language, "max_turns": max_turns, "temperature": temperature,
-        "structured": structured,
+        "structured": structured, "voice_api_base": voice_api_base,
     })
+    speech = None
+    if (voice or settings.voice or "off").strip().lower() not in ("off", "none"):  # off imports nothing of speech
+        from ..chat.setup import voice_engine
+
+        speech = voice_engine(voice, settings)  # parsed once; an engine that cannot speak here: one line, exit 2
     if play is not None:  # the lesson's class and language, unless the user chose them
         settings = settings.model_copy(update={"agents": settings.agents or play.lesson.agents,
                                                "language": settings.language or play.lesson.language})
@@ -139,6 +149,11 @@ def chat(
         if memory is not None and memory.profile.sessions:
             typer.echo(f"maic: note: the class remembers {one_line(memory.name)} from {memory.profile.sessions} "
                        "earlier sessions (maic learner show; --no-memory to leave it out)", err=True)
+        speaking = None
+        if speech is not None:
+            from ..chat.setup import cast_voices
+
+            speaking = (speech, cast_voices(speech, session))  # a persona's unknown voice id: one line, exit 2
         warm_up_litellm(spec)
         from ..chat.run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
 
@@ -148,7 +163,8 @@ def chat(
                                     notice=model_notice(spec, lesson=session.lesson is not None),
                                     resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
-                                    prompts=prompt_set, director=policy, pace=pace, memory=memory, watch=watched))
+                                    prompts=prompt_set, director=policy, pace=pace, memory=memory, watch=watched,
+                                    speech=speaking))
     if lrs is not None and session.transcript:
         send_transcript(Path(session.transcript), lrs)  # the session is saved: a refusal is one line, exit 1
     if code:

@@ -40,7 +40,7 @@ discussion, the next step of its script.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 
 from ..engine.events import Event, LessonEvent, QuizAnswerEvent, QuizScoreEvent, SceneEvent
@@ -90,6 +90,9 @@ class LessonPlayer:
         # Called right after each script step with the new step (``maic run`` stops a lecture there to
         # ask a scenario's question); a cancel it starts lands before the next step.
         self.on_step: Callable[[int], None] | None = None
+        # Awaited before a spotlight or laser step and at the script's end (``maic chat --voice``: until the
+        # speech before it has been heard), so a lecture read aloud is paced by its audio.
+        self.wait_spoken: Callable[[], Awaitable[None]] | None = None
 
     # -- where we are -----------------------------------------------------------------------------
     @property
@@ -250,7 +253,7 @@ class LessonPlayer:
         file killed mid-script holds the state before it (the script plays again from there, its
         partial message not yet in the classroom)."""
         return script_events(script, self.progress, teacher, self.runner.members(), pace=self.pace,
-                             on_step=self.on_step)
+                             on_step=self.on_step, wait_spoken=self.wait_spoken)
 
     # -- the learner, discussions -------------------------------------------------------------------------
     async def ask(self, text: str, *, about: str | None = None) -> RoundResult:

@@ -7,15 +7,15 @@ one that says *bonus*, *optional* … a bonus point, the rest is the model answe
 words (less the question's own words) are the key terms.  A point's words joined by *or* are
 alternatives; short phrases joined by *and* are separate points.
 
-:func:`measure` looks for each point in the answer: words are stemmed (Snowball, PyStemmer) and
-each rubric word also matches its synonyms (:mod:`.rubric_words`); a word right after a negation
-(*not*, *never*, *doesn't* …) in the same clause does not count.  Synonyms include number words and their
-digits ("three equal parts" says "3 equal parts") and the everyday words for a rubric's (pieces and slices for
-parts, a slant for an angle); an answer that denies two or more of the question's own words ("plants do not
-need light; …") denies what the question is about, and is left undecided rather than graded by its other words.  A point of one or two words needs
-all of them, a longer one all but a third.  The result is a verdict, the points the measure gives
-(``None`` when it cannot decide), the range of grades it accepts from a model, and a comment that
-names the points found and missing.
+:func:`measure` looks for each point in the answer: words are stemmed (Snowball, PyStemmer) and each rubric
+word also matches its synonyms (:mod:`.rubric_words`); a word right after a negation (*not*, *never*,
+*doesn't* …) in the same clause does not count. Synonyms include number words and their digits ("three equal
+parts" says "3 equal parts") and the everyday words for a rubric's (pieces and slices for parts, a slant for
+an angle); an answer that denies two or more of the question's own words ("plants do not need light; …")
+denies what the question is about, and is left undecided rather than graded by its other words. A point of one
+or two words needs all of them, a longer one all but a third. The result is a verdict, the points the measure
+gives (``None`` when it cannot decide), the range of grades it accepts from a model, and a comment that names
+the points found and missing.
 
 Everything here is bounded: the rubric and the answer are cut before they are read, and the work is
 linear in their words.  No model, no file, no network.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 
 from ..engine.events import ActionEvent, AgentEndEvent, AgentStartEvent, Event, TextDeltaEvent
 from ..engine.models import AgentConfig, new_id
@@ -42,8 +42,11 @@ def chunks(text: str, after_text: bool) -> list[str]:
 
 async def script_events(script: Sequence[ScriptStep], progress: LessonProgress, teacher: AgentConfig,
                         members: Sequence[AgentConfig], *, pace: float | None = None,
-                        on_step: Callable[[int], None] | None = None) -> AsyncGenerator[Event, None]:
-    """The rest of ``script`` from ``progress.step`` (see the module)."""
+                        on_step: Callable[[int], None] | None = None,
+                        wait_spoken: Callable[[], Awaitable[None]] | None = None) -> AsyncGenerator[Event, None]:
+    """The rest of ``script`` from ``progress.step`` (see the module).  ``wait_spoken`` (a class that speaks,
+    chat/speaking.py): awaited before a pointer step, before the next speaker's card and at the end, so the
+    spotlight moves and the next card opens when what came before has been heard."""
     card: tuple[str, AgentConfig] | None = None  # the open card: message id, who speaks in it
     said = False  # the open card has text
     while progress.step < len(script):
@@ -51,6 +54,8 @@ async def script_events(script: Sequence[ScriptStep], progress: LessonProgress, 
         who = speaker(step, teacher, members) if step.say is not None else teacher  # the teacher points
         if card is None or card[1].id != who.id:
             if card is not None:
+                if wait_spoken is not None:
+                    await wait_spoken()
                 yield AgentEndEvent(message_id=card[0], agent_id=card[1].id)
             card, said = (new_id("msg"), who), False
             yield AgentStartEvent(message_id=card[0], agent_id=who.id, agent_name=who.name,
@@ -61,11 +66,13 @@ async def script_events(script: Sequence[ScriptStep], progress: LessonProgress, 
                 yield TextDeltaEvent(message_id=card[0], content=chunk)
             said = True
         else:
-            await asyncio.sleep(0)
+            await (wait_spoken() if wait_spoken is not None else asyncio.sleep(0))
             yield ActionEvent(action_id=new_id("act"), action_name="spotlight" if step.spotlight else "laser",
                               params={"elementId": step.target}, agent_id=teacher.id, message_id=card[0])
         progress.step += 1
         if on_step is not None:
             on_step(progress.step)
     if card is not None:
+        if wait_spoken is not None:
+            await wait_spoken()
         yield AgentEndEvent(message_id=card[0], agent_id=card[1].id)
