@@ -22,6 +22,7 @@ import typer
 from ..errors import InputError
 from ..untrusted import one_line
 from .errors import friendly
+from .media_export import VOICE_HELP
 
 if TYPE_CHECKING:
     from ..authoring.generation import LessonBrief
@@ -113,21 +114,51 @@ def import_command(
 
 def export_command(
     lesson_file: Path = typer.Argument(..., metavar="LESSON", help="The lesson file (YAML)."),
-    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck) or notes.md (Markdown notes)."),
+    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck), notes.md (Markdown notes) "
+                             "or lesson.mp4 (a video: the scripted lecture voiced over its slides)."),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
+    voice: str = typer.Option(None, "--voice", help="With .mp4: " + VOICE_HELP),
+    voice_api_base: str = typer.Option(None, "--voice-api-base", help="With .mp4: base URL of an "
+                                       "OpenAI-compatible speech server."),
+    agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="With .mp4: a folder of persona files "
+                                          "(the class's voices). Repeatable."),
 ) -> None:
-    """Write a lesson as a PowerPoint deck (script as speaker notes) or as Markdown notes."""
+    """Write a lesson as a PowerPoint deck (script as speaker notes), as Markdown notes, or as a video."""
     from ..store.lesson_export import FORMATS, export_lesson
     from ..store.lesson_writer import check_writable
     from ..store.lessons import load_lesson
 
-    if out.suffix.lower() not in (*FORMATS, ".markdown"):
-        raise InputError(f"{out}: export to a deck (.pptx) or to Markdown notes (.md)")
+    if out.suffix.lower() not in (*FORMATS, ".markdown", ".mp4"):
+        raise InputError(f"{out}: export to a deck (.pptx), to Markdown notes (.md) or to a video (.mp4)")
     lesson = load_lesson(lesson_file)
     check_writable(out, force)
+    if out.suffix.lower() == ".mp4":
+        _export_video(lesson, out, voice, voice_api_base, list(agents_dir or []))
+        return
     export_lesson(lesson, out)
     typer.echo(f"maic: wrote {one_line(str(out))}: {len(lesson.scenes)} scenes", err=True)
     typer.echo(str(out))
+
+
+def _export_video(lesson: Lesson, out: Path, voice: str | None, voice_api_base: str | None,
+                  agents_dir: list[Path]) -> None:
+    from ..media.export import Targets, check_targets, export_media, speakers
+    from ..media.script import from_lesson
+    from ..media.speakers import voices_for
+    from ..store.personas import DEFAULT_CLASS, load_registry
+    from .media_export import export_engine, progress_bar, require_video, say_written, speakable
+
+    targets = Targets(video=out)
+    check_targets(targets)
+    require_video()
+    registry = load_registry(agents_dir)
+    agents = registry.require(lesson.agents or [i for i in DEFAULT_CLASS if i in registry.agents])
+    engine = export_engine(voice, voice_api_base)
+    items = from_lesson(lesson, agents)
+    with progress_bar("export") as progress:
+        made = export_media(items, targets, engine=engine, voice_for=voices_for(agents, engine, speakers(items)),
+                            speakable=speakable(), title=lesson.title, progress=progress)
+    say_written(made.written, made.timeline.duration, made.usage.sentences, made.pictures)
 
 
 def regen_command(
