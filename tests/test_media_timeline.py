@@ -108,7 +108,7 @@ def _seconds(parts: tuple[str, ...]) -> float:
     return h * 3600 + m * 60 + s + ms / 1000
 
 
-hostile_text = st.lists(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+hostile_text = st.lists(st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
                         | st.sampled_from(["\x1b[31m", "-->", "<v x>", "&", "\n\n", "12", ".", "!", " ", "a" * 600]),
                         max_size=12).map("".join)
 

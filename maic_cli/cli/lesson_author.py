@@ -22,7 +22,7 @@ import typer
 from ..errors import InputError
 from ..untrusted import one_line
 from .errors import friendly
-from .media_export import VOICE_HELP
+from .help_option import VOICE_HELP
 
 if TYPE_CHECKING:
     from ..authoring.generation import LessonBrief

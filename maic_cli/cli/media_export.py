@@ -20,8 +20,7 @@ from ..errors import InputError
 from ..untrusted import one_line
 from .extras import require
 
-VOICE_HELP = ("The voice engine of the export: local (the offline voice, the default), espeak, openai-compatible "
-              "(with --voice-api-base) or a provider's speech model such as openai/tts-1.")
+
 Progress = Callable[[str, int, int], None]
 
 if TYPE_CHECKING:
@@ -80,11 +79,11 @@ def progress_bar(title: str) -> Iterator[Progress | None]:
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     bar = Progress(TextColumn(f"{title}: {{task.description}}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def update(what: str, done: int, total: int) -> None:
         if what not in tasks:

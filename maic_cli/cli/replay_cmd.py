@@ -16,7 +16,7 @@ import typer
 from ..errors import InputError
 from ..untrusted import clean
 from .errors import friendly
-from .media_export import VOICE_HELP
+from .help_option import VOICE_HELP
 from .xapi_send import LRS_HELP, is_xapi_file
 
 if TYPE_CHECKING:

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..evaluation.batch import RunContext, RunSpec
-    from ..evaluation.batch_voice import BatchVoice
     from ..evaluation.batch_report import MetaValue
+    from ..evaluation.batch_voice import BatchVoice
     from ..evaluation.run_results import RunResult
 
 

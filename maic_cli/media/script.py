@@ -91,8 +91,9 @@ def board_of(store: StoreState, title: str = "") -> Board:
     """A copy of what ``store`` shows (the pointers only where they point at an element of the slide shown)."""
     slide = store.slide
     ids = {element.id for element in slide.elements} if slide else set()
+    number = min(max(store.current_slide, 0), len(store.slides) - 1) + 1 if slide else 0
     return Board(title=title, slide=slide.model_copy(deep=True) if slide else None,
-                 number=min(max(store.current_slide, 0), len(store.slides) - 1) + 1 if slide else 0, total=len(store.slides),
+                 number=number, total=len(store.slides),
                  spotlight=store.spotlight if store.spotlight in ids else None,
                  laser=store.laser if store.laser in ids else None,
                  whiteboard=tuple(e.model_copy(deep=True) for e in store.whiteboard[-MAX_BOARD_ELEMENTS:])
@@ -169,7 +170,7 @@ def from_class(store: StoreState, steps: Iterable[Event | LearnerSaid], *, learn
             if sum(map(len, pending[step.message_id])) < MAX_SENTENCE_CHARS * 40:
                 pending[step.message_id].append(step.content)
         elif step.type in ("action", "agent_end") and getattr(step, "message_id", None) in pending:
-            flush(step.message_id)  # type: ignore[union-attr]
+            flush(step.message_id)
             if step.type == "action":
                 pending[step.message_id] = []
         classroom.apply(step)
