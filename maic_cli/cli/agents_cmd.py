@@ -93,6 +93,25 @@ def show_agent(agent_id: str = typer.Argument(..., help="The persona's id."),
     console.print()
     console.print(Text("whiteboard scenes: " + ", ".join(allowed_actions(agent, "whiteboard"))))
     console.print(Text("slide scenes:      " + ", ".join(allowed_actions(agent, "slide"))))
+    console.print(Text("voice:             " + _voice(registry, agent.id)))
+
+
+def _voice(registry: Registry, agent_id: str) -> str:
+    """How the agent sounds in the configured voice engine (the offline one when the voice is off)."""
+    from ..speech.cast import cast
+    from ..speech.factory import make_engine
+    from ..speech.spec import VoiceSpec
+    from .voice_setup import describe, origin, settings_for, the_class, voice_spec
+
+    settings = settings_for(None, None)
+    spec = voice_spec(settings, voice_flag=None)
+    shown = spec if spec.enabled and spec.kind != "espeak" else VoiceSpec.parse("local")
+    engine = make_engine(shown)
+    assert engine is not None
+    agents = the_class(registry, settings, agent_id)
+    agent = registry.require([agent_id])[0]
+    off = "" if spec.enabled else "; the voice is off: maic voices say to try it"
+    return f"{clean(describe(cast(agents, engine)[agent_id]))} ({engine.name}, {origin(agent)}{off})"
 
 
 @app.command("validate")

@@ -1,11 +1,22 @@
-"""The Typer application: ``maic chat | replay | run | report | agents | prompts | lesson | judge``."""
+"""The Typer application: ``maic chat | replay | run | report | agents | prompts | lesson | judge | voices``."""
 
 from __future__ import annotations
 
 import typer
 
 from .. import __version__
-from . import agents_cmd, chat_cmd, judge_cmd, learner_cmd, lesson_cmd, prompts_cmd, replay_cmd, report_cmd, run_cmd
+from . import (
+    agents_cmd,
+    chat_cmd,
+    judge_cmd,
+    learner_cmd,
+    lesson_cmd,
+    prompts_cmd,
+    replay_cmd,
+    report_cmd,
+    run_cmd,
+    voices_cmd,
+)
 from .help_option import ConventionalGroup, help_option
 
 app = typer.Typer(
@@ -37,6 +48,7 @@ app.add_typer(prompts_cmd.app, name="prompts")
 app.add_typer(lesson_cmd.app, name="lesson")
 app.add_typer(learner_cmd.app, name="learner")
 app.add_typer(judge_cmd.app, name="judge")
+app.add_typer(voices_cmd.app, name="voices")
 app.command("chat")(chat_cmd.chat)
 app.command("replay")(replay_cmd.replay)
 app.command("run")(run_cmd.run)

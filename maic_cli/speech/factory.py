@@ -8,8 +8,11 @@ the engine; nothing heavy (Piper, litellm) is imported until its first sentence.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..errors import InputError
 from . import espeak_engine, piper_engine
+from .cache import DEFAULT_MAX_BYTES, CachedEngine, SpeechCache
 from .port import SpeechEngine
 from .spec import VoiceSpec
 
@@ -47,3 +50,11 @@ def make_engine(spec: VoiceSpec) -> SpeechEngine | None:
     from .litellm_speech import LitellmSpeechEngine
 
     return LitellmSpeechEngine(spec)
+
+
+def open_engine(spec: VoiceSpec, cache_dir: Path | None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> SpeechEngine | None:
+    """:func:`make_engine`, its sentences kept in the cache at ``cache_dir`` (``None``: no cache)."""
+    engine = make_engine(spec)
+    if engine is None or cache_dir is None:
+        return engine
+    return CachedEngine(engine, SpeechCache(cache_dir, max_bytes))

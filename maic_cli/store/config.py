@@ -18,7 +18,8 @@ from ..errors import InputError
 from ..yamlfile import load_model
 from .paths import maic_home
 
-ENV_VARS = {"model": "MAIC_MODEL", "api_base": "MAIC_API_BASE", "language": "MAIC_LANGUAGE"}
+ENV_VARS = {"model": "MAIC_MODEL", "api_base": "MAIC_API_BASE", "language": "MAIC_LANGUAGE", "voice": "MAIC_VOICE",
+            "voice_api_base": "MAIC_VOICE_API_BASE"}
 # A provider key in the environment picks that provider's small default model.
 PROVIDER_DEFAULTS = [
     ("OPENAI_API_KEY", "openai/gpt-4o-mini"),
@@ -43,6 +44,10 @@ class Settings(BaseModel):
     max_turns: int | None = Field(default=None, ge=1, le=50)
     temperature: float | None = Field(default=None, ge=0, le=2)
     structured: Literal["auto", "off", "json_schema", "json_object"] | None = None
+    # The class's voice (speech/spec.py: off, local, espeak, openai-compatible, openai/tts-1 …) and where an
+    # OpenAI-compatible speech server is: the user's own settings, never a persona's or a lesson's.
+    voice: str | None = Field(default=None, max_length=200)
+    voice_api_base: str | None = Field(default=None, max_length=500)
 
 
 # An empty config.yaml (or one holding only comments) is a YAML null: no settings, not an error.

@@ -41,6 +41,11 @@ def maic_home() -> Path:
     return Path(user_data_dir("maic", appauthor=False))
 
 
+def speech_cache_dir() -> Path:
+    """Where synthesised sentences are kept (``speech/cache.py``; bounded, evicted least recently used)."""
+    return maic_home() / "cache" / "speech"
+
+
 def builtin_dir(name: str) -> Path:
     """A folder shipped with maic (``agents``, ``scenarios``, ``transcripts``, ``lessons``).
 
