@@ -20,41 +20,47 @@ from ..errors import InputError
 from ..untrusted import one_line
 from .extras import require
 
-
 Progress = Callable[[str, int, int], None]
 
 if TYPE_CHECKING:
     from ..speech.port import SpeechEngine
+    from ..speech.spec import VoiceSpec
 
 
-def export_engine(voice: str | None, api_base: str | None) -> SpeechEngine:
-    """The speech engine an export speaks with (``off`` is refused: an export needs a voice)."""
-    from ..speech.factory import check_ready, make_engine
+def export_spec(voice: str | None, api_base: str | None) -> VoiceSpec:
+    """The voice an export speaks in: ``--voice``, else the configured one, else the offline voice (``off`` is
+    refused: an export needs a voice); refused in one line if it cannot speak here."""
+    from ..speech.factory import check_ready
     from ..speech.spec import resolve
     from ..store.config import load_settings
 
     settings = load_settings()
-    setting = getattr(settings, "voice", None)
-    spec = resolve(voice, setting if isinstance(setting, str) and setting.lower() not in ("off", "none") else None,
-                   api_base=api_base or getattr(settings, "voice_api_base", None))
+    setting = settings.voice if settings.voice and settings.voice.lower() not in ("off", "none") else None
+    spec = resolve(voice, setting, api_base=api_base or settings.voice_api_base)
     if not spec.enabled:
         if voice:
             raise InputError(f"--voice {one_line(voice)[:40]}: an audio or video export needs a voice "
                              "(local, espeak or a provider's)")
         spec = resolve("local", None)
     check_ready(spec)
-    engine = make_engine(spec)
+    return spec
+
+
+def export_engine(voice: str | None, api_base: str | None) -> SpeechEngine:
+    """The engine of :func:`export_spec`, its sentences kept in the speech cache (a second export is quick)."""
+    from ..speech.factory import open_engine
+    from ..store.paths import speech_cache_dir
+
+    engine = open_engine(export_spec(voice, api_base), speech_cache_dir())
     assert engine is not None  # off was replaced above
     return engine
 
 
 def speakable() -> Callable[[str], str]:
-    """What turns a shown sentence into what is spoken."""
-    return _as_shown
+    """What turns a shown sentence into what is spoken (speech/normalize.py: formulas as words, no markup)."""
+    from ..speech.normalize import for_speech
 
-
-def _as_shown(text: str) -> str:
-    return text
+    return for_speech
 
 
 def require_video() -> None:

@@ -77,18 +77,17 @@ async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurre
 def _batch_voice(voice: str, api_base: str | None) -> BatchVoice:
     """--voice: the engine each run is voiced with (refused before the batch if it cannot speak here)."""
     from ..evaluation.batch_voice import BatchVoice
-    from ..speech.factory import check_ready, make_engine
-    from ..speech.spec import VoiceSpec
-    from .media_export import speakable
+    from ..speech.factory import make_engine
+    from ..store.paths import speech_cache_dir
+    from .media_export import export_spec, speakable
 
-    spec = VoiceSpec.parse(voice, api_base=api_base)
-    if not spec.enabled:
+    if voice.strip().lower() in ("off", "none"):
         raise InputError(f"--voice {clean(voice)[:40]}: voicing a batch needs an engine (local, espeak or a "
                          "provider's)")
-    check_ready(spec)
+    spec = export_spec(voice, api_base)
     engine = make_engine(spec)
     assert engine is not None  # off is refused above
-    return BatchVoice(engine=engine, name=spec.name, speakable=speakable())
+    return BatchVoice(engine=engine, name=spec.name, speakable=speakable(), cache=speech_cache_dir())
 
 
 @friendly

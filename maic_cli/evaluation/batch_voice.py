@@ -10,8 +10,9 @@ unknown; the report sums them in ``speech``, apart from the model's calls.  A vo
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine.events import Event
@@ -19,6 +20,7 @@ from ..errors import MaicError
 from ..media.export import Targets, export_media, speakers
 from ..media.script import LearnerSaid, from_class
 from ..media.speakers import voices_for
+from ..media.voicing import CountingEngine, SpeechUsage
 from ..speech.port import SpeechEngine
 from ..store.paths import private_dir
 from ..store.transcript import EventLine, LearnerLine, read_transcript
@@ -38,16 +40,30 @@ def price_per_million(engine: str) -> float | None:
 
 @dataclass
 class BatchVoice:
-    """The engine a batch speaks with, and how a shown sentence is spoken."""
+    """The engine a batch speaks with (one sentence at a time: runs are voiced in threads), how a shown sentence
+    is spoken, and the speech cache (None: none)."""
 
     engine: SpeechEngine
     name: str  # the engine as the report names it (local, espeak, openai/tts-1 …)
     speakable: Callable[[str], str]
+    cache: Path | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def for_run(self, usage: SpeechUsage) -> SpeechEngine:
+        """The engine of one run: what it synthesizes (not what the cache had) counted into ``usage``."""
+        counted = CountingEngine(self.engine, usage, self.lock)
+        if self.cache is None:
+            return counted
+        from ..speech.cache import CachedEngine, SpeechCache
+
+        return CachedEngine(counted, SpeechCache(self.cache))
 
 
 def voice_run(voice: BatchVoice, out: Path, run_id: str, transcript_path: Path) -> SpeechStat:
     """Voice one finished run's transcript into ``out``; blocking (a batch runs it in a thread)."""
     stat = SpeechStat(engine=voice.name)
+    usage = SpeechUsage(engine=voice.name)
+    engine = voice.for_run(usage)
     try:
         transcript = read_transcript(transcript_path)
         steps: list[Event | LearnerSaid] = []
@@ -61,15 +77,14 @@ def voice_run(voice: BatchVoice, out: Path, run_id: str, transcript_path: Path) 
         for folder in ("audio", "captions"):
             private_dir(out / folder)
         targets = Targets(audio=out / "audio" / f"{run_id}.wav", captions=out / "captions" / f"{run_id}.vtt")
-        made = export_media(items, targets, engine=voice.engine,
-                            voice_for=voices_for(header.agents, voice.engine, speakers(items)),
+        made = export_media(items, targets, engine=engine, voice_for=voices_for(header.agents, engine, speakers(items)),
                             speakable=voice.speakable, title=header.scenario or run_id)
     except (MaicError, OSError) as exc:
         stat.error = one_line(str(exc))[:300]
         return stat
-    stat.sentences, stat.characters = made.usage.sentences, made.usage.characters
-    stat.seconds = round(made.usage.seconds, 3)
+    stat.sentences, stat.characters, stat.seconds = usage.sentences, usage.characters, round(usage.seconds, 3)
+    stat.cached = max(0, made.usage.sentences - usage.sentences)  # said, but found in the cache: not paid for
     price = price_per_million(voice.name)
-    stat.cost = None if price is None else round(made.usage.characters * price / 1_000_000, 6)
+    stat.cost = None if price is None else round(usage.characters * price / 1_000_000, 6)
     stat.audio, stat.captions = str(targets.audio), str(targets.captions)
     return stat

@@ -94,7 +94,8 @@ class SpeechStat(BaseModel):
     """A run's voice (``maic run --voice``): what was synthesized, priced apart from the model's calls."""
 
     engine: str
-    sentences: Count = 0  # synthesis calls
+    sentences: Count = 0  # synthesis calls (a sentence found in the speech cache is not one)
+    cached: Count = 0  # sentences said from the cache
     characters: Count = 0
     seconds: Seconds = 0.0  # of audio synthesized
     cost: Amount | None = None  # None: the engine's price is not known (an offline engine costs 0)

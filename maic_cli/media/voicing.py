@@ -9,6 +9,7 @@ for (:class:`SpeechUsage`: sentences, characters, seconds).  Clips of different 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from ..speech.port import Audio, SpeechEngine, SpeechError, Voice
@@ -35,6 +36,31 @@ class SpeechUsage:
         self.sentences += other.sentences
         self.characters += other.characters
         self.seconds += other.seconds
+
+
+class CountingEngine:
+    """An engine that counts what it synthesizes into ``usage`` (put under a cache, it counts only what the cache
+    did not have: what a provider is paid for).  ``lock``: one sentence at a time, for an engine shared by
+    threads (a batch voices several runs at once)."""
+
+    def __init__(self, engine: SpeechEngine, usage: SpeechUsage, lock: AbstractContextManager[object] | None = None):
+        self.engine = engine
+        self.usage = usage
+        self.name = engine.name
+        self.accepts_any_voice = bool(getattr(engine, "accepts_any_voice", False))
+        self.shifts_pitch = bool(getattr(engine, "shifts_pitch", False))
+        self._lock = lock or nullcontext()
+
+    def voices(self) -> list[str]:
+        return self.engine.voices()
+
+    def synthesize(self, text: str, voice: Voice) -> Audio:
+        with self._lock:
+            audio = self.engine.synthesize(text, voice)
+        self.usage.sentences += 1
+        self.usage.characters += len(text)
+        self.usage.seconds += audio.seconds if isinstance(audio, Audio) else 0.0
+        return audio
 
 
 def resample(audio: Audio, rate: int) -> Audio:
