@@ -11,10 +11,12 @@ import wave
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.media import ffmpeg
+from maic_cli.media.encode import FPS
 from maic_cli.media.frames import render
 from maic_cli.media.script import Shown
 from maic_cli.speech import piper_engine
@@ -125,7 +127,7 @@ def test_the_script_lists_each_turn_with_speaker_time_and_text(newton: Path) -> 
 
 
 def test_the_video_has_the_track_and_a_subtitle_stream_and_shows_the_spotlit_slide(newton: Path) -> None:
-    from PIL import Image, ImageChops, ImageStat
+    from PIL import ImageChops, ImageStat
 
     log = ffmpeg.probe(newton / "class.mp4")
     duration = ffmpeg.duration_of(log)
@@ -133,6 +135,7 @@ def test_the_video_has_the_track_and_a_subtitle_stream_and_shows_the_spotlit_sli
     assert duration is not None and abs(duration - audio.seconds) < 0.25, log
     assert re.search(r"Stream #0:\d.*Video: h264", log) and re.search(r"Stream #0:\d.*Audio: aac", log)
     assert re.search(r"Stream #0:\d.*Subtitle: mov_text", log), log
+    assert abs(video_seconds(newton / "class.mp4") - audio.seconds) < 0.25  # pictures all along the track
     # the frame in the middle of the spotlit scene is the picture of that board
     from maic_cli.chat.replay_media import class_items
     from maic_cli.media.timeline import lay_out
@@ -147,18 +150,34 @@ def test_the_video_has_the_track_and_a_subtitle_stream_and_shows_the_spotlit_sli
     timeline = lay_out(items, [end - start for start, end in _sentence_spans(sentences)])
     scene = next(s for s in timeline.scenes if s.board == spotlit)
     assert any(abs(scene.start - end) < 0.01 for end in said_ends)
-    middle = (scene.start + scene.end) / 2
-    frame_path = newton / "frame.png"
-    subprocess.run([ffmpeg.find_ffmpeg(), "-v", "error", "-y", "-ss", f"{middle:.2f}", "-i",
-                    str(newton / "class.mp4"), "-frames:v", "1", str(frame_path)], check=True, timeout=60)
-    frame = Image.open(frame_path).convert("RGB")
-    expected = Image.open(io.BytesIO(render(spotlit, heading="maic class: slides_spotlight"))).convert("RGB")
-    other = Image.open(io.BytesIO(render(boards[0], heading="maic class: slides_spotlight"))).convert("RGB")
+    heading = "maic class: slides_spotlight"
+    frame = frame_at(newton / "class.mp4", (scene.start + scene.end) / 2, newton / "frame.png")
+    expected = Image.open(io.BytesIO(render(spotlit, heading=heading))).convert("RGB")
+    other = Image.open(io.BytesIO(render(boards[0], heading=heading))).convert("RGB")
     assert frame.size == expected.size
     difference = sum(ImageStat.Stat(ImageChops.difference(frame, expected)).mean) / 3
     assert difference < 2.0  # the video's compression only
     # the same measure tells the board without the spotlight apart
     assert sum(ImageStat.Stat(ImageChops.difference(frame, other)).mean) / 3 > difference + 0.5
+    # and the last board is on screen to the end of the track
+    last = timeline.scenes[-1]
+    frame = frame_at(newton / "class.mp4", last.end - 0.3, newton / "last.png")
+    expected = Image.open(io.BytesIO(render(last.board, heading=heading))).convert("RGB")
+    assert sum(ImageStat.Stat(ImageChops.difference(frame, expected)).mean) / 3 < 2.0
+
+
+def frame_at(video: Path, seconds: float, path: Path) -> Image.Image:
+    subprocess.run([ffmpeg.find_ffmpeg(), "-v", "error", "-y", "-ss", f"{seconds:.2f}", "-i", str(video),
+                    "-frames:v", "1", str(path)], check=True, timeout=60)
+    return Image.open(path).convert("RGB")
+
+
+def video_seconds(video: Path) -> float:
+    """How long the video stream lasts, by decoding it: its last frame's number over the frame rate."""
+    done = subprocess.run([ffmpeg.find_ffmpeg(), "-hide_banner", "-nostdin", "-i", str(video), "-map", "0:v",
+                           "-f", "null", "-"], capture_output=True, timeout=120, check=True)
+    frames = re.findall(r"frame=\s*(\d+)", done.stderr.decode("utf-8", "replace"))
+    return int(frames[-1]) / FPS
 
 
 def _sentence_spans(cues: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -197,13 +216,17 @@ def test_a_lesson_becomes_a_video_of_its_slides_voiced_by_its_class(tmp_path: Pa
     lesson = tmp_path / "levers.yaml"
     lesson.write_text(LESSON, encoding="utf-8")
     out = tmp_path / "levers.mp4"
-    result = runner.invoke(app, ["lesson", "export", str(lesson), "--out", str(out), "--voice", "local"])
+    result = runner.invoke(app, ["lesson", "export", str(lesson), "--out", str(out), "--voice", "local",
+                                 "--captions", str(tmp_path / "levers.vtt")])
     assert result.exit_code == 0, result.output
     assert "4 sentences synthesized" in result.output and "3 pictures" in result.output
+    captions = vtt_cues((tmp_path / "levers.vtt").read_text(encoding="utf-8"))
+    assert [c[2] for c in captions] == ["Ms. Rivera", "Ms. Rivera", "Mia", "Ms. Rivera"]
     log = ffmpeg.probe(out)
     assert re.search(r"Subtitle: mov_text", log) and re.search(r"Video: h264", log)
     duration = ffmpeg.duration_of(log)
     assert duration is not None and 4.0 < duration < 40.0
+    assert abs(video_seconds(out) - duration) < 0.25
     # the audio track and the subtitle stream, read back from the mp4
     track, subtitles = tmp_path / "track.wav", tmp_path / "subs.srt"
     for args in (["-map", "0:a", "-ac", "1", "-ar", "22050", str(track)], ["-map", "0:s", str(subtitles)]):

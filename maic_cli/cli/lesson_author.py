@@ -27,6 +27,7 @@ from .help_option import VOICE_HELP
 if TYPE_CHECKING:
     from ..authoring.generation import LessonBrief
     from ..lessons.lesson import Lesson
+    from ..media.export import Targets
 
 _MODEL_HELP = ("A litellm model (openai/gpt-4o-mini, …), local (the built-in offline model) or scripted:FILE. "
                "Default: as for maic chat. [env: MAIC_MODEL]")
@@ -112,45 +113,66 @@ def import_command(
     typer.echo(str(path))
 
 
+MEDIA_OUT = {".mp4": "video", ".wav": "audio", ".ogg": "audio", ".mp3": "audio", ".vtt": "captions",
+             ".srt": "captions"}
+
+
 def export_command(
     lesson_file: Path = typer.Argument(..., metavar="LESSON", help="The lesson file (YAML)."),
-    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck), notes.md (Markdown notes) "
-                             "or lesson.mp4 (a video: the scripted lecture voiced over its slides)."),
+    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck), notes.md (Markdown notes), "
+                             "lesson.mp4 (a video: the scripted lecture voiced over its slides), lesson.wav/.ogg/"
+                             ".mp3 (its voice track) or lesson.vtt/.srt (its captions)."),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
-    voice: str = typer.Option(None, "--voice", help="With .mp4: " + VOICE_HELP),
-    voice_api_base: str = typer.Option(None, "--voice-api-base", help="With .mp4: base URL of an "
-                                       "OpenAI-compatible speech server."),
-    agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="With .mp4: a folder of persona files "
-                                          "(the class's voices). Repeatable."),
+    audio: Path = typer.Option(None, "--audio", help="Also write the voice track (.wav, .ogg or .mp3) of the same "
+                               "export."),
+    captions: Path = typer.Option(None, "--captions", help="Also write its captions (.vtt or .srt)."),
+    script: Path = typer.Option(None, "--script", help="Also write its narration script (.md)."),
+    voice: str = typer.Option(None, "--voice", help="A voiced export's engine: " + VOICE_HELP),
+    voice_api_base: str = typer.Option(None, "--voice-api-base", help="Base URL of an OpenAI-compatible speech "
+                                       "server (with --voice openai-compatible)."),
+    agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files (the class's "
+                                          "voices in a voiced export). Repeatable."),
 ) -> None:
-    """Write a lesson as a PowerPoint deck (script as speaker notes), as Markdown notes, or as a video."""
+    """Write a lesson as a deck (script as speaker notes), Markdown notes, a video, its voice track or captions."""
     from ..store.lesson_export import FORMATS, export_lesson
     from ..store.lesson_writer import check_writable
     from ..store.lessons import load_lesson
 
-    if out.suffix.lower() not in (*FORMATS, ".markdown", ".mp4"):
-        raise InputError(f"{out}: export to a deck (.pptx), to Markdown notes (.md) or to a video (.mp4)")
+    kind = MEDIA_OUT.get(out.suffix.lower())
+    if out.suffix.lower() not in (*FORMATS, ".markdown") and kind is None:
+        raise InputError(f"{out}: export to a deck (.pptx), Markdown notes (.md), a video (.mp4), audio (.wav, "
+                         ".ogg, .mp3) or captions (.vtt, .srt)")
+    if kind is None and (audio or captions or script):
+        raise InputError("--audio, --captions and --script go with a voiced export (--out lesson.mp4, .wav, .vtt …)")
     lesson = load_lesson(lesson_file)
-    check_writable(out, force)
-    if out.suffix.lower() == ".mp4":
-        _export_video(lesson, out, voice, voice_api_base, list(agents_dir or []))
+    for path in (out, audio, captions, script):
+        if path is not None:
+            check_writable(path, force)
+    if kind is not None:
+        from ..media.export import Targets
+
+        given: dict[str, Path | None] = {"audio": audio, "captions": captions, "script": script, "video": None}
+        given[kind] = out
+        _export_media(lesson, Targets(**given), voice, voice_api_base, list(agents_dir or []))
         return
     export_lesson(lesson, out)
     typer.echo(f"maic: wrote {one_line(str(out))}: {len(lesson.scenes)} scenes", err=True)
     typer.echo(str(out))
 
 
-def _export_video(lesson: Lesson, out: Path, voice: str | None, voice_api_base: str | None,
+def _export_media(lesson: Lesson, targets: Targets, voice: str | None, voice_api_base: str | None,
                   agents_dir: list[Path]) -> None:
-    from ..media.export import Targets, check_targets, export_media, speakers
+    """The lesson as its scripts play it: voiced by its class, its slides shown."""
+    from ..media.export import check_targets, export_media, speakers
     from ..media.script import from_lesson
     from ..media.speakers import voices_for
     from ..store.personas import DEFAULT_CLASS, load_registry
-    from .media_export import export_engine, progress_bar, require_video, say_written, speakable
+    from .media_export import export_engine, progress_bar, require_ffmpeg, require_video, say_written, speakable
 
-    targets = Targets(video=out)
     check_targets(targets)
-    require_video()
+    if targets.video is not None:
+        require_video()
+    require_ffmpeg(targets.audio)
     registry = load_registry(agents_dir)
     agents = registry.require(lesson.agents or [i for i in DEFAULT_CLASS if i in registry.agents])
     engine = export_engine(voice, voice_api_base)

@@ -92,7 +92,7 @@ def write_video(path: Path, timeline: Timeline, pcm: bytes, rate: int, *, headin
                     "-i", str(folder / "track.wav"), "-i", str(folder / "captions.srt"),
                     "-map", "0:v", "-map", "1:a", "-map", "2:s",
                     "-c:v", "libx264", "-preset", "veryfast", "-tune", "stillimage", "-pix_fmt", "yuv420p",
-                    "-r", str(FPS), "-c:a", "aac", "-b:a", "96k", "-c:s", "mov_text",
+                    "-vf", f"fps={FPS}", "-c:a", "aac", "-b:a", "96k", "-c:s", "mov_text",
                     "-metadata:s:s:0", "language=eng", "-t", f"{timeline.duration:.3f}",
                     "-movflags", "+faststart", "-f", "mp4", str(temp)],
                    seconds=encode_seconds(timeline.duration), what=str(path))

@@ -79,7 +79,8 @@ def _wrap(text: str, style: str, size: int, width: int) -> list[str]:
 
 def _slide_lines(board: Board) -> list[Line]:
     assert board.slide is not None
-    lines = [Line(slide_heading(board.slide, board.number, board.total), "bold", 1.15)]
+    heading = slide_heading(board.slide, board.number, board.total) if board.number else shown(board.slide.title, 200)
+    lines = [Line(heading, "bold", 1.15)]
     for group, element in enumerate(board.slide.elements[:40]):
         mark = "spotlight" if element.id == board.spotlight else "laser" if element.id == board.laser else None
         lines += _element_lines(element, mark, group)

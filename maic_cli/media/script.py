@@ -87,13 +87,14 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def board_of(store: StoreState, title: str = "") -> Board:
-    """A copy of what ``store`` shows (the pointers only where they point at an element of the slide shown)."""
+def board_of(store: StoreState, title: str = "", *, card: bool = False) -> Board:
+    """A copy of what ``store`` shows (the pointers only where they point at an element of the slide shown);
+    a ``card`` (a quiz's questions, a discussion's topic) is no slide of the lesson: it has no number."""
     slide = store.slide
     ids = {element.id for element in slide.elements} if slide else set()
-    number = min(max(store.current_slide, 0), len(store.slides) - 1) + 1 if slide else 0
+    number = min(max(store.current_slide, 0), len(store.slides) - 1) + 1 if slide and not card else 0
     return Board(title=title, slide=slide.model_copy(deep=True) if slide else None,
-                 number=number, total=len(store.slides),
+                 number=number, total=0 if card else len(store.slides),
                  spotlight=store.spotlight if store.spotlight in ids else None,
                  laser=store.laser if store.laser in ids else None,
                  whiteboard=tuple(e.model_copy(deep=True) for e in store.whiteboard[-MAX_BOARD_ELEMENTS:])
@@ -213,6 +214,7 @@ def from_lesson(lesson: Lesson, agents: list[AgentConfig]) -> list[Item]:
     title = one_sentence(lesson.title)[:200]
     build = _Builder()
     for index, scene in enumerate(lesson.scenes):
+        build.last_speaker = None  # a scene's first line opens a turn of its own
         if isinstance(scene, SlideScene):
             store.current_slide = lesson.slide_number(index) or 0
             store.spotlight = store.laser = None
@@ -230,13 +232,13 @@ def from_lesson(lesson: Lesson, agents: list[AgentConfig]) -> list[Item]:
                 build.show(board_of(store, title))
         elif isinstance(scene, QuizScene):
             quiz = StoreState(slides=[_quiz_slide(scene)])
-            build.show(board_of(quiz, title))
+            build.show(board_of(quiz, title, card=True))
             for line in _quiz_lines(scene):
                 build.say(teacher_id, teacher_name, line)
         elif isinstance(scene, DiscussionScene):
             card = Slide(id=scene.id, title=f"Discussion: {scene.topic}",
                          elements=[SlideElement(id="prompt", content=scene.prompt or scene.topic)])
-            build.show(board_of(StoreState(slides=[card]), title))
+            build.show(board_of(StoreState(slides=[card]), title, card=True))
             if not scene.script:
                 build.say(teacher_id, teacher_name, f"Let's discuss: {scene.topic}", new_turn=True)
             for step in scene.script:
