@@ -79,3 +79,23 @@ def test_voicing_a_batch_with_no_engine_is_refused_before_it_runs(tmp_path: Path
                                  "--plain", "--voice", "off"])
     assert result.exit_code == 2 and "needs an engine" in result.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_ogg_and_mp3_tracks_are_encoded_and_as_long_as_the_wav(tmp_path: Path) -> None:
+    from maic_cli.media import ffmpeg
+
+    newton = Path(__file__).resolve().parent.parent / "transcripts" / "slides_newton.jsonl"
+    result = runner.invoke(app, ["replay", str(newton), "--voice", "espeak", "--audio", str(tmp_path / "c.wav")])
+    assert result.exit_code == 0, result.output
+    with wave.open(str(tmp_path / "c.wav"), "rb") as handle:
+        seconds = handle.getnframes() / handle.getframerate()
+    for suffix, codec in ((".ogg", "vorbis"), (".mp3", "mp3")):
+        path = tmp_path / f"c{suffix}"
+        result = runner.invoke(app, ["replay", str(newton), "--voice", "espeak", "--audio", str(path)])
+        assert result.exit_code == 0, result.output
+        log = ffmpeg.probe(path)
+        assert f"Audio: {codec}" in log
+        duration = ffmpeg.duration_of(log)
+        assert duration is not None and abs(duration - seconds) < 0.15  # the same timeline (the cache's clips)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "maic_home") == ["c.mp3", "c.ogg", "c.wav"]
