@@ -7,7 +7,8 @@ left out is derived, the same every time for the same class:
 * the teacher is lower and steadier (a lower pitch, a slower pace), the assistant in between, and the
   students apart from each other and from the staff;
 * an engine with one voice (the offline one) or that shifts pitch itself (espeak) makes several by pitch and
-  speed: a teacher, an assistant and four students are each at least two semitones (12 %) apart;
+  speed: a teacher, an assistant and three students are three semitones apart (measured 12 % or more), a
+  fourth student and later ones fall in between at their own pace;
 * an engine with many voices (a provider's alloy, echo, onyx, nova …) gives each agent its own where it
   can: the teacher from the lower, steadier voices, the students by a stable hash of their ids.
 
@@ -27,10 +28,12 @@ from ..errors import InputError
 from ..untrusted import one_line
 from .port import SpeechEngine, Voice
 
-# (pitch in semitones, speed): the teacher's slots first; then the assistant's; the students' five apart.
-TEACHER_SLOTS = ((-2.0, 0.92), (-3.5, 0.95), (-1.0, 0.9))
-ASSISTANT_SLOTS = ((0.0, 1.0), (-0.5, 0.97), (1.0, 1.0))
-STUDENT_SLOTS = ((2.0, 1.05), (4.0, 1.0), (6.0, 1.08), (8.0, 0.97), (3.0, 1.12), (5.0, 0.96), (7.0, 1.03))
+# (pitch in semitones, speed), taken in this order within a role.  Three semitones apart: Piper lowers its own F0
+# a little as its length scale grows, so nominal steps of 3 measure 12-20 % apart (tests/test_voice_local.py);
+# the fourth student and later fill in between, told apart by pace as well.
+TEACHER_SLOTS = ((-4.0, 0.92), (-5.5, 0.95), (-2.5, 0.9))
+ASSISTANT_SLOTS = ((0.0, 1.0), (-1.0, 0.97), (1.0, 1.02))
+STUDENT_SLOTS = ((3.0, 1.08), (6.0, 1.04), (9.0, 1.1), (4.5, 1.15), (7.5, 1.0), (1.5, 1.12), (10.5, 1.05))
 # A provider's voices, preferred by role (the rest follow in the engine's own order).
 TEACHER_VOICES = ("onyx", "sage", "ash", "echo", "Charon", "Orus", "Kore")
 ASSISTANT_VOICES = ("nova", "coral", "alloy", "Aoede", "Leda")

@@ -54,6 +54,8 @@ def missing_key(spec: VoiceSpec) -> str | None:
 
 
 def _import_litellm() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never fetch the price list from the network
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
     import litellm
 
     litellm.suppress_debug_info = True
