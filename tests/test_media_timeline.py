@@ -146,3 +146,29 @@ def test_hostile_text_gives_clean_bounded_cues_that_follow_the_timeline(
             assert line.startswith("<v ") and "-->" not in line and "\x1b" not in line
             body = line[line.index(">") + 1:]
             assert "<" not in body and ">" not in body
+
+
+element_text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=300)
+
+
+@settings(max_examples=15, deadline=None)
+@given(texts=st.lists(element_text, min_size=1, max_size=50), title=element_text,
+       kinds=st.lists(st.sampled_from(["text", "bullets", "code", "table", "formula", "image"]), min_size=50,
+                      max_size=50),
+       pointed=st.integers(0, 60))
+def test_any_slide_draws_as_one_picture_of_the_frame_size(texts: list[str], title: str, kinds: list[str],
+                                                          pointed: int) -> None:
+    import io
+
+    from PIL import Image
+
+    from maic_cli.media.frames import HEIGHT, WIDTH, render
+    from maic_cli.media.script import board_of
+
+    elements = [SlideElement(id=f"e{i}", type=kinds[i], content=text, items=[text] * 3,  # type: ignore[arg-type]
+                             rows=[[text, text], ["1", "2"]]) for i, text in enumerate(texts)]
+    store = StoreState(slides=[Slide(id="s", title=title or "t", elements=elements)], spotlight=f"e{pointed}",
+                       laser=f"e{pointed + 1}")
+    board = board_of(store, title)
+    picture = Image.open(io.BytesIO(render(board)))
+    assert picture.size == (WIDTH, HEIGHT) and picture.format == "PNG"

@@ -175,7 +175,7 @@ def from_class(store: StoreState, steps: Iterable[Event | LearnerSaid], *, learn
             if step.type == "action":
                 pending[step.message_id] = []
         classroom.apply(step)
-        if step.type in ("action", "lesson", "scene"):
+        if step.type in ("action", "lesson", "scene") and build.shown < MAX_SHOWN:
             build.show(board_of(classroom.store, title))
     for message_id in list(pending):
         flush(message_id)
