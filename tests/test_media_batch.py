@@ -99,3 +99,23 @@ def test_ogg_and_mp3_tracks_are_encoded_and_as_long_as_the_wav(tmp_path: Path) -
         duration = ffmpeg.duration_of(log)
         assert duration is not None and abs(duration - seconds) < 0.15  # the same timeline (the cache's clips)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "maic_home") == ["c.mp3", "c.ogg", "c.wav"]
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_a_sentence_with_nothing_to_hear_gets_no_caption_over_silence(tmp_path: Path) -> None:
+    from maic_cli.engine.events import AgentEndEvent, AgentStartEvent, Event, TextDeltaEvent
+    from maic_cli.engine.models import StoreState
+    from maic_cli.media.export import Targets, export_media
+    from maic_cli.media.script import from_class
+    from maic_cli.speech.espeak_engine import EspeakEngine
+    from maic_cli.speech.normalize import for_speech
+    from maic_cli.speech.port import Voice
+
+    events: list[Event] = [AgentStartEvent(message_id="m", agent_id="teacher", agent_name="Ms. Rivera", avatar="", color=""),
+                           TextDeltaEvent(message_id="m", content="Good morning. 🙂🙂. Let us begin."),
+                           AgentEndEvent(message_id="m", agent_id="teacher")]
+    items = from_class(StoreState(), events)
+    made = export_media(items, Targets(captions=tmp_path / "c.vtt"), engine=EspeakEngine(),
+                        voice_for=lambda _: Voice("espeak", "en-us"), speakable=for_speech, title="t")
+    assert [u.text for u in made.timeline.utterances] == ["Good morning.", "Let us begin."]
+    assert "🙂" not in (tmp_path / "c.vtt").read_text(encoding="utf-8")

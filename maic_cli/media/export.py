@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..speech.port import SpeechEngine, Voice
+from ..speech.port import Audio, SpeechEngine, Voice
 from .captions import narration, subrip, webvtt
 from .encode import AUDIO_FORMATS, VIDEO_FORMATS, write_audio, write_video
 from .output import check_target, write_text
@@ -74,6 +74,7 @@ def export_media(items: list[Item], targets: Targets, *, engine: SpeechEngine, v
     check_targets(targets)
     usage = SpeechUsage(engine=engine.name)
     clips, rate = synthesize_all(items, engine, voice_for, speakable, progress=progress, usage=usage)
+    items, clips = _heard(items, clips)
     timeline = lay_out(items, [clip.seconds for clip in clips])
     made = Made(timeline=timeline, usage=usage)
     pcm = render_track(timeline, clips, rate) if targets.audio or targets.video else b""
@@ -91,6 +92,22 @@ def export_media(items: list[Item], targets: Targets, *, engine: SpeechEngine, v
         made.pictures = write_video(targets.video, timeline, pcm, rate, heading=title, progress=progress)
         made.written.append(targets.video)
     return made
+
+
+def _heard(items: list[Item], clips: list[Audio]) -> tuple[list[Item], list[Audio]]:
+    """The items without the sentences that have nothing to hear (an emoji, a code fence): no caption is shown
+    over silence."""
+    kept_items: list[Item] = []
+    kept_clips: list[Audio] = []
+    said = iter(clips)
+    for item in items:
+        if isinstance(item, Said):
+            clip = next(said)
+            if not clip.pcm:
+                continue
+            kept_clips.append(clip)
+        kept_items.append(item)
+    return kept_items, kept_clips
 
 
 def speakers(items: list[Item]) -> dict[str, str]:
