@@ -111,7 +111,8 @@ def test_a_sentence_with_nothing_to_hear_gets_no_caption_over_silence(tmp_path: 
     from maic_cli.speech.normalize import for_speech
     from maic_cli.speech.port import Voice
 
-    events: list[Event] = [AgentStartEvent(message_id="m", agent_id="teacher", agent_name="Ms. Rivera", avatar="", color=""),
+    start = AgentStartEvent(message_id="m", agent_id="teacher", agent_name="Ms. Rivera", avatar="", color="")
+    events: list[Event] = [start,
                            TextDeltaEvent(message_id="m", content="Good morning. 🙂🙂. Let us begin."),
                            AgentEndEvent(message_id="m", agent_id="teacher")]
     items = from_class(StoreState(), events)
