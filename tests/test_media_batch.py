@@ -68,6 +68,7 @@ def test_a_voiced_batch_writes_each_runs_audio_and_captions_and_counts_its_synth
     assert speech["engine"] == "espeak" and speech["runs"] == 2 and speech["sentences"] == 4
     assert speech["characters"] == first.characters and speech["cost"] == 0.0 and speech["errors"] == 0
     assert "## Voice" in (out / "report.md").read_text(encoding="utf-8")
+    assert "2 runs voiced with espeak: 4 sentences" in result.output  # the terminal says it too
     # the model's own calls stay the model's: the voice adds none
     assert report["overall"]["runs"] == 2
 
