@@ -53,7 +53,8 @@ def maic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "maic_home"
     home.mkdir()
     monkeypatch.setenv("MAIC_HOME", str(home))
-    for key in ("MAIC_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+    for key in ("MAIC_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MAIC_VOICE",
+                "MAIC_VOICE_API_BASE", "MAIC_VOICE_API_KEY", "ELEVENLABS_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     return home
 

@@ -99,19 +99,22 @@ def show_agent(agent_id: str = typer.Argument(..., help="The persona's id."),
 def _voice(registry: Registry, agent_id: str) -> str:
     """How the agent sounds in the configured voice engine (the offline one when the voice is off)."""
     from ..speech.cast import cast
-    from ..speech.factory import make_engine
-    from ..speech.spec import VoiceSpec
+    from ..speech.piper_engine import PiperEngine
+    from ..speech.port import SpeechEngine
     from .voice_setup import describe, origin, settings_for, the_class, voice_spec
 
     settings = settings_for(None, None)
     spec = voice_spec(settings, voice_flag=None)
-    shown = spec if spec.enabled and spec.kind != "espeak" else VoiceSpec.parse("local")
-    engine = make_engine(shown)
-    assert engine is not None
+    engine: SpeechEngine = PiperEngine()  # the offline voice's when off (espeak lists its voices by running)
+    if spec.kind in ("litellm", "direct"):
+        from ..speech.factory import make_engine
+
+        engine = make_engine(spec) or engine
     agents = the_class(registry, settings, agent_id)
     agent = registry.require([agent_id])[0]
     off = "" if spec.enabled else "; the voice is off: maic voices say to try it"
-    return f"{clean(describe(cast(agents, engine)[agent_id]))} ({engine.name}, {origin(agent)}{off})"
+    how = "derived from id and role" if origin(agent) == "derived" else f"chosen by the {origin(agent)}"
+    return f"{clean(describe(cast(agents, engine)[agent_id]))} ({engine.name}, {how}{off})"
 
 
 @app.command("validate")

@@ -65,7 +65,7 @@ def describe(voice: Voice) -> str:
 
 
 def origin(agent: AgentConfig) -> str:
-    """Whether the persona chose its voice or it was derived from its id and role."""
+    """``persona (id, pitch)``: what the persona chose; ``derived``: from its id and role."""
     chosen = agent.voice
     fields = [name for name in ("id", "speed", "pitch") if chosen is not None and getattr(chosen, name) is not None]
-    return f"persona ({', '.join(fields)})" if fields else "derived from id and role"
+    return f"persona ({', '.join(fields)})" if fields else "derived"

@@ -67,6 +67,8 @@ def list_voices(voice: str = VoiceOption, voice_api_base: str = VoiceApiBaseOpti
         table.add_row(Text(clean(agent.id)), Text(agent.role), Text(clean(said.id)), f"{said.speed:.2f}",
                       f"{said.pitch:+.1f}", Text(origin(agent)))
     console.print(table)
+    console.print(Text("derived: from the agent's id and role (a persona's voice: chooses id, speed, pitch)",
+                       style="dim"))
 
 
 @app.command("say")

@@ -19,7 +19,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .audio import change_rate, float_to_pcm
 from .port import Audio, SpeechError, Voice
 
 VOICE_ID = "en_US-joe-medium"
@@ -99,6 +98,8 @@ class PiperEngine:
             raise SpeechError("local", f"unknown voice {voice.id!r}; the voices are: {VOICE_ID}")
         piper = _load()
         from piper.config import SynthesisConfig
+
+        from .audio import change_rate, float_to_pcm
 
         ratio = 2.0 ** (voice.pitch / 12.0)
         config = SynthesisConfig(length_scale=ratio / max(voice.speed, 0.1), normalize_audio=True, volume=0.9)
