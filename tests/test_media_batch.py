@@ -32,6 +32,31 @@ def test_provider_prices_are_per_million_characters_where_known() -> None:
     assert price_per_million("openai/tts-1") == 15.0 and price_per_million("tts-1-hd") == 30.0
     assert price_per_million("local") == 0.0 and price_per_million("espeak") == 0.0
     assert price_per_million("openai/gpt-4o-mini-tts") is None  # priced by tokens: not known here
+    assert price_per_million("openai-compatible/tts-1") is None  # a server of one's own: not known
+
+
+def test_a_batch_voiced_by_a_speech_server_gives_each_speaker_a_voice_and_an_unknown_price(tmp_path: Path) -> None:
+    from maic_cli.testing.speech_server import LoopbackSpeechServer
+
+    scenario = tmp_path / "sky.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    replies = tmp_path / "script.json"
+    replies.write_text(json.dumps(list(ROUND)), encoding="utf-8")
+    out = tmp_path / "out"
+    with LoopbackSpeechServer() as server:
+        result = runner.invoke(app, ["run", str(scenario), "--model", f"scripted:{replies}", "--out", str(out),
+                                     "--plain", "--voice", "openai-compatible", "--voice-api-base", server.base_url])
+        requests = list(server.requests)
+    assert result.exit_code == 0, result.output
+    voices = {r["input"]: r["voice"] for r in requests}
+    assert len(requests) == 4 and voices["Sunlight scatters."] == voices["Blue scatters the most."]
+    # the teacher, the classmate and the learner: three voices
+    assert len({voices["Why is the sky blue?"], voices["Sunlight scatters."],
+                voices["So the sky is blue because of the air?"]}) == 3
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["speech"]["sentences"] == 4 and report["speech"]["cost"] is None
+    assert report["speech"]["engine"] == "openai-compatible/tts-1"
+    assert "cost unknown" in (out / "report.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")

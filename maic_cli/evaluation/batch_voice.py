@@ -33,8 +33,12 @@ OFFLINE = ("local", "espeak")
 
 
 def price_per_million(engine: str) -> float | None:
+    """Dollars per million characters of ``engine`` (a spec's name): 0 offline, a provider's known price, else
+    None.  A server of one's own (``openai-compatible/…``) is never priced: its model name says nothing of it."""
     if engine in OFFLINE:
         return 0.0
+    if engine.startswith("openai-compatible"):
+        return None
     return PRICE_PER_MILLION.get(engine.rsplit("/", 1)[-1].lower())
 
 
