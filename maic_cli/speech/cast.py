@@ -28,10 +28,11 @@ from ..errors import InputError
 from ..untrusted import one_line
 from .port import SpeechEngine, Voice
 
-# (pitch in semitones, speed), taken in this order within a role.  Three semitones apart: Piper lowers its own F0
-# a little as its length scale grows, so nominal steps of 3 measure 12-20 % apart (tests/test_voice_local.py);
+# (pitch in semitones, speed), taken in this order within a role.  Three semitones apart or more: Piper's own F0
+# moves against its length scale (a voice synthesised faster to be resampled lower comes out higher), so nominal
+# steps of 3 measure 15-20 % apart and the teacher's 5 (slow and steady) about 16 % (tests/test_voice_local.py);
 # the fourth student and later fill in between, told apart by pace as well.
-TEACHER_SLOTS = ((-4.0, 0.92), (-5.5, 0.95), (-2.5, 0.9))
+TEACHER_SLOTS = ((-5.0, 0.85), (-6.5, 0.88), (-3.5, 0.85))
 ASSISTANT_SLOTS = ((0.0, 1.0), (-1.0, 0.97), (1.0, 1.02))
 STUDENT_SLOTS = ((3.0, 1.08), (6.0, 1.04), (9.0, 1.1), (4.5, 1.15), (7.5, 1.0), (1.5, 1.12), (10.5, 1.05))
 # A provider's voices, preferred by role (the rest follow in the engine's own order).

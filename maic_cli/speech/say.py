@@ -16,29 +16,49 @@ from collections.abc import Iterator
 from .normalize import for_speech
 from .port import Audio, SpeechEngine, Voice
 
-FIRST_WORDS = 8  # the first piece: said within a fraction of a second
+FIRST_WORDS = 5  # the first piece: said within a fraction of a second
+MIN_FIRST_WORDS = 3
 MAX_WORDS = 28  # a later piece is cut at a comma past this many words
+# Where a long first clause is cut when it has no comma early: before one of these words, a natural breath.
+_BREAKS = frozenset("and but or so because which that when where while if then to of in on at with for from "
+                    "about into is are was were".split())
 PAUSE_SECONDS = 0.25  # between sentences in a joined file
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _CLAUSE = re.compile(r"(?<=[,;:])\s+")
 
 
 def pieces(text: str) -> list[str]:
-    """``text`` as speakable pieces: sentences, a long one (and the first) cut at its clauses."""
+    """``text`` as speakable pieces: sentences, a long one cut at its clauses, and the first piece short."""
     spoken = for_speech(text)
     out: list[str] = []
     for sentence in _SENTENCE.split(spoken):
-        limit = FIRST_WORDS if not out else MAX_WORDS
         current: list[str] = []
         for clause in _CLAUSE.split(sentence):
             words = len(clause.split())
-            if current and len(" ".join(current).split()) + words > limit:
+            if current and len(" ".join(current).split()) + words > MAX_WORDS:
                 out.append(" ".join(current))
-                current, limit = [], MAX_WORDS
+                current = []
             current.append(clause)
         if current:
             out.append(" ".join(current))
-    return [p for p in out if any(ch.isalnum() for ch in p)]
+    out = [p for p in out if any(ch.isalnum() for ch in p)]
+    if out:
+        out[:1] = _first_cut(out[0])
+    return out
+
+
+def _first_cut(piece: str) -> list[str]:
+    """The first piece split so that its head is at most :data:`FIRST_WORDS` words: at its first comma, else
+    before a conjunction or preposition, else after :data:`FIRST_WORDS` words."""
+    words = piece.split()
+    if len(words) <= FIRST_WORDS + 2:
+        return [piece]
+    cut = next((i + 1 for i, w in enumerate(words[:FIRST_WORDS]) if i + 1 >= MIN_FIRST_WORDS and w[-1] in ",;:"),
+               None)
+    if cut is None:
+        cut = next((i for i in range(FIRST_WORDS, MIN_FIRST_WORDS - 1, -1) if words[i].lower() in _BREAKS),
+                   FIRST_WORDS)
+    return [" ".join(words[:cut]), " ".join(words[cut:])]
 
 
 def say(engine: SpeechEngine, text: str, voice: Voice) -> Iterator[Audio]:
