@@ -35,6 +35,8 @@ MODEL_HELP = (f"The model: {MODEL_KINDS}, scripted:FILE or replay:FILE. Default:
 TEMPERATURE_HELP = ("Sampling temperature of every reply: 0 the most predictable, higher more varied. Default: "
                     "the provider's own (0.6 for local).")
 MAX_TURNS_HELP = "Agent turns per round at most (default 6)."
+VOICE_HELP = ("The voice engine of the export: local (the offline voice, the default), espeak, openai-compatible "
+              "(with --voice-api-base) or a provider's speech model such as openai/tts-1.")
 
 _KINDS = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "path": "PATH", "bool": "BOOLEAN",
           "datetime": "DATETIME", "uuid": "UUID"}

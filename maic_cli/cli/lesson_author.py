@@ -22,10 +22,12 @@ import typer
 from ..errors import InputError
 from ..untrusted import one_line
 from .errors import friendly
+from .help_option import VOICE_HELP
 
 if TYPE_CHECKING:
     from ..authoring.generation import LessonBrief
     from ..lessons.lesson import Lesson
+    from ..media.export import Targets
 
 _MODEL_HELP = ("A litellm model (openai/gpt-4o-mini, …), local (the built-in offline model) or scripted:FILE. "
                "Default: as for maic chat. [env: MAIC_MODEL]")
@@ -111,23 +113,50 @@ def import_command(
     typer.echo(str(path))
 
 
+MEDIA_OUT = {".mp4": "video", ".wav": "audio", ".ogg": "audio", ".mp3": "audio", ".vtt": "captions",
+             ".srt": "captions"}
+
+
 def export_command(
     lesson_file: Path = typer.Argument(..., metavar="LESSON", help="The lesson file (YAML)."),
-    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck), notes.md (Markdown notes) or "
-                             "class.maic.zip (a classroom OpenMAIC imports)."),
+    out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck), notes.md (Markdown notes), "
+                             "class.maic.zip (a classroom OpenMAIC imports), lesson.mp4 (a video: the scripted "
+                             "lecture voiced over its slides), lesson.wav/.ogg/.mp3 (its voice track) or "
+                             "lesson.vtt/.srt (its captions)."),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
+    audio: Path = typer.Option(None, "--audio", help="Also write the voice track (.wav, .ogg or .mp3) of the same "
+                               "export."),
+    captions: Path = typer.Option(None, "--captions", help="Also write its captions (.vtt or .srt)."),
+    script: Path = typer.Option(None, "--script", help="Also write its narration script (.md)."),
+    voice: str = typer.Option(None, "--voice", help="A voiced export's engine: " + VOICE_HELP),
+    voice_api_base: str = typer.Option(None, "--voice-api-base", help="Base URL of an OpenAI-compatible speech "
+                                       "server (with --voice openai-compatible)."),
+    agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files (the class's "
+                                          "voices in a voiced export). Repeatable."),
 ) -> None:
-    """Write a lesson as a PowerPoint deck (script as speaker notes), as Markdown notes, or as an OpenMAIC
-    classroom (.maic.zip)."""
+    """Write a lesson as a deck (script as speaker notes), Markdown notes, an OpenMAIC classroom (.maic.zip), a
+    video, its voice track or captions."""
     from ..store.lesson_export import FORMATS, export_lesson
     from ..store.lesson_writer import check_writable
     from ..store.lessons import load_lesson
 
-    if out.suffix.lower() not in (*FORMATS, ".markdown", ".zip"):
-        raise InputError(f"{out}: export to a deck (.pptx), to Markdown notes (.md) or to an OpenMAIC classroom "
-                         "(.maic.zip)")
+    kind = MEDIA_OUT.get(out.suffix.lower())
+    if out.suffix.lower() not in (*FORMATS, ".markdown", ".zip") and kind is None:
+        raise InputError(f"{out}: export to a deck (.pptx), Markdown notes (.md), an OpenMAIC classroom "
+                         "(.maic.zip), a video (.mp4), audio (.wav, .ogg, .mp3) or captions (.vtt, .srt)")
+    if kind is None and (audio or captions or script):
+        raise InputError("--audio, --captions and --script go with a voiced export (--out lesson.mp4, .wav, .vtt …)")
     lesson = load_lesson(lesson_file)
-    check_writable(out, force)
+    for path in (out, audio, captions, script):
+        if path is not None:
+            check_writable(path, force)
+    if kind is not None:
+        from ..media.export import Targets
+
+        given: dict[str, Path | None] = {"audio": audio, "captions": captions, "script": script, "video": None}
+        given[kind] = out
+        _export_media(lesson, Targets(**given), voice, voice_api_base, list(agents_dir or []))
+        return
     if out.suffix.lower() == ".zip":
         from ..store.lesson_class import class_agents
         from ..store.openmaic_write import export_classroom
@@ -138,6 +167,29 @@ def export_command(
         export_lesson(lesson, out)
     typer.echo(f"maic: wrote {one_line(str(out))}: {len(lesson.scenes)} scenes", err=True)
     typer.echo(str(out))
+
+
+def _export_media(lesson: Lesson, targets: Targets, voice: str | None, voice_api_base: str | None,
+                  agents_dir: list[Path]) -> None:
+    """The lesson as its scripts play it: voiced by its class, its slides shown."""
+    from ..media.export import check_targets, export_media, speakers
+    from ..media.script import from_lesson
+    from ..media.speakers import voices_for
+    from ..store.personas import DEFAULT_CLASS, load_registry
+    from .media_export import export_engine, progress_bar, require_ffmpeg, require_video, say_written, speakable
+
+    check_targets(targets)
+    if targets.video is not None:
+        require_video()
+    require_ffmpeg(targets.audio)
+    registry = load_registry(agents_dir)
+    agents = registry.require(lesson.agents or [i for i in DEFAULT_CLASS if i in registry.agents])
+    engine = export_engine(voice, voice_api_base)
+    items = from_lesson(lesson, agents)
+    with progress_bar("export") as progress:
+        made = export_media(items, targets, engine=engine, voice_for=voices_for(agents, engine, speakers(items)),
+                            speakable=speakable(), title=lesson.title, progress=progress)
+    say_written(made.written, made.timeline.duration, made.usage.sentences, made.pictures)
 
 
 def regen_command(

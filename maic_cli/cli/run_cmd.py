@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from ..evaluation.batch import RunContext, RunSpec
     from ..evaluation.batch_report import MetaValue
+    from ..evaluation.batch_voice import BatchVoice
     from ..evaluation.run_results import RunResult
 
 
@@ -71,6 +72,22 @@ async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurre
 
     with Live(Screen(), console=console, refresh_per_second=8, transient=True):
         return await run_all(specs, context, concurrency, lambda result: bar.advance(task))
+
+
+def _batch_voice(voice: str, api_base: str | None) -> BatchVoice:
+    """--voice: the engine each run is voiced with (refused before the batch if it cannot speak here)."""
+    from ..evaluation.batch_voice import BatchVoice
+    from ..speech.factory import make_engine
+    from ..store.paths import speech_cache_dir
+    from .media_export import export_spec, speakable
+
+    if voice.strip().lower() in ("off", "none"):
+        raise InputError(f"--voice {clean(voice)[:40]}: voicing a batch needs an engine (local, espeak or a "
+                         "provider's)")
+    spec = export_spec(voice, api_base)
+    engine = make_engine(spec)
+    assert engine is not None  # off is refused above
+    return BatchVoice(engine=engine, name=spec.name, speakable=speakable(), cache=speech_cache_dir())
 
 
 @friendly
@@ -126,6 +143,12 @@ def run(
     turns: int = typer.Option(None, "--turns", min=1, max=50, help="Tutoring tasks (TASKS.jsonl): report "
                               "success@k and telling@k for k = 1…K (default 7; the student speaks K + 1 times); "
                               "scenarios: the most a simulated learner speaks."),
+    voice: str = typer.Option(None, "--voice", help="Also voice each run: OUT/audio/RUN.wav and "
+                              "OUT/captions/RUN.vtt, in this engine (local, espeak, openai-compatible or a "
+                              "provider's speech model such as openai/tts-1); synthesis is counted and priced "
+                              "apart."),
+    voice_api_base: str = typer.Option(None, "--voice-api-base", help="Base URL of an OpenAI-compatible speech "
+                                       "server (with --voice openai-compatible)."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -194,7 +217,7 @@ def run(
         raise InputError("--rubric goes with --judge MODEL")
     context = RunContext(out=folder, clients=client_pool(api_base=base_url, router_file=router, seed=seed,
                                                          structured=structured, temperature=temperature),
-                         judge=judging)
+                         judge=judging, voice=_batch_voice(voice, voice_api_base) if voice else None)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:
@@ -218,6 +241,10 @@ def run(
         **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
     print_summary(report, stdout)
+    if report.speech is not None:
+        from ..evaluation.report_voice import markdown as voice_lines
+
+        typer.echo(voice_lines(report)[2], err=True)
     batch_records(folder, kept, write=xapi, lrs=lrs)  # --xapi, --lrs
     typer.echo(f"Report: {folder / 'report.html'}, {folder / 'report.md'} and {folder / 'report.json'}", err=True)
     if interrupted:

@@ -44,6 +44,7 @@ from .run_results import CallStat, RunJudgement, RunResult, save_run
 from .scenarios import Scenario, initial_store
 
 if TYPE_CHECKING:
+    from .batch_voice import BatchVoice
     from .judging import Judge
 
 
@@ -99,6 +100,7 @@ class RunContext:
     clients: ClientPool
     progress: dict[str, Progress] = field(default_factory=dict)  # the running classes; a display polls it
     judge: Judge | None = None  # --judge: each run is judged when its class ends
+    voice: BatchVoice | None = None  # --voice: each run's audio and captions when its class ends
 
 
 async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
@@ -136,6 +138,12 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
             writer.close()
             result.duration = time.monotonic() - clock
             result.keep_recorded(writer.in_memory())  # turns.csv's entries: the report reads no file back
+        if context.voice is not None and result.status != "cancelled":
+            from .batch_voice import voice_run
+
+            progress.status = "voicing"
+            result.speech = await asyncio.to_thread(voice_run, context.voice, context.out, spec.run_id,
+                                                    transcript_path)
         if result.status != "cancelled":  # saved before the judge scores it: a Ctrl-C then keeps the class
             try:
                 await asyncio.to_thread(save_run, context.out, result)  # file system work off the event loop

@@ -280,6 +280,18 @@ class SimulatedLearner(Part):
     by_model: dict[str, LearnerUsage] = Field(default_factory=dict)
 
 
+class SpeechTotals(Part):
+    """maic run --voice: what was synthesized over the batch, apart from the model's calls."""
+
+    engine: str = ""
+    runs: int = 0
+    sentences: int = 0
+    characters: int = 0
+    seconds: Number = 0.0
+    cost: Number | None = None  # None: the engine's price is not known
+    errors: int = 0
+
+
 class Methods(Part):
     """How the intervals were computed (evaluation/report_stats.py ``METHODS``): maic's own text."""
 
@@ -308,6 +320,7 @@ class BatchReport(Part):
     learning: Learning | None = None
     tutoring: Tutoring | None = None
     simulated_learner: SimulatedLearner | None = None
+    speech: SpeechTotals | None = None
 
     def grouping(self, key: str) -> dict[str, GroupSummary]:
         """``by_scenario``, ``by_model``, ``by_prompts`` or ``by_director``."""

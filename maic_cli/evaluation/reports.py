@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..files import read_bounded
 from ..store.paths import write_atomic
 from ..untrusted import one_line
-from . import report_judge, report_stats, report_tutoring, stats_markdown
+from . import report_judge, report_stats, report_tutoring, report_voice, stats_markdown
 from .batch_report import (
     BatchReport,
     Comparison,
@@ -165,6 +165,7 @@ def build_report(results: list[RunResult], meta: dict[str, MetaValue]) -> BatchR
                                 by_director=compared("by_director")),
         runs=[_run_row(r, judged) for r in sorted(results, key=lambda r: (r.scenario, r.model, r.prompts, r.repeat))])
     report_tutoring.add_to_report(report, results)  # tutoring tasks and simulated learners, if any
+    report_voice.add_to_report(report, results)  # maic run --voice: synthesis counted apart
     return report
 
 
@@ -182,6 +183,7 @@ def report_markdown(report: BatchReport) -> str:
     lines += ["## Tokens by agent and model", "", _token_table(report.by_model), ""]
     lines += report_judge.markdown(report, GROUPINGS)
     lines += report_tutoring.markdown(report)
+    lines += report_voice.markdown(report)
     lines += _uncertainty_markdown(report)
     lines += ["## Runs", "", "| run | status | speakers per round | end reasons | duration s |",
               "|---|---|---|---|---|"]

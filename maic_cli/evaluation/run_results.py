@@ -90,6 +90,20 @@ class RunJudgement(BaseModel):
         return next((v for v in self.rounds if v.round == round_number), None)
 
 
+class SpeechStat(BaseModel):
+    """A run's voice (``maic run --voice``): what was synthesized, priced apart from the model's calls."""
+
+    engine: str
+    sentences: Count = 0  # synthesis calls (a sentence found in the speech cache is not one)
+    cached: Count = 0  # sentences said from the cache
+    characters: Count = 0
+    seconds: Seconds = 0.0  # of audio synthesized
+    cost: Amount | None = None  # None: the engine's price is not known (an offline engine costs 0)
+    audio: str | None = None  # the files written
+    captions: str | None = None
+    error: str | None = None  # the voice failed: the class's result stands
+
+
 class RunResult(BaseModel):
     run_id: str
     scenario: str
@@ -112,6 +126,7 @@ class RunResult(BaseModel):
     learner_calls: list[CallStat] = Field(default_factory=list)  # its calls, priced apart from the class's
     tutoring: TutoringOutcome | None = None  # a tutoring task's run (evaluation/tutoring.py)
     learning: LearningGain | None = None  # a lesson's quiz before and after it (lesson.pre_post)
+    speech: SpeechStat | None = None  # maic run --voice: its audio and captions, synthesis counted apart
     # Not saved: the entries of its transcript that turns.csv reads, kept while this process played
     # the run (evaluation/report_tables.py then reads no file); None for a run loaded from its file.
     _recorded: Transcript | None = PrivateAttr(default=None)

@@ -1,0 +1,101 @@
+"""Files from the track and the timeline: a wav (stdlib ``wave``), an ogg or mp3 and the mp4 (ffmpeg).
+
+The video is made of few pictures, one per board shown (:mod:`.frames`), fed to ffmpeg by the concat demuxer with
+each picture's duration (not 25 rendered pictures a second), with the voice track and the captions as a subtitle
+stream (``mov_text``).  Every file is written atomically (:mod:`.output`); every ffmpeg run is bounded in time.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import wave
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import InputError
+from . import ffmpeg
+from .captions import subrip
+from .frames import render
+from .output import atomic_path, write_bytes
+from .timeline import Timeline
+
+AUDIO_FORMATS = {".wav": None, ".ogg": ["-c:a", "libvorbis", "-q:a", "4", "-f", "ogg"],
+                 ".mp3": ["-c:a", "libmp3lame", "-q:a", "4", "-f", "mp3"]}
+VIDEO_FORMATS = (".mp4",)
+FPS = 10  # pictures a second in the file: the pictures change rarely, so this costs little and seeks well
+Progress = Callable[[str, int, int], None]
+
+
+def wav_bytes(pcm: bytes, rate: int) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(rate)
+        handle.writeframes(pcm)
+    return out.getvalue()
+
+
+def encode_seconds(duration: float) -> float:
+    """How long one ffmpeg run may take for ``duration`` seconds of output (generous; never endless)."""
+    return 60.0 + 3.0 * duration
+
+
+def write_audio(path: Path, pcm: bytes, rate: int) -> None:
+    """The track as ``path``'s format: .wav as it is, .ogg (Vorbis) and .mp3 through ffmpeg."""
+    suffix = path.suffix.lower()
+    if suffix not in AUDIO_FORMATS:
+        raise InputError(f"{path}: audio is written as .wav, .ogg or .mp3, not {suffix or 'no suffix'}")
+    codec = AUDIO_FORMATS[suffix]
+    if codec is None:
+        write_bytes(path, wav_bytes(pcm, rate))
+        return
+    with tempfile.TemporaryDirectory(prefix="maic-audio-") as scratch, atomic_path(path) as temp:
+        source = Path(scratch) / "track.wav"
+        source.write_bytes(wav_bytes(pcm, rate))
+        ffmpeg.run(["-i", str(source), "-ac", "1", *codec, str(temp)],
+                   seconds=encode_seconds(len(pcm) / 2 / rate), what=str(path))
+
+
+def _quote(path: Path) -> str:
+    return "'" + str(path).replace("'", "'\\''") + "'"
+
+
+def write_video(path: Path, timeline: Timeline, pcm: bytes, rate: int, *, heading: str = "",
+                progress: Progress | None = None) -> int:
+    """The mp4: one picture per board shown, the voice track, the captions as a subtitle stream.  Returns how many
+    distinct pictures were drawn."""
+    if path.suffix.lower() not in VIDEO_FORMATS:
+        raise InputError(f"{path}: video is written as .mp4, not {path.suffix or 'no suffix'}")
+    scenes = timeline.scenes
+    drawn: dict[str, Path] = {}
+    with tempfile.TemporaryDirectory(prefix="maic-video-") as scratch, atomic_path(path) as temp:
+        folder = Path(scratch)
+        listing = ["ffconcat version 1.0"]
+        for number, scene in enumerate(scenes):
+            key = scene.board.key()
+            if key not in drawn:
+                drawn[key] = folder / f"frame{len(drawn):05d}.png"
+                drawn[key].write_bytes(render(scene.board, heading=heading))
+            listing += [f"file {_quote(drawn[key])}", f"duration {max(0.001, scene.end - scene.start):.3f}"]
+            if progress is not None:
+                progress("pictures", number + 1, len(scenes))
+        if scenes:
+            listing.append(f"file {_quote(drawn[scenes[-1].board.key()])}")  # the demuxer's last duration needs it
+        (folder / "frames.txt").write_text("\n".join(listing) + "\n", encoding="utf-8")
+        (folder / "track.wav").write_bytes(wav_bytes(pcm, rate))
+        (folder / "captions.srt").write_text(subrip(timeline), encoding="utf-8")
+        if progress is not None:
+            progress("encoding", 0, 1)
+        ffmpeg.run(["-f", "concat", "-safe", "0", "-i", str(folder / "frames.txt"),
+                    "-i", str(folder / "track.wav"), "-i", str(folder / "captions.srt"),
+                    "-map", "0:v", "-map", "1:a", "-map", "2:s",
+                    "-c:v", "libx264", "-preset", "veryfast", "-tune", "stillimage", "-pix_fmt", "yuv420p",
+                    "-vf", f"fps={FPS}", "-c:a", "aac", "-b:a", "96k", "-c:s", "mov_text",
+                    "-metadata:s:s:0", "language=eng", "-t", f"{timeline.duration:.3f}",
+                    "-movflags", "+faststart", "-f", "mp4", str(temp)],
+                   seconds=encode_seconds(timeline.duration), what=str(path))
+        if progress is not None:
+            progress("encoding", 1, 1)
+    return len(drawn)
