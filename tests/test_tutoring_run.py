@@ -123,7 +123,7 @@ def test_tutoring_tasks_through_the_runner(tmp_path: Path) -> None:
         assert [c.purpose for c in result.calls] == ["agent"] * 4  # the class's calls
         assert [c.purpose for c in result.learner_calls] == ["learner"] * 3  # the student's, apart
         assert result.learner == TASKS[0]["student_profile"].split()[0] or result.learner == "Tom"
-    from maic_cli.evaluation.reports import build_report
+    from maic_cli.report.reports import build_report
 
     report = build_report(results, {})
     assert report.tutoring is not None and report.simulated_learner is not None

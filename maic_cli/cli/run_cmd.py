@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..evaluation.batch import RunContext, RunSpec
-    from ..evaluation.batch_report import MetaValue
     from ..evaluation.run_results import RunResult
+    from ..report.batch_report import MetaValue
 
 
 async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurrency: int,
@@ -130,18 +130,15 @@ def run(
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
 
-    from ..evaluation.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
-    from .batch_plan import client_pool, expand, take_shard
-    from .extras import require_report
-
-    require_report()  # before any run: the report at the end needs it
-
     from rich.console import Console
 
     from ..evaluation.batch import RunContext
     from ..evaluation.batch_folder import check_resumable, claim
     from ..evaluation.run_results import load_runs
     from ..llm.openai_compat import STRUCTURED_MODES
+    from ..report.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
+    from .batch_plan import client_pool, expand, take_shard
+    from .extras import say_if_no_charts
 
     console = Console(stderr=True) if sys.stderr.isatty() and not plain else None
     stdout = Console() if sys.stdout.isatty() else Console(width=160)
@@ -153,6 +150,7 @@ def run(
             raise InputError("--merge needs --out: the merged report goes to its own folder, "
                              "so each merged folder keeps its own report")
         report, results = merge_batches(merge, out)
+        say_if_no_charts()
         print_summary(report, stdout)
         typer.echo(f"Merged {len(results)} runs into {out / 'report.json'}")
         raise typer.Exit(batch_exit_code(results))
@@ -196,9 +194,13 @@ def run(
                                                          structured=structured, temperature=temperature),
                          judge=judging)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
+    say_if_no_charts()  # before the runs: the batch plays and writes every file, report.html without charts
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:
         typer.echo(f"Resuming {folder}: {len(specs) - len(todo)} runs already done, {len(todo)} to go", err=True)
+    from ..report.chart_worker import prepare
+
+    prepare(len(todo))  # the report's charts get ready (another process, or a thread) while the runs play
     results, interrupted = asyncio.run(_run_with_progress(todo, context, concurrency, console))
     wanted = {spec.run_id for spec in specs}
     kept = {r.run_id: r for r in done.values() if r.run_id in wanted}
@@ -217,6 +219,7 @@ def run(
         "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
         **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
+    say_if_no_charts()
     print_summary(report, stdout)
     batch_records(folder, kept, write=xapi, lrs=lrs)  # --xapi, --lrs
     typer.echo(f"Report: {folder / 'report.html'}, {folder / 'report.md'} and {folder / 'report.json'}", err=True)
