@@ -11,11 +11,12 @@ extra: it refuses (exit 2), naming the extra.
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import sys
+from pathlib import Path
 
 from ..errors import InputError
-
-_said: set[str] = set()  # what this process has already said once
+from ..untrusted import clean
 
 
 def require(module: str, extra: str, needed_for: str) -> None:
@@ -28,16 +29,17 @@ def require(module: str, extra: str, needed_for: str) -> None:
         raise InputError(f"{needed_for} need {module}, which is not installed: pip install 'maic-cli[{extra}]'")
 
 
-def say_if_no_charts() -> None:
-    """Without matplotlib, say once (on standard error) that report.html gets no charts, and how to get them.
+def say_if_no_charts(folder: Path, said: bool = False) -> bool:
+    """Without matplotlib, say (on standard error) that ``folder``'s report.html gets no charts, and how to get
+    them; whether it has been said (``said``: already, by this command).
 
-    Called before a batch plays (matplotlib is not installed) and after its report is written (an
-    installed matplotlib that could not be imported); the line is said once either way."""
+    ``maic run`` asks before its runs play (matplotlib is not installed) and again after its report is
+    written (an installed matplotlib that could not be imported), so the line is said once either way."""
     from ..report.report_charts import INSTALL, available
 
-    if "charts" in _said or available():
-        return
-    _said.add("charts")
+    if said or available():
+        return said
     sys.stderr.write(f"maic: note: report.html has no charts without matplotlib: {INSTALL} (then `maic report "
-                     "FOLDER` draws them); everything else is written\n")
+                     f"{shlex.quote(clean(str(folder)))}` draws them); everything else is written\n")
     sys.stderr.flush()
+    return True

@@ -102,7 +102,7 @@ def report(
         raise InputError("several folders need --out: the combined report goes to its own folder")
     else:  # combining batches: the same merge, and the same exit code, as `maic run --merge`
         summary, results = merge_batches(folders, out)
-        say_if_no_charts()
+        say_if_no_charts(out)
         print_summary(summary, Console() if sys.stdout.isatty() else Console(width=160))
         typer.echo(f"Report: {out / 'report.html'}, {out / 'report.md'}, {out / 'report.json'}, turns.csv and "
                    "rounds.csv", err=True)
@@ -110,7 +110,7 @@ def report(
     if not results:
         raise InputError(f"{', '.join(map(str, folders))}: no finished runs to report on")
     summary = save_reports(target, results, meta)
-    say_if_no_charts()
+    say_if_no_charts(target)
     print_summary(summary, Console() if sys.stdout.isatty() else Console(width=160))
     typer.echo(f"Report: {target / 'report.html'}, {target / 'report.md'}, {target / 'report.json'}, turns.csv and "
                "rounds.csv", err=True)

@@ -150,7 +150,7 @@ def run(
             raise InputError("--merge needs --out: the merged report goes to its own folder, "
                              "so each merged folder keeps its own report")
         report, results = merge_batches(merge, out)
-        say_if_no_charts()
+        say_if_no_charts(out)
         print_summary(report, stdout)
         typer.echo(f"Merged {len(results)} runs into {out / 'report.json'}")
         raise typer.Exit(batch_exit_code(results))
@@ -194,7 +194,7 @@ def run(
                                                          structured=structured, temperature=temperature),
                          judge=judging)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
-    say_if_no_charts()  # before the runs: the batch plays and writes every file, report.html without charts
+    no_charts = say_if_no_charts(folder)  # before the runs, which write every file, report.html without charts
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:
         typer.echo(f"Resuming {folder}: {len(specs) - len(todo)} runs already done, {len(todo)} to go", err=True)
@@ -219,7 +219,7 @@ def run(
         "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
         **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
-    say_if_no_charts()
+    say_if_no_charts(folder, said=no_charts)
     print_summary(report, stdout)
     batch_records(folder, kept, write=xapi, lrs=lrs)  # --xapi, --lrs
     typer.echo(f"Report: {folder / 'report.html'}, {folder / 'report.md'} and {folder / 'report.json'}", err=True)

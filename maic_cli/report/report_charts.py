@@ -52,13 +52,19 @@ _import_failed = threading.Event()  # matplotlib was found but could not be impo
 
 def available() -> bool:
     """Whether the charts can be drawn: matplotlib is installed (found without importing it, so a batch knows
-    before it starts) and no import of it has failed in this process."""
-    if _import_failed.is_set():
-        return False
+    before it starts) and, if an import of it failed in this process, it imports now."""
     try:
-        return importlib.util.find_spec("matplotlib") is not None
+        if importlib.util.find_spec("matplotlib") is None:
+            return False
     except (ImportError, ValueError):  # a parent that is not a package, or a module without a spec
         return False
+    if _import_failed.is_set():
+        try:
+            importlib.import_module("matplotlib.figure")
+        except ImportError:
+            return False
+        _import_failed.clear()
+    return True
 
 
 @dataclass(frozen=True)
