@@ -5,15 +5,17 @@ Run:  python tests/benchmarks/light_commands.py [RUNS] [--compare DIR]
 Each light command (``maic agents list``, ``maic lesson check``, ``maic learner list`` with one
 learner remembered, ``maic replay --plain`` of the lesson transcript) runs RUNS times (default 5)
 in a fresh interpreter, round-robin so that a load spike on a shared machine hits them all, and
-prints the median wall time from process start to exit, the median of what ``-X importtime``
-counts as import time, and which of jinja2, litellm, numpy and matplotlib it imported (none, for
-a light command: tests/test_startup.py).  ``--compare DIR`` also times the maic of another checkout
-(its folder first on ``PYTHONPATH``), interleaved with this one's, to compare before and after a change.
+prints the medians of its wall time (process start to exit), its CPU time (user + system: less
+sensitive to a busy machine) and what ``-X importtime`` counts as import time, how many modules it
+imported, and which of jinja2, litellm, numpy and matplotlib (none, for a light command:
+tests/test_startup.py).  ``--compare DIR`` also times the maic of another checkout (its folder
+first on ``PYTHONPATH``), interleaved with this one's, to compare before and after a change.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -31,16 +33,24 @@ COMMANDS: tuple[tuple[str, list[str]], ...] = (
 )
 
 
-def one_run(args: list[str], env: dict[str, str]) -> tuple[float, float, set[str]]:
-    """(wall seconds, import seconds, heavy libraries imported) of ``maic ARGS`` in a fresh interpreter."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_run(args: list[str], env: dict[str, str]) -> tuple[float, float, float, int, set[str]]:
+    """(wall seconds, CPU seconds, import seconds, modules imported, heavy libraries imported) of ``maic ARGS``
+    in a fresh interpreter."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     # -P: the current folder (this checkout, with its agents/) is not put before PYTHONPATH's maic
     done = subprocess.run([sys.executable, "-P", "-X", "importtime", "-m", "maic_cli", *args], capture_output=True,
                           text=True, env=env, timeout=120, cwd=ROOT)
     wall = time.perf_counter() - start
+    cpu = _children_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"maic {' '.join(args)} exited {done.returncode}: {done.stderr[-500:]}")
-    imported = 0
+    imported = modules = 0
     heavy: set[str] = set()
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "|" not in line:
@@ -48,10 +58,11 @@ def one_run(args: list[str], env: dict[str, str]) -> tuple[float, float, set[str
         self_us, _, name = line.removeprefix("import time:").split("|", 2)
         if self_us.strip().isdigit():
             imported += int(self_us)
+            modules += 1
             top = name.strip().split(".")[0]
             if top in HEAVY:
                 heavy.add(top)
-    return wall, imported / 1e6, heavy
+    return wall, cpu, imported / 1e6, modules, heavy
 
 
 def main() -> None:
@@ -64,8 +75,10 @@ def main() -> None:
     runs = int(args[0]) if args else 5
     cases = [(tree, name, argv) for tree in trees for name, argv in COMMANDS]
     walls: dict[tuple[Path, str], list[float]] = {(tree, name): [] for tree, name, _ in cases}
+    cpus: dict[tuple[Path, str], list[float]] = {(tree, name): [] for tree, name, _ in cases}
     imports: dict[tuple[Path, str], list[float]] = {(tree, name): [] for tree, name, _ in cases}
     heavy: dict[tuple[Path, str], set[str]] = {(tree, name): set() for tree, name, _ in cases}
+    modules: dict[tuple[Path, str], int] = {}
     with tempfile.TemporaryDirectory() as home:
         sys.path.insert(0, str(ROOT))
         from maic_cli.store.learner_profile import LearnerProfile, save_profile
@@ -76,16 +89,19 @@ def main() -> None:
             one_run(argv, {**env, "PYTHONPATH": str(tree)})
         for _ in range(runs):  # round-robin over commands and trees: a load spike hits them alike
             for tree, name, argv in cases:
-                wall, imported, found = one_run(argv, {**env, "PYTHONPATH": str(tree)})
+                wall, cpu, imported, modules[tree, name], found = one_run(argv, {**env, "PYTHONPATH": str(tree)})
                 walls[tree, name].append(wall)
+                cpus[tree, name].append(cpu)
                 imports[tree, name].append(imported)
                 heavy[tree, name] |= found
     for tree in trees:
         print(f"maic from {tree} — median of {runs} runs")
-        print(f"{'command':<16} {'wall s':>8} {'imports s':>10}  heavy libraries imported")
+        print(f"{'command':<16} {'wall s':>8} {'cpu s':>8} {'imports s':>10} {'modules':>8}  heavy libraries imported")
         for name, _ in COMMANDS:
-            print(f"{name:<16} {statistics.median(walls[tree, name]):>8.3f} "
-                  f"{statistics.median(imports[tree, name]):>10.3f}  {', '.join(sorted(heavy[tree, name])) or 'none'}")
+            key = (tree, name)
+            print(f"{name:<16} {statistics.median(walls[key]):>8.3f} {statistics.median(cpus[key]):>8.3f} "
+                  f"{statistics.median(imports[key]):>10.3f} {modules[key]:>8}  "
+                  f"{', '.join(sorted(heavy[key])) or 'none'}")
 
 
 if __name__ == "__main__":
