@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "maic_cli"
 # the top of the package (errors, files, untrusted, yamlfile, signals) are shared by every room and
 # import no room.
 ROOMS = ("replies", "prompts", "llm", "speech", "engine", "lessons", "authoring", "store", "ui", "media", "evaluation",
-         "chat", "cli")
+         "report", "chat", "cli")
 _BELOW_CLASS = {"replies", "prompts", "llm"}
 MAY_IMPORT = {
     "replies": {"replies"},
@@ -26,6 +26,8 @@ MAY_IMPORT = {
     # audio, captions and video of a class or a lesson: what the replay, lesson export and batch share
     "media": {"media", "speech", "ui", "lessons", "engine"} | _BELOW_CLASS,
     "evaluation": {"evaluation", "media", "speech", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
+    # the batch report: built from the runs' results (evaluation), which never import it
+    "report": {"report", "evaluation", "store", "lessons", "engine"} | _BELOW_CLASS,
     "chat": {"chat", "media", "speech", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
     "cli": set(ROOMS),
     "testing": set(ROOMS),  # helpers for the tests (not in the wheel); no room imports them

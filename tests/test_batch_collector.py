@@ -37,9 +37,9 @@ def test_a_batch_sweeps_the_young_generation_less_often_and_restores_the_collect
 
 def test_a_report_is_written_with_fewer_collections_and_the_collector_is_restored_even_on_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import maic_cli.evaluation.reports as reports
+    import maic_cli.report.reports as reports
     from maic_cli.errors import MaicError
-    from maic_cli.evaluation import batch_summary
+    from maic_cli.report import batch_summary
 
     before = gc.get_threshold()
     seen: list[tuple[int, ...]] = []

@@ -1,4 +1,4 @@
-"""A big batch draws its report's charts in a second process (evaluation/chart_worker.py): the same bytes as
+"""A big batch draws its report's charts in a second process (report/chart_worker.py): the same bytes as
 drawn in the batch's own process, and a worker that fails, dies or is interrupted changes nothing."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.evaluation import chart_worker
-from maic_cli.evaluation.batch_summary import save_reports
-from maic_cli.evaluation.report_charts import ChartJob, draw_job
-from maic_cli.evaluation.report_html import chart_plan, report_html
 from maic_cli.evaluation.run_results import RunResult
+from maic_cli.report import chart_worker
+from maic_cli.report.batch_summary import save_reports
+from maic_cli.report.report_charts import ChartJob, draw_job
+from maic_cli.report.report_html import chart_plan, report_html
 from tests.test_html_render import charts_in, page_for, round_summary, run_result
 
 
@@ -122,8 +122,8 @@ def test_save_reports_with_a_worker_writes_what_it_writes_without(tmp_path: Path
 
 
 def test_the_worker_module_is_started_as_python_runs_it() -> None:
-    """``python -m maic_cli.evaluation.chart_worker`` with nothing on its input: exits 0 and prints nothing."""
-    done = subprocess.run([sys.executable, "-m", "maic_cli.evaluation.chart_worker"], input=b"",
+    """``python -m maic_cli.report.chart_worker`` with nothing on its input: exits 0 and prints nothing."""
+    done = subprocess.run([sys.executable, "-m", "maic_cli.report.chart_worker"], input=b"",
                           capture_output=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, b"")
 

@@ -27,13 +27,13 @@ from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.prompt_set import MAX_RENDERED_CHARS, PromptError, PromptSet, TemplateSource
 from maic_cli.evaluation.judge import parse_verdict
 from maic_cli.evaluation.metrics import RoundSummary
-from maic_cli.evaluation.reports import write_reports
 from maic_cli.evaluation.run_results import RunJudgement, RunResult, load_runs, save_run
 from maic_cli.lessons.lesson import QuizScene
 from maic_cli.lessons.player import answer_event
 from maic_cli.lessons.quiz import grade
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM, ScriptedLLM
+from maic_cli.report.reports import write_reports
 from maic_cli.store.lesson_writer import write_lesson
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.transcript import TranscriptHeader, TranscriptWriter, read_transcript

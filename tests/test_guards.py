@@ -120,8 +120,8 @@ def test_correct_picks_pass_untouched() -> None:
 
 def test_corrections_are_counted_in_round_metrics_and_reports(tmp_path: Path) -> None:
     from maic_cli.evaluation.metrics import RoundLog
-    from maic_cli.evaluation.reports import write_reports
     from maic_cli.evaluation.run_results import RunResult
+    from maic_cli.report.reports import write_reports
 
     llm = ScriptedLLM([decision("END"), reply("Scattering."), decision("principal"), reply("Adding."),
                        decision("USER")])

@@ -1,4 +1,4 @@
-"""report.html (evaluation/report_html.py) and ``maic replay --export x.html``: built, then opened in a real browser.
+"""report.html (report/report_html.py) and ``maic replay --export x.html``: built, then opened in a real browser.
 
 The page tests read the HTML; the browser tests open it in headless Chromium
 (maic_cli/testing/browser.py, the Chrome DevTools Protocol over 127.0.0.1) and
@@ -22,12 +22,12 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.evaluation.batch_report import BatchReport, GroupJudge, JudgeOverview, MetaValue
 from maic_cli.evaluation.metrics import RoundSummary
-from maic_cli.evaluation.report_clean import cleaned_report
-from maic_cli.evaluation.report_html import report_html
-from maic_cli.evaluation.reports import build_report
 from maic_cli.evaluation.run_results import RunResult
+from maic_cli.report.batch_report import BatchReport, GroupJudge, JudgeOverview, MetaValue
+from maic_cli.report.report_clean import cleaned_report
+from maic_cli.report.report_html import report_html
+from maic_cli.report.reports import build_report
 from maic_cli.store.transcript import LearnerLine, read_transcript
 from maic_cli.testing.browser import PageVisit, find_chromium, open_page
 from tests.helpers import decision, modules_imported_by, reply
@@ -121,7 +121,7 @@ def test_one_run_without_latencies_has_no_latency_chart_and_no_intervals() -> No
 
 
 JUDGE_RATE = {"value": 0.8, "successes": 8, "trials": 10, "low": 0.49, "high": 0.94}
-JUDGED = {  # the judge's section of a group in report.json (evaluation/report_judge.py)
+JUDGED = {  # the judge's section of a group in report.json (report/report_judge.py)
     "runs_judged": 2, "turns_judged": 10, "rates": {"on_topic": JUDGE_RATE, "in_role": JUDGE_RATE,
                                                     "answered": {**JUDGE_RATE, "trials": 4}},
     "means": {"turn_score": {"value": 3.9, "runs": 2, "low": 3.5, "high": 4.2}},
@@ -163,7 +163,9 @@ def test_a_big_batch_draws_its_boxes_from_every_turn_but_at_most_300_dots_a_row(
 def test_without_matplotlib_the_page_keeps_its_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     _, page = page_for(two_models())
-    assert charts_in(page) == [] and "Charts need matplotlib" in page and '<table class="summary">' in page
+    assert charts_in(page) == [] and '<table class="summary">' in page
+    assert '<p class="none" data-missing="charts">No charts here' in page  # where the charts would be: how to
+    assert "<code>pip install 'maic-cli[report]'</code>" in page  # get them
 
 
 def test_the_page_is_the_same_for_the_same_report() -> None:

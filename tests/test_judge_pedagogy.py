@@ -223,8 +223,8 @@ def test_a_loopback_judge_gets_the_label_schema_through_litellm(tmp_path: Path,
 
 
 def test_runs_judged_on_two_rubrics_are_reported_on_the_most_used_one_with_a_warning(tmp_path: Path) -> None:
-    from maic_cli.evaluation.reports import build_report, report_markdown
     from maic_cli.evaluation.run_results import load_runs
+    from maic_cli.report.reports import build_report, report_markdown
 
     scenario = write(tmp_path / "sky.yaml", TWO_ROUNDS)
     out = tmp_path / "out"

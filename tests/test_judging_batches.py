@@ -155,7 +155,7 @@ def judged_run(run_id: str, new: int, turns: int = 50) -> RunResult:
 
 
 def test_correlated_turns_do_not_make_a_judge_rate_difference_look_real() -> None:
-    from maic_cli.evaluation import report_judge, report_stats
+    from maic_cli.report import report_judge, report_stats
 
     mixed = [judged_run("a1", 50), judged_run("a2", 0), judged_run("a3", 50)]  # one run never adds anything
     steady = [judged_run("b1", 50), judged_run("b2", 50), judged_run("b3", 50)]
@@ -168,7 +168,7 @@ def test_correlated_turns_do_not_make_a_judge_rate_difference_look_real() -> Non
 
 
 def test_a_judge_rate_difference_every_run_shows_is_larger_than_the_noise() -> None:
-    from maic_cli.evaluation import report_judge
+    from maic_cli.report import report_judge
 
     low = [judged_run(f"a{n}", 10) for n in range(3)]
     high = [judged_run(f"b{n}", 45) for n in range(3)]

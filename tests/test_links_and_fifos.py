@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from maic_cli.cli.app import app
 from maic_cli.engine.models import TurnConfig
 from maic_cli.errors import InputError, SessionError
-from maic_cli.evaluation.reports import previous_meta
 from maic_cli.files import read_bounded
+from maic_cli.report.reports import previous_meta
 from maic_cli.store.paths import open_private, write_atomic
 from maic_cli.store.session import Session, load_session
 

@@ -1,4 +1,4 @@
-"""Packaging that matches the product: matplotlib in a ``report`` extra that the commands ask for by name,
+"""Packaging that matches the product: matplotlib in a ``report`` extra (the charts; a batch runs without it),
 lint and type tools in ``dev``, ``.[test]`` still enough for .ci/run, the test helpers out of the wheel."""
 
 from __future__ import annotations
@@ -61,22 +61,31 @@ def test_the_test_helpers_are_left_out_of_the_wheel() -> None:
     assert imports == []  # nothing that ships imports them
 
 
-@pytest.mark.parametrize("command", [["run", "scenarios/qa_multi.yaml", "--model", "demo"], ["report", "runs/x"],
-                                     ["run", "--merge", "a", "--merge", "b", "--out", "c"]], ids=" ".join)
-def test_without_matplotlib_run_and_report_name_the_extra_in_one_line(
-        command: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # what an import finds when it is not installed
+NOTE = "maic: note: report.html has no charts without matplotlib: pip install 'maic-cli[report]'"
+
+
+def test_without_matplotlib_run_report_and_merge_say_once_how_to_get_the_charts(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The extra is for the charts only: the commands run, write their files and exit as they would with it
+    (tests/test_report_without_matplotlib.py does the same in a virtual environment without matplotlib)."""
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(app, command)
-    assert result.exit_code == 2
-    assert result.stderr.strip().splitlines() == [
-        "maic: error: report.html's charts need matplotlib, which is not installed: pip install 'maic-cli[report]'"]
-    assert [p.name for p in tmp_path.iterdir()] == ["maic_home"]  # refused before any run or folder
+    batch = ["run", str(ROOT / "scenarios" / "qa_multi.yaml"), "--model", "demo", "--plain", "--out"]
+    helped = CliRunner().invoke(app, [*batch, "with"])
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # what an import finds when it is not installed
+    for command, folder in ((["run", *batch[1:]], "out"), (["report"], "out"), (["run", "--merge", "out", "--out"],
+                                                                                  "merged")):
+        result = CliRunner().invoke(app, [*command, folder])
+        assert result.exit_code == helped.exit_code, result.output
+        assert result.stderr.count(NOTE) == 1, result.stderr
+        assert (tmp_path / folder / "report.json").is_file() and (tmp_path / folder / "report.md").is_file()
+        assert "No charts here" in (tmp_path / folder / "report.html").read_text(encoding="utf-8")
+    assert NOTE not in helped.stderr
 
 
-def test_with_matplotlib_the_check_passes() -> None:
-    from maic_cli.cli.extras import require, require_report
+def test_with_matplotlib_the_charts_are_available_and_require_names_a_missing_extra() -> None:
+    from maic_cli.cli.extras import require
+    from maic_cli.report.report_charts import available
 
-    require_report()  # installed with the test extra
+    assert available()  # installed with the test extra
     with pytest.raises(Exception, match=r"maic-cli\[nothing\]"):
         require("no_such_module_maic", "nothing", "this")

@@ -10,8 +10,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.evaluation import report_data
-from maic_cli.evaluation.batch_report import BatchReport, GroupSummary, RunRow
+from maic_cli.report import report_data
+from maic_cli.report.batch_report import BatchReport, GroupSummary, RunRow
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, script, write
 
 runner = CliRunner()

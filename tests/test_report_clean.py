@@ -1,6 +1,6 @@
-"""The report's strings are made safe in one walk over the built model (evaluation/report_clean.py), its
+"""The report's strings are made safe in one walk over the built model (report/report_clean.py), its
 report.json written by pydantic (BatchReport.to_json), its per-run numbers computed once
-(evaluation/report_stats.py ``once_per_run``): each gives what the slower way gave, checked against
+(report/report_stats.py ``once_per_run``): each gives what the slower way gave, checked against
 that way written out here, on generated and fuzzed reports."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from maic_cli.evaluation import report_stats
-from maic_cli.evaluation.batch_report import BatchReport, GroupSummary, RunRow, TokenUse, python_floats
-from maic_cli.evaluation.report_clean import cleaned_report, inert_report, rewritten
-from maic_cli.evaluation.reports import build_report
 from maic_cli.evaluation.run_results import RunResult
+from maic_cli.report import report_stats
+from maic_cli.report.batch_report import BatchReport, GroupSummary, RunRow, TokenUse, python_floats
+from maic_cli.report.report_clean import cleaned_report, inert_report, rewritten
+from maic_cli.report.reports import build_report
 from maic_cli.untrusted import clean, markdown_text, redactor
 
 from .test_report_rebuilt_bytes import KEY, generated_batch

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.evaluation import reports
-from maic_cli.evaluation.batch_report import BatchReport, MetaValue
-from maic_cli.evaluation.reports import write_reports
 from maic_cli.evaluation.run_results import RunResult
+from maic_cli.report import reports
+from maic_cli.report.batch_report import BatchReport, MetaValue
+from maic_cli.report.reports import write_reports
 
 
 def test_report_md_escapes_everything_from_outside(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_report_json_never_holds_nan_or_infinity(tmp_path: Path, monkeypatch: py
     def refuse(constant: str) -> None:
         raise ValueError(f"not strict JSON: {constant}")
 
-    from maic_cli.evaluation.report_clean import finite, rewritten
+    from maic_cli.report.report_clean import finite, rewritten
 
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"), parse_constant=refuse)
     overall = report["overall"]

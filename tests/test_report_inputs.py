@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
-from maic_cli.evaluation.batch_report import BatchReport, RunRow
 from maic_cli.evaluation.run_results import RunResult
+from maic_cli.report.batch_report import BatchReport, RunRow
 from tests.test_judge import verdict
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
@@ -83,8 +83,7 @@ def test_save_run_refuses_a_target_outside_runs(tmp_path: Path) -> None:
 
 
 def test_a_symlinked_transcript_is_not_read(tmp_path: Path) -> None:
-    from maic_cli.evaluation.report_tables import transcript_path
-    from maic_cli.evaluation.run_results import load_runs
+    from maic_cli.evaluation.run_results import load_runs, transcript_path
 
     out = batch(tmp_path)
     transcript = next((out / "transcripts").iterdir())
@@ -126,7 +125,7 @@ def test_turns_csv_holds_only_the_rounds_the_run_reports(tmp_path: Path) -> None
 
 def test_a_table_looks_the_keys_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from maic_cli import untrusted
-    from maic_cli.evaluation import report_tables
+    from maic_cli.report import report_tables
 
     made: list[int] = []
     real = untrusted.redactor
@@ -147,7 +146,7 @@ def run_row(model: str, speakers: list[list[str]] | None = None) -> RunRow:
 
 
 def test_two_models_sharing_a_file_name_get_their_own_chart_groups() -> None:
-    from maic_cli.evaluation.report_data import speaker_counts
+    from maic_cli.report.report_data import speaker_counts
 
     runs = [run_row("scripted:/a/brisk.json", [["teacher"]]),
             run_row("scripted:/b/brisk.json", [["student", "student"]])]
@@ -156,7 +155,7 @@ def test_two_models_sharing_a_file_name_get_their_own_chart_groups() -> None:
 
 
 def test_keys_sharing_their_last_39_characters_keep_separate_labels() -> None:
-    from maic_cli.evaluation.report_data import display_names
+    from maic_cli.report.report_data import display_names
 
     tail = "x" * 45
     names = display_names([f"a/{tail}", f"b/{tail}", "c"])
@@ -170,7 +169,7 @@ def test_keys_sharing_their_last_39_characters_keep_separate_labels() -> None:
 def test_latency_groups_of_models_sharing_a_file_name_are_not_merged() -> None:
     from types import SimpleNamespace
 
-    from maic_cli.evaluation.report_data import turn_latencies
+    from maic_cli.report.report_data import turn_latencies
 
     def result(model: str, latency: float) -> SimpleNamespace:
         return SimpleNamespace(model=model, prompts="builtin", director="llm",

@@ -1,4 +1,4 @@
-"""The typed batch report (evaluation/batch_report.py): report.json keeps its bytes; a bad report.json is one line;
+"""The typed batch report (report/batch_report.py): report.json keeps its bytes; a bad report.json is one line;
 ``run --merge`` and ``report A B --out`` are one merge with one exit code."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.errors import InputError
-from maic_cli.evaluation.batch_report import BatchReport
-from maic_cli.evaluation.reports import load_report, write_reports
 from maic_cli.evaluation.run_results import load_runs
+from maic_cli.report.batch_report import BatchReport
+from maic_cli.report.reports import load_report, write_reports
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample_batch" / "out"
 

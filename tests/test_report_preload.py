@@ -1,5 +1,5 @@
 """A batch imports the report's matplotlib in a background thread while its runs wait on their models
-(evaluation/report_charts.py ``preload``), and without matplotlib that thread does nothing."""
+(report/report_charts.py ``preload``), and without matplotlib that thread does nothing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 CHECK = """
 import sys
 {setup}
-from maic_cli.evaluation.report_charts import preload
+from maic_cli.report.report_charts import preload
 assert "matplotlib" not in sys.modules or sys.modules["matplotlib"] is None
 thread = preload()
 thread.join(60)

@@ -1,5 +1,5 @@
 """A generated multi-group batch's report files keep the exact bytes they had before the report was made
-cheaper (evaluation/reports.py, evaluation/report_stats.py): the digests below were taken on the code
+cheaper (report/reports.py, report/report_stats.py): the digests below were taken on the code
 before that change, so any changed digit, string or column shows here."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from maic_cli.evaluation.reports import write_reports
 from maic_cli.evaluation.run_results import RunResult, save_run
 from maic_cli.evaluation.tutoring import TutoringOutcome
 from maic_cli.lessons.learner_quiz import LearningGain
+from maic_cli.report.reports import write_reports
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample_batch" / "out" / "runs"
 KEY = "maic-test-secret-4242424242"  # a key in the environment: redacted wherever it appears

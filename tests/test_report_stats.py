@@ -1,4 +1,4 @@
-"""95% intervals and comparisons in batch reports (evaluation/report_stats.py)."""
+"""95% intervals and comparisons in batch reports (report/report_stats.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.evaluation import report_stats
-from maic_cli.evaluation.report_stats import (
+from maic_cli.evaluation.run_results import RunResult
+from maic_cli.report import report_stats
+from maic_cli.report.report_stats import (
     RESAMPLES,
     SEED,
     bootstrap_difference,
@@ -22,7 +23,6 @@ from maic_cli.evaluation.report_stats import (
     newcombe_difference,
     wilson,
 )
-from maic_cli.evaluation.run_results import RunResult
 from tests.helpers import decision, reply
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 

@@ -1,4 +1,4 @@
-"""``turns.csv`` and ``rounds.csv`` (evaluation/report_tables.py): columns, rows, privacy, no formulas."""
+"""``turns.csv`` and ``rounds.csv`` (report/report_tables.py): columns, rows, privacy, no formulas."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from maic_cli.evaluation.report_tables import ROUND_COLUMNS, TURN_COLUMNS, safe_cell, write_tables
 from maic_cli.evaluation.run_results import load_runs
+from maic_cli.report.report_tables import ROUND_COLUMNS, TURN_COLUMNS, safe_cell, write_tables
 from tests.test_run import GOOD_ROUND, QA_SCENARIO, run, script, write
 
 
@@ -145,7 +145,7 @@ def test_ordinary_cells_are_kept(text: str) -> None:
 
 def test_a_batch_keeps_its_turn_rows_in_memory_and_a_rebuild_from_the_files_gives_the_same_tables(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import maic_cli.evaluation.report_tables as tables
+    import maic_cli.report.report_tables as tables
 
     def no_reading(path: Path) -> None:
         raise AssertionError(f"the batch read {path} back")
@@ -161,7 +161,7 @@ def test_a_batch_keeps_its_turn_rows_in_memory_and_a_rebuild_from_the_files_give
 
 
 def test_a_report_does_not_depend_on_the_order_the_runs_finished_in(tmp_path: Path) -> None:
-    from maic_cli.evaluation.batch_summary import save_reports
+    from maic_cli.report.batch_summary import save_reports
 
     scenario = write(tmp_path / "sky.yaml", QA_SCENARIO)
     out = tmp_path / "out"

@@ -128,6 +128,27 @@ def test_light_commands_load_only_the_engine_modules_their_files_need(argv: list
     assert len(files) <= LIGHT_BUDGET, sorted(files)
 
 
+TRANSCRIPT = str(PACKAGE_ROOT / "transcripts" / "lesson_photosynthesis.jsonl")
+HEAVY = ("jinja2", "litellm", "numpy", "matplotlib")
+# Every light command (tests/benchmarks/light_commands.py times them), and the module that shows it really ran.
+LIGHTEST = [(["agents", "list"], "maic_cli.store.personas"), (["lesson", "check", LESSON], "maic_cli.store.lessons"),
+            (["learner", "list"], "maic_cli.store.learner_profile"),
+            (["replay", TRANSCRIPT, "--plain"], "maic_cli.chat.replay")]
+
+
+@pytest.mark.parametrize(("argv", "ran"), LIGHTEST, ids=["agents list", "lesson check", "learner list",
+                                                          "replay --plain"])
+def test_light_commands_import_no_heavy_library(argv: list[str], ran: str, maic_home: Path) -> None:
+    """``maic replay --plain`` plays a whole lesson (a replay needs a round's result, not the turn that makes
+    one, nor its templates); ``learner list`` lists a learner maic remembers."""
+    from maic_cli.store.learner_profile import LearnerProfile, save_profile
+
+    save_profile(LearnerProfile(name="Ana", sessions=2), maic_home)
+    modules = modules_imported_by(argv)
+    assert ran in modules
+    assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
+
+
 def test_every_package_init_is_a_docstring_only() -> None:
     """No package imports its modules on the way in: importing one module loads only what it needs."""
     import ast

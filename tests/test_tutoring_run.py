@@ -17,10 +17,12 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import sys
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from typer.testing import CliRunner
@@ -31,6 +33,8 @@ from maic_cli.evaluation.batch import RunContext, run_all
 from maic_cli.llm.pool import ClientPool
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM
+from maic_cli.report.report_tutoring_html import tutoring_html
+from maic_cli.report.reports import load_report
 from maic_cli.store.transcript import LearnerLine, read_transcript
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
 from tests.helpers import reply
@@ -123,7 +127,7 @@ def test_tutoring_tasks_through_the_runner(tmp_path: Path) -> None:
         assert [c.purpose for c in result.calls] == ["agent"] * 4  # the class's calls
         assert [c.purpose for c in result.learner_calls] == ["learner"] * 3  # the student's, apart
         assert result.learner == TASKS[0]["student_profile"].split()[0] or result.learner == "Tom"
-    from maic_cli.evaluation.reports import build_report
+    from maic_cli.report.reports import build_report
 
     report = build_report(results, {})
     assert report.tutoring is not None and report.simulated_learner is not None
@@ -183,6 +187,10 @@ def test_tutoring_through_the_loopback_server_and_the_cli(tmp_path: Path) -> Non
         ("by_model", "openai/socratic", "1", "1.0"), ("by_model", "openai/teller", "3", "0.0")}
     page = (out / "report.html").read_text(encoding="utf-8")
     assert 'data-chart="tutoring_all"' in page and 'data-chart="tutoring_by_model"' in page
+    with mock.patch.dict(sys.modules, {"matplotlib": None}):  # without matplotlib: the tables, and how to get
+        section = tutoring_html(load_report(out / "report.json"))  # the curves where they would be
+    assert 'data-chart="tutoring' not in section and 'data-missing="tutoring_by_model"' in section
+    assert "pip install 'maic-cli[report]'" in section and '<table class="tutoring">' in section
     # the transcript marks the student's lines and records its calls
     transcript = read_transcript(out / "transcripts" / "tasks-muffins__openai-socratic__r1.jsonl")
     lines = [e for e in transcript.entries if isinstance(e, LearnerLine)]

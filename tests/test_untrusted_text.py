@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maic_cli.evaluation.reports import write_reports
 from maic_cli.evaluation.run_results import RunResult
+from maic_cli.report.reports import write_reports
 from maic_cli.untrusted import (
     PROVIDER_KEY_VARIABLES,
     StreamCleaner,

@@ -73,15 +73,12 @@ def report(
     """Rebuild the reports (md, json, csv) of one or more finished batches; nothing is re-run."""
     from rich.console import Console
 
-    from .extras import require_report
-
-    require_report()
-
-    from ..evaluation import chart_worker
     from ..evaluation.batch_folder import is_batch_folder
-    from ..evaluation.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
-    from ..evaluation.reports import previous_meta
     from ..evaluation.run_results import load_runs
+    from ..report import chart_worker
+    from ..report.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
+    from ..report.reports import previous_meta
+    from .extras import say_if_no_charts
 
     for folder in folders:
         if not folder.is_dir() or not is_batch_folder(folder):
@@ -105,6 +102,7 @@ def report(
         raise InputError("several folders need --out: the combined report goes to its own folder")
     else:  # combining batches: the same merge, and the same exit code, as `maic run --merge`
         summary, results = merge_batches(folders, out)
+        say_if_no_charts(out)
         print_summary(summary, Console() if sys.stdout.isatty() else Console(width=160))
         typer.echo(f"Report: {out / 'report.html'}, {out / 'report.md'}, {out / 'report.json'}, turns.csv and "
                    "rounds.csv", err=True)
@@ -112,6 +110,7 @@ def report(
     if not results:
         raise InputError(f"{', '.join(map(str, folders))}: no finished runs to report on")
     summary = save_reports(target, results, meta)
+    say_if_no_charts(target)
     print_summary(summary, Console() if sys.stdout.isatty() else Console(width=160))
     typer.echo(f"Report: {target / 'report.html'}, {target / 'report.md'}, {target / 'report.json'}, turns.csv and "
                "rounds.csv", err=True)

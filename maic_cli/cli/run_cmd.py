@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..evaluation.batch import RunContext, RunSpec
-    from ..evaluation.batch_report import MetaValue
     from ..evaluation.batch_voice import BatchVoice
     from ..evaluation.run_results import RunResult
+    from ..report.batch_report import MetaValue
 
 
 async def _run_with_progress(specs: list[RunSpec], context: RunContext, concurrency: int,
@@ -153,18 +153,15 @@ def run(
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
 
-    from ..evaluation.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
-    from .batch_plan import client_pool, expand, take_shard
-    from .extras import require_report
-
-    require_report()  # before any run: the report at the end needs it
-
     from rich.console import Console
 
     from ..evaluation.batch import RunContext
     from ..evaluation.batch_folder import check_resumable, claim
     from ..evaluation.run_results import load_runs
     from ..llm.openai_compat import STRUCTURED_MODES
+    from ..report.batch_summary import batch_exit_code, merge_batches, print_summary, save_reports
+    from .batch_plan import client_pool, expand, take_shard
+    from .extras import say_if_no_charts
 
     console = Console(stderr=True) if sys.stderr.isatty() and not plain else None
     stdout = Console() if sys.stdout.isatty() else Console(width=160)
@@ -176,6 +173,7 @@ def run(
             raise InputError("--merge needs --out: the merged report goes to its own folder, "
                              "so each merged folder keeps its own report")
         report, results = merge_batches(merge, out)
+        say_if_no_charts(out)
         print_summary(report, stdout)
         typer.echo(f"Merged {len(results)} runs into {out / 'report.json'}")
         raise typer.Exit(batch_exit_code(results))
@@ -219,9 +217,13 @@ def run(
                                                          structured=structured, temperature=temperature),
                          judge=judging, voice=_batch_voice(voice, voice_api_base) if voice else None)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
+    no_charts = say_if_no_charts(folder)  # before the runs, which write every file, report.html without charts
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection
     if done:
         typer.echo(f"Resuming {folder}: {len(specs) - len(todo)} runs already done, {len(todo)} to go", err=True)
+    from ..report.chart_worker import prepare
+
+    prepare(len(todo))  # the report's charts get ready (another process, or a thread) while the runs play
     results, interrupted = asyncio.run(_run_with_progress(todo, context, concurrency, console))
     wanted = {spec.run_id for spec in specs}
     kept = {r.run_id: r for r in done.values() if r.run_id in wanted}
@@ -240,9 +242,10 @@ def run(
         "concurrency": concurrency, "shard": shard or "all", "interrupted": interrupted,
         **({"judge": judge} if judge else {})}
     report = save_reports(folder, list(kept.values()), meta)
+    say_if_no_charts(folder, said=no_charts)
     print_summary(report, stdout)
     if report.speech is not None:
-        from ..evaluation.report_voice import markdown as voice_lines
+        from ..report.report_voice import markdown as voice_lines
 
         typer.echo(voice_lines(report)[2], err=True)
     batch_records(folder, kept, write=xapi, lrs=lrs)  # --xapi, --lrs

@@ -15,15 +15,18 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ..llm.port import LLMClient
 from .classroom import Classroom
 from .events import Event
 from .models import AgentConfig, ModelSettings, TurnConfig, TurnRequest, UserProfile
 from .outcomes import DirectorOutcome, StopReason
-from .policies import DirectorPolicy
-from .prompt_set import PromptSet
-from .turn import generate_turn
+
+if TYPE_CHECKING:  # the turn (and its templates: Jinja2) is imported when a round runs: a replay needs
+    #               only RoundResult
+    from ..llm.port import LLMClient
+    from .policies import DirectorPolicy
+    from .prompt_set import PromptSet
 
 EventSink = Callable[[Event], Awaitable[None] | None]
 EMPTY_TURNS_LIMIT = 2
@@ -57,6 +60,8 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
             outcome = on_event(event)
             if inspect.isawaitable(outcome):
                 await outcome
+
+    from .turn import generate_turn
 
     try:
         while True:

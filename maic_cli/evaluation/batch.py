@@ -34,7 +34,6 @@ from ..llm.recording import CallRecord, RecordingLLM
 from ..llm.spec import ModelSpec
 from ..signals import on_sigint
 from ..store.transcript import TranscriptHeader, TranscriptWriter, turn_entry
-from . import chart_worker
 from .batch_learner import LearnerSetup, play_learner
 from .batch_lesson import LessonRunner
 from .collector import fewer_collections
@@ -289,12 +288,6 @@ class _RunHooks(RunnerHooks):
 async def run_all(specs: list[RunSpec], context: RunContext, concurrency: int,
                   on_done: Callable[[RunResult], None]) -> tuple[list[RunResult], bool]:
     """Run ``specs`` with at most ``concurrency`` at once; returns (results, interrupted)."""
-    if len(specs) >= chart_worker.MIN_RUNS:  # the report's charts: a process of their own, started now
-        chart_worker.start(len(specs))
-    elif len(specs) > 1:  # the report's matplotlib, imported while the runs wait on their models
-        from .report_charts import preload
-
-        preload()
     semaphore = asyncio.Semaphore(concurrency)
     results: list[RunResult] = []
     stopping = asyncio.Event()

@@ -9,11 +9,11 @@ written to: ``--out`` and ``--resume`` refuse it before anything is touched.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import InputError, MaicError
 from ..store.paths import write_atomic
-from .batch_report import MetaValue
 from .run_results import runs_dir
 
 MARKER = "maic-batch.json"
@@ -29,7 +29,7 @@ def check_resumable(folder: Path) -> None:
         raise InputError(f"--resume {folder}: no maic batch there (no {MARKER} or runs/ folder); nothing was changed")
 
 
-def claim(folder: Path, flag: str, meta: dict[str, MetaValue]) -> None:
+def claim(folder: Path, flag: str, meta: Mapping[str, str | bool | int | float]) -> None:
     """Make ``folder`` this batch's output (created if new); refused if it holds files that are not maic's."""
     try:
         if folder.exists() and not folder.is_dir():

@@ -3,7 +3,7 @@
 The judge reads what the class said from its transcript — the same file whether
 the judge runs right after a run (``maic run --judge``) or later on a finished batch
 (``maic report DIR --judge``).  Rounds and turns are counted as ``turns.csv`` counts
-them (evaluation/report_tables.py): a ``round`` line opens a round (the learner's message
+them (report/report_tables.py): a ``round`` line opens a round (the learner's message
 is the ``learner`` line before it), and each agent turn ends with a ``done`` event
 whose outcome is an agent; its speech is its text deltas, its actions their names.
 """

@@ -38,8 +38,7 @@ from ..untrusted import clean
 from .judge import RoundToJudge, RubricIdentity, TurnToJudge, judge_messages, judge_rounds, rubric_identity
 from .judge_rounds import rounds_to_judge
 from .judge_rubrics import DEFAULT, Rubric, rubric_named
-from .report_tables import transcript_mismatch, transcript_path
-from .run_results import CallStat, RunJudgement, RunResult, save_run
+from .run_results import CallStat, RunJudgement, RunResult, save_run, transcript_mismatch, transcript_path
 
 MAX_JUDGED_TURNS = 50  # per round (a batch's --max-turns is at most 50)
 _SAMPLE = RoundToJudge(index=0, learner="Why is the sky blue?", learner_name="Ana", topic=None,

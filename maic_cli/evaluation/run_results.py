@@ -1,11 +1,12 @@
 """A batch's per-run results: ``OUT/runs/<run_id>.json``, one file per finished run.
 
 Written (atomically) when a run ends, so ``--resume`` can skip it and
-``--merge`` can combine folders from several machines; evaluation/reports.py,
-evaluation/report_stats.py and evaluation/report_tables.py read them.  A judged run
+``--merge`` can combine folders from several machines; report/reports.py,
+report/report_stats.py and report/report_tables.py read them.  A judged run
 (``maic run --judge``, ``maic report --judge``) carries its verdicts and the judge's
 own calls in ``judge``, apart from the class's ``calls``; a simulated learner's calls are in
-``learner_calls``, and a tutoring task's run has its ``tutoring`` outcome.
+``learner_calls``, and a tutoring task's run has its ``tutoring`` outcome.  Which transcript is a run's
+(:func:`transcript_path`, :func:`transcript_mismatch`) is decided here for the judge and the report alike.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ class RunResult(BaseModel):
     learning: LearningGain | None = None  # a lesson's quiz before and after it (lesson.pre_post)
     speech: SpeechStat | None = None  # maic run --voice: its audio and captions, synthesis counted apart
     # Not saved: the entries of its transcript that turns.csv reads, kept while this process played
-    # the run (evaluation/report_tables.py then reads no file); None for a run loaded from its file.
+    # the run (report/report_tables.py then reads no file); None for a run loaded from its file.
     _recorded: Transcript | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
@@ -206,3 +207,36 @@ def load_runs(folder: Path) -> list[RunResult]:
                              f"{path.stem!r}; the file was not written by maic for this run")
         results.append(result)
     return results
+
+
+def transcript_path(out: Path, result: RunResult) -> Path | None:
+    """The run's transcript: in this batch folder, else (a ``--merge``) in the batch folder it was run in.
+
+    A results file may be hostile, so the path it names is read only when it is a batch folder's
+    ``transcripts/<run_id>.jsonl`` beside that folder's ``runs/<run_id>.json``.
+    """
+    run_id = result.run_id
+    if not plain_run_id(run_id):
+        return None
+    here = out / "transcripts" / f"{run_id}.jsonl"
+    if _plain_file(here):
+        return here
+    stored = Path(result.transcript) if result.transcript else None
+    if (stored is not None and stored.name == f"{run_id}.jsonl" and stored.parent.name == "transcripts"
+            and _plain_file(stored.parent.parent / "runs" / f"{run_id}.json") and _plain_file(stored)):
+        return stored
+    return None
+
+
+def _plain_file(path: Path) -> bool:
+    """A regular file reached without a symbolic link (in it or its folder): a link could point anywhere."""
+    return not path.is_symlink() and not path.parent.is_symlink() and path.is_file()
+
+
+def transcript_mismatch(result: RunResult, transcript: Transcript) -> str | None:
+    """Why ``transcript`` is not this run's (its header names another scenario or model), or None."""
+    header = transcript.header
+    if header.scenario != result.scenario or header.model != result.model:
+        return (f"{transcript.path}: the transcript is of scenario {one_line(str(header.scenario))[:80]!r} with "
+                f"model {one_line(header.model)[:80]!r}, not this run's")
+    return None

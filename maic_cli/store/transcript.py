@@ -256,7 +256,7 @@ TURN_EVENTS = frozenset({"agent_start", "done"})
 
 
 class _TurnEntries:
-    """Whether a batch's turns.csv reads an entry (evaluation/report_tables.py): round starts and the events
+    """Whether a batch's turns.csv reads an entry (report/report_tables.py): round starts and the events
     that open and end a turn; a batch keeps these in memory (``TranscriptWriter(keep=turn_entry)``).
     ``events`` tells the writer which events to make an entry of for it at all."""
 

@@ -42,6 +42,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from maic_cli.cli.batch_plan import client_pool, expand
 from maic_cli.evaluation.batch import RunContext, run_all
 from maic_cli.llm.litellm_client import import_litellm
+from maic_cli.report.chart_worker import prepare
 from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply
 
 LATENCY = 0.2
@@ -75,6 +76,7 @@ async def batch(base_url: str, folder: Path, runs: int, concurrency: int, client
     context = RunContext(out=folder / "out", clients=client_pool(api_base=base_url, router_file=None, seed=None,
                                                                  structured="json_schema", temperature=None))
     start = time.perf_counter()
+    prepare(len(specs))  # as `maic run` does: the report's charts get ready while the runs play
     results, _ = await run_all(specs, context, concurrency, lambda result: None)
     elapsed = time.perf_counter() - start
     return elapsed, sum(1 for r in results if r.passed)
@@ -179,7 +181,7 @@ def timed_run(coro, **kw):
     finally:
         marks["batch_end"], walls["batch_end"] = cpu(), time.perf_counter()
 asyncio.run = timed_run
-import maic_cli.evaluation.batch_summary as summary
+import maic_cli.report.batch_summary as summary
 real_save = summary.save_reports
 def timed_save(*a, **k):
     marks["report"], walls["report"] = cpu(), time.perf_counter()

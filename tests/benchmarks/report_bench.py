@@ -6,13 +6,13 @@ The batch's run files are loaded once (not timed); the folder's ``runs/`` and ``
 copied to a temporary folder, where the tables are written.  The transcripts are read once before
 timing and kept with their runs, as ``maic run`` keeps the transcripts it wrote (``--from-files``:
 turns.csv reads them from the files each time, as ``maic report DIR`` does).  Then, ``REPEATS`` times
-(default 5), each phase of evaluation/reports.py ``write_reports`` is timed in CPU seconds
+(default 5), each phase of report/reports.py ``write_reports`` is timed in CPU seconds
 (``time.process_time``), the statistics' caches emptied first so that every repetition computes
 its intervals as a fresh ``maic report`` does:
 
 * build:    ``build_report`` (groups, intervals, comparisons, judge, tutoring, run rows);
 * validate: the strings cleaned (before: ``BatchReport.model_validate(finite(safe_strings(model_dump())))``,
-            now evaluation/report_clean.py ``cleaned_report``, one walk over the model);
+            now report/report_clean.py ``cleaned_report``, one walk over the model);
 * markdown: ``report_markdown``;
 * json:     ``BatchReport.to_json``;
 * tables:   ``write_tables`` and ``report_tutoring.write_csvs``.
@@ -46,8 +46,8 @@ from typing import Any
 
 
 def _phases(out: Path, results: list[Any]) -> list[tuple[str, Callable[[dict[str, Any]], None]]]:
-    from maic_cli.evaluation import report_tutoring, reports
-    from maic_cli.evaluation.report_tables import write_tables
+    from maic_cli.report import report_tutoring, reports
+    from maic_cli.report.report_tables import write_tables
 
     meta: dict[str, Any] = {"maic": "bench", "runs planned": len(results)}
 
@@ -56,9 +56,9 @@ def _phases(out: Path, results: list[Any]) -> list[tuple[str, Callable[[dict[str
 
     def validate(state: dict[str, Any]) -> None:
         try:
-            from maic_cli.evaluation.report_clean import cleaned_report
+            from maic_cli.report.report_clean import cleaned_report
         except ImportError:  # the code before: dump, clean, validate again
-            from maic_cli.evaluation.batch_report import BatchReport
+            from maic_cli.report.batch_report import BatchReport
 
             dump = state["built"].model_dump(exclude_unset=True)
             state["report"] = BatchReport.model_validate(reports.finite(reports.safe_strings(dump)))  # type: ignore[attr-defined]
@@ -79,7 +79,7 @@ def _phases(out: Path, results: list[Any]) -> list[tuple[str, Callable[[dict[str
 
 
 def _forget_statistics() -> None:
-    from maic_cli.evaluation import report_stats
+    from maic_cli.report import report_stats
 
     for name in ("_cached_draws", "_cached_bounds", "_cached_means"):
         cache = getattr(report_stats, name, None)
@@ -107,7 +107,7 @@ def main() -> None:
         if (folder / "transcripts").is_dir():
             shutil.copytree(folder / "transcripts", out / "transcripts")
         if not from_files:
-            from maic_cli.evaluation.report_tables import read_run_transcript
+            from maic_cli.report.report_tables import read_run_transcript
 
             for result in results:
                 if (transcript := read_run_transcript(out, result)) is not None:

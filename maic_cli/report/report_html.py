@@ -1,12 +1,13 @@
 """``report.html``: a batch report for people who would rather look than read — one self-contained page.
 
-The summary tables, then charts (evaluation/report_charts.py, inline SVG): who speaks how
+The summary tables, then charts (report/report_charts.py, inline SVG): who speaks how
 often, end reasons, routing rates with their 95% intervals, judge scores when the
 report has them, and turn latencies; then the comparisons and the runs.  Nothing
 is loaded from anywhere (no script, font or stylesheet), and the page's Content
 Security Policy forbids it.  Every string from a file or a model is cleaned and
 HTML-escaped.  A batch with nothing to chart (no rounds, no latencies) gets a line
-saying so instead of an empty chart.  Without matplotlib the page keeps its tables.
+saying so instead of an empty chart.  Without matplotlib (the optional ``report`` extra) the page
+keeps its tables and says, where its charts would be, how to get them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean
 from . import report_data as data
 from .batch_report import BatchReport, ComparedMetric, GroupSummary, Intervals, MeanEntry, Point, RateEntry
-from .report_charts import MAX_DOTS, REASON_COLORS, ChartJob, draw_job
+from .report_charts import MAX_DOTS, NO_CHARTS, REASON_COLORS, ChartJob, draw_job
 from .report_tutoring_html import tutoring_html
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -157,7 +158,7 @@ def chart_plan(report: BatchReport, results: Sequence[data.RunLike]) -> list[Pla
 def charts(report: BatchReport, results: Sequence[data.RunLike],
            drawn: Sequence[str | None] | None = None) -> list[tuple[str, str | None, str]]:
     """(name, svg or None, caption or what is missing) of every chart the page shows; ``drawn``: their
-    ``<svg>`` already drawn elsewhere (evaluation/chart_worker.py), in the plan's order."""
+    ``<svg>`` already drawn elsewhere (report/chart_worker.py), in the plan's order."""
     plan = chart_plan(report, results)
     svgs = list(drawn) if drawn is not None and len(drawn) == len(plan) else [draw_job(c.job) for c in plan]
     return [(c.name, svg, c.caption if svg else c.missing) for c, svg in zip(plan, svgs, strict=True)]
@@ -168,7 +169,7 @@ def charts_html(report: BatchReport, results: Sequence[data.RunLike],
     try:
         found = charts(report, results, drawn)
     except ImportError:
-        return '<p class="none">Charts need matplotlib (pip install matplotlib); the tables are complete.</p>'
+        return NO_CHARTS
     parts = []
     for name, svg, caption in found:
         if svg is None:
@@ -222,7 +223,7 @@ def runs_html(report: BatchReport) -> str:
 
 def report_html(report: BatchReport, results: Sequence[data.RunLike] = (),
                 drawn: Sequence[str | None] | None = None) -> str:
-    """The whole page (a ``<!doctype html>`` document) for a report built by evaluation/reports.py;
+    """The whole page (a ``<!doctype html>`` document) for a report built by report/reports.py;
     ``drawn``: the charts of :func:`chart_plan`, when another process drew them."""
     meta_html = "".join(f"<span>{_e(k)}: {_e(v)}</span>" for k, v in report.meta.items())
     methods = report.statistics.model_dump()

@@ -11,7 +11,7 @@ back: the batch kept those entries in memory as it wrote them (the same ones, so
 transcript is read in the batch folder its run was made in.  A run without a readable transcript (an
 error before it opened, a folder moved away) gives rows from its round
 summaries with the token and latency cells empty (``source`` says which).
-Rounds and turns are numbered from 1.  A judged run (evaluation/report_judge.py) fills the
+Rounds and turns are numbered from 1.  A judged run (report/report_judge.py) fills the
 ``judge_*`` cells: 1/0 per criterion and the turn score (0–5) in ``turns.csv``, 1/0 for
 ``judge_answered`` in ``rounds.csv``, each with the judge's one-line reason; a missing
 verdict leaves them empty (``judge_status`` says why).  A batch judged on the pedagogy rubric
@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..evaluation.judge import CRITERIA
+from ..evaluation.judge_rubrics import RUBRICS
+from ..evaluation.run_results import RunResult, transcript_mismatch, transcript_path
 from ..store.paths import write_atomic
 from ..store.transcript import EventLine, RoundLine, Transcript, read_transcript
 from ..untrusted import one_line, redactor
-from .judge import CRITERIA
-from .judge_rubrics import RUBRICS
-from .run_results import RunResult, plain_run_id
 
 RUN_COLUMNS = ["run_id", "scenario", "model", "prompts", "director", "repeat"]
 TURN_COLUMNS = [*RUN_COLUMNS, "round", "turn", "speaker", "role", "prompt_tokens", "completion_tokens",
@@ -125,39 +125,6 @@ def turn_columns(results: list[RunResult]) -> list[str]:
     extra = [f"judge_{c.name}" for rubric in RUBRICS.values() if rubric.name in used and not rubric.boolean
              for c in rubric.criteria]
     return TURN_COLUMNS if not extra else [*TURN_COLUMNS[:-2], *extra, *TURN_COLUMNS[-2:]]
-
-
-def transcript_path(out: Path, result: RunResult) -> Path | None:
-    """The run's transcript: in this batch folder, else (a ``--merge``) in the batch folder it was run in.
-
-    A results file may be hostile, so the path it names is read only when it is a batch folder's
-    ``transcripts/<run_id>.jsonl`` beside that folder's ``runs/<run_id>.json``.
-    """
-    run_id = result.run_id
-    if not plain_run_id(run_id):
-        return None
-    here = out / "transcripts" / f"{run_id}.jsonl"
-    if _plain_file(here):
-        return here
-    stored = Path(result.transcript) if result.transcript else None
-    if (stored is not None and stored.name == f"{run_id}.jsonl" and stored.parent.name == "transcripts"
-            and _plain_file(stored.parent.parent / "runs" / f"{run_id}.json") and _plain_file(stored)):
-        return stored
-    return None
-
-
-def _plain_file(path: Path) -> bool:
-    """A regular file reached without a symbolic link (in it or its folder): a link could point anywhere."""
-    return not path.is_symlink() and not path.parent.is_symlink() and path.is_file()
-
-
-def transcript_mismatch(result: RunResult, transcript: Transcript) -> str | None:
-    """Why ``transcript`` is not this run's (its header names another scenario or model), or None."""
-    header = transcript.header
-    if header.scenario != result.scenario or header.model != result.model:
-        return (f"{transcript.path}: the transcript is of scenario {one_line(str(header.scenario))[:80]!r} with "
-                f"model {one_line(header.model)[:80]!r}, not this run's")
-    return None
 
 
 def read_run_transcript(out: Path, result: RunResult) -> Transcript | None:

@@ -39,7 +39,7 @@ from statistics import NormalDist, fmean
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .run_results import RunResult
+    from ..evaluation.run_results import RunResult
 
 CONFIDENCE = 0.95
 SEED = 14  # any fixed number: reports must be reproducible

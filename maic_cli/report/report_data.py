@@ -6,7 +6,7 @@ batch (the model when none does).  Groupings (by model, prompt set, policy) are
 charted when they hold two groups or more — the comparisons a batch was run for —
 else the one by model.
 
-It reads the typed report (evaluation/batch_report.py): a group's judge scores are its
+It reads the typed report (report/batch_report.py): a group's judge scores are its
 ``judge.rates`` and ``judge.means``, each with ``low``/``high`` as its interval when
 present.  A report without them has no judge chart.
 
@@ -266,7 +266,7 @@ def judge_labels(report: BatchReport) -> dict[str, str]:
 def judge_metrics(groups: Mapping[str, GroupSummary], labels: Mapping[str, str] | None = None
                   ) -> tuple[dict[str, dict[str, Estimate]], dict[str, dict[str, Estimate]]]:
     """({rate label: {group: Estimate}}, {mean label: {group: Estimate}}) of the groups' judge sections
-    (evaluation/report_judge.py: ``judge.rates`` are shares of turns meeting a criterion (given its good label, under
+    (report/report_judge.py: ``judge.rates`` are shares of turns meeting a criterion (given its good label, under
     the pedagogy rubric), ``judge.means`` scores on their own scale)."""
     rates: dict[str, dict[str, Estimate]] = {}
     means: dict[str, dict[str, Estimate]] = {}

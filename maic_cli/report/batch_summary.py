@@ -9,20 +9,20 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import InputError, MaicError
+from ..evaluation.collector import fewer_collections
 from ..untrusted import clean
-from .collector import fewer_collections
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+    from ..evaluation.run_results import RunResult
     from .batch_report import BatchReport, MetaValue
-    from .run_results import RunResult
 
 
 def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
     """The runs of ``folders``, each folder and each run counted once, for a report in ``out``."""
-    from .run_results import load_runs
+    from ..evaluation.run_results import load_runs
 
     seen: dict[Path, Path] = {}
     for folder in folders:
@@ -47,7 +47,7 @@ def merge_results(folders: list[Path], out: Path) -> list[RunResult]:
 def merge_batches(folders: list[Path], out: Path) -> tuple[BatchReport, list[RunResult]]:
     """The one merge path (``maic run --merge`` and ``maic report A B --out``): the runs of ``folders``
     into the reports of ``out``, a folder of its own; exit with :func:`batch_exit_code` of the runs."""
-    from .batch_folder import claim
+    from ..evaluation.batch_folder import claim
 
     results = merge_results(folders, out)
     if not results:
@@ -129,7 +129,7 @@ def judge_table(report: BatchReport, group: str = "by_model", name: str = "model
 
     if report.judge is None or report.overall.judge is None:
         return None
-    labels = report.judge.criteria  # the rubric's (evaluation/report_judge.py); its rates, then its score
+    labels = report.judge.criteria  # the rubric's (report/report_judge.py); its rates, then its score
     names = list(report.overall.judge.rates)
     table = Table(title="judged turns", box=None, pad_edge=False)
     for column in (name, "turns", "missing", *(labels.get(c, c) for c in names), "score", "judge cost"):

@@ -1,10 +1,10 @@
 """report.html's tutoring section: success@k and telling@k curves (inline SVG) and their table.
 
-It reads report.json's ``tutoring`` section (evaluation/report_tutoring.py): for each
+It reads report.json's ``tutoring`` section (report/report_tutoring.py): for each
 group (all runs; by model, prompt set or director policy where a batch compares
 several), a success@k line and a dashed telling@k line over k = 1…K, each with
 its 95% interval as a band.  matplotlib is imported when a chart is drawn
-(evaluation/report_charts.py's ``render``); every label is escaped there and here.
+(report/report_charts.py's ``render``); every label is escaped there and here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .batch_report import BatchReport, Curves, Learning, MeanEntry, Point, Tutoring
-from .report_charts import color_for, render
+from .report_charts import INSTALL, color_for, render
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -108,6 +108,8 @@ def tutoring_html(report: BatchReport) -> str:
             svg = curves_chart(f"tutoring_{key}", f"success@k and telling@k — {title.lower()}", ks, groups)
         except ImportError:
             svg = None
+            parts.append(f'<p class="none" data-missing="tutoring_{_e(key)}">No chart without matplotlib '
+                         f"(<code>{INSTALL}</code>); the table below holds its numbers.</p>")
         if svg is not None:
             parts.append(f'<figure class="chart" data-chart="tutoring_{_e(key)}">{svg}<figcaption>Solid: '
                          "success@k; dashed: telling@k; band: 95% interval.</figcaption></figure>")

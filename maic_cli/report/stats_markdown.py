@@ -1,4 +1,4 @@
-"""report.md's tables of the intervals and comparisons evaluation/report_stats.py computes, and the line that
+"""report.md's tables of the intervals and comparisons report/report_stats.py computes, and the line that
 says how they were computed."""
 
 from __future__ import annotations

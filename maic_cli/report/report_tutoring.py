@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
 
+from ..evaluation.run_results import RunResult
+from ..evaluation.tutoring import DEFAULT_K, TutoringOutcome
 from ..lessons.learner_quiz import LearningGain
 from ..store.paths import write_atomic
 from . import report_stats, stats_markdown
@@ -43,8 +45,6 @@ from .batch_report import (
     Tutoring,
 )
 from .report_tables import to_csv
-from .run_results import RunResult
-from .tutoring import DEFAULT_K, TutoringOutcome
 
 GROUPINGS = (("by_model", "model"), ("by_prompts", "prompts"), ("by_director", "director"))
 TITLES = {"overall": "All runs", "by_model": "By model", "by_prompts": "By prompt set",
@@ -289,4 +289,4 @@ def write_csvs(out: Path, results: list[RunResult], report: BatchReport) -> None
 
 
 def _write(path: Path, columns: list[str], rows: Sequence[Mapping[str, object]]) -> None:
-    write_atomic(path, to_csv(columns, rows))  # evaluation/report_tables.py: the same cells, one redactor
+    write_atomic(path, to_csv(columns, rows))  # report/report_tables.py: the same cells, one redactor

@@ -3,9 +3,9 @@ apart from the model's calls (evaluation/batch_voice.py voices each run)."""
 
 from __future__ import annotations
 
+from ..evaluation.run_results import RunResult
 from ..untrusted import one_line
 from .batch_report import BatchReport, SpeechTotals
-from .run_results import RunResult
 
 
 def add_to_report(report: BatchReport, results: list[RunResult]) -> None:

@@ -3,7 +3,7 @@
 Verdicts are yes/no (evaluation/judge.py), so each criterion is a **rate** over judged
 turns (``answered`` over judged rounds with a learner message), with a Wilson
 interval; the **turn score** (criteria met, 0–5) is a mean per run, averaged over
-runs, with a bootstrap interval — the methods of evaluation/report_stats.py.  Two groups'
+runs, with a bootstrap interval — the methods of report/report_stats.py.  Two groups'
 rates are compared by a cluster bootstrap over runs, not as independent turns: the
 turns of one run share its model and its class, so they are correlated.  A verdict
 that could not be read is *missing*: counted, never scored.  The judge's calls are
@@ -29,6 +29,9 @@ from collections.abc import Callable
 from statistics import fmean
 from typing import Any
 
+from ..evaluation.judge import CRITERIA, CRITERIA_LABELS, RoundVerdict, TurnVerdict
+from ..evaluation.judge_rubrics import DEFAULT, RUBRICS, Rubric
+from ..evaluation.run_results import CallStat, RunJudgement, RunResult
 from ..untrusted import one_line
 from . import report_stats, stats_markdown
 from .batch_report import (
@@ -42,9 +45,6 @@ from .batch_report import (
     RateEntry,
     RunJudge,
 )
-from .judge import CRITERIA, CRITERIA_LABELS, RoundVerdict, TurnVerdict
-from .judge_rubrics import DEFAULT, RUBRICS, Rubric
-from .run_results import CallStat, RunJudgement, RunResult
 
 SCALE = ("yes/no per criterion for each agent turn, and yes/no per round for whether the learner's message "
          "was answered; each with a one-line reason; one judge call per round")

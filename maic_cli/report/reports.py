@@ -1,17 +1,15 @@
-"""Batch results: one JSON file per finished run, and the reports made from them.
+"""A batch's reports, made from its runs' results (``OUT/runs/<run_id>.json``, evaluation/run_results.py).
 
-``OUT/runs/<run_id>.json`` is written (atomically) when a run ends, so
-``--resume`` can skip it and ``--merge`` can combine folders from several
-machines (the models and their files are in evaluation/run_results.py).  ``report.json`` is
+``report.json`` is
 machine-readable; ``report.md`` is for people; ``turns.csv`` and ``rounds.csv``
-(evaluation/report_tables.py) are for analysis.  Judged runs add the judge's scores
-(evaluation/report_judge.py) to each of them; tutoring runs add success@k and telling@k
-(evaluation/report_tutoring.py).
+(report/report_tables.py) are for analysis.  Judged runs add the judge's scores
+(report/report_judge.py) to each of them; tutoring runs add success@k and telling@k
+(report/report_tutoring.py).
 Scenario names, models, agent ids and provider errors come from files and
 providers: every string in a report is cleaned of terminal control sequences and
 API keys; in report.md every such string is also made inert Markdown (HTML escaped, no link,
 no code span: :func:`~maic_cli.untrusted.markdown_text`), and a table cell cannot break its table
-(both in one walk over the built report: evaluation/report_clean.py).
+(both in one walk over the built report: report/report_clean.py).
 """
 
 from __future__ import annotations
@@ -24,6 +22,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InputError
+from ..evaluation.metrics import percentile
+from ..evaluation.run_results import RunResult
 from ..files import read_bounded
 from ..store.paths import write_atomic
 from ..untrusted import one_line
@@ -40,10 +40,8 @@ from .batch_report import (
     RunRow,
     TokenUse,
 )
-from .metrics import percentile
 from .report_clean import cleaned_report, inert_report
 from .report_tables import write_tables
-from .run_results import RunResult
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -227,7 +225,7 @@ def _uncertainty_markdown(report: BatchReport) -> list[str]:
 
 
 def _dumped(groups: dict[str, GroupSummary]) -> dict[str, dict[str, Any]]:
-    """The groups as evaluation/report_stats.py's Markdown tables read them."""
+    """The groups as report/report_stats.py's Markdown tables read them."""
     return {name: group.model_dump() for name, group in groups.items()}
 
 

@@ -3,10 +3,10 @@
 matplotlib costs a batch about 0.7 s of CPU to import and 0.5–0.7 s to draw the charts of a
 1,000-run report.  In the batch's own process both compete with the event loop and then with
 the rest of the report (report.json, report.md, the CSVs).  A batch of :data:`MIN_RUNS` runs or
-more therefore starts this worker when it starts (:func:`start`): a child Python that imports
+more therefore starts this worker when it starts (:func:`prepare`): a child Python that imports
 matplotlib at once, on the other core, while the runs wait on their models, then waits on its
 standard input.  When the report is built, :meth:`ChartWorker.submit` hands it the chart jobs (plain data:
-evaluation/report_html.py ``chart_plan``) and writes the other files while the child draws.
+report/report_html.py ``chart_plan``) and writes the other files while the child draws.
 
 The child's SVG is byte for byte what the batch's process would draw (same functions, same
 settings).  Anything wrong with the worker — it could not start, died, was killed, answered
@@ -14,6 +14,7 @@ nonsense or not in time — and the batch's process draws the charts itself, as 
 batch: the worker can make a report faster, never different or missing.  The child ignores Ctrl-C
 (the batch decides what an interrupt means) and ends when its input closes, so it never outlives
 the batch.  What it is sent is the parent's own data (pickled); what it answers is read as JSON.
+Without matplotlib (the optional ``report`` extra) no worker is started: there is nothing to draw.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .report_charts import ChartJob
+from .report_charts import ChartJob, available, preload
 
 MIN_RUNS = 50  # below this, charts are cheap and a second process is not worth its start
 TIMEOUT = 600.0  # seconds the batch waits for the worker's charts before drawing them itself
@@ -105,13 +106,23 @@ def _child_code() -> str:
     if package_root not in paths:
         paths.insert(0, package_root)
     return (f"import sys; sys.path[:] = {paths!r}; "
-            "from maic_cli.evaluation.chart_worker import main; sys.exit(main())")
+            "from maic_cli.report.chart_worker import main; sys.exit(main())")
+
+
+def prepare(runs: int) -> None:
+    """A batch of ``runs`` is about to play: its report's charts get ready while the runs wait on their models —
+    this worker for a big batch, matplotlib imported in a thread for a small one, nothing without matplotlib."""
+    if runs >= MIN_RUNS:
+        start(runs)
+    elif runs > 1 and available():
+        preload()
 
 
 def start(runs: int) -> None:
-    """A batch of ``runs`` is starting: start the worker when the batch is big enough to gain from it."""
+    """A batch of ``runs`` is starting: start the worker when the batch is big enough to gain from it (and
+    matplotlib is installed: without it there is nothing to draw)."""
     global _waiting
-    if runs < MIN_RUNS or _waiting is not None:
+    if runs < MIN_RUNS or _waiting is not None or not available():
         return
     try:
         _waiting = ChartWorker()

@@ -1,15 +1,15 @@
 """The batch report as one typed model: what ``report.json`` holds, field for field.
 
-evaluation/reports.py builds a :class:`BatchReport` once from the run results; report.md,
-the CSVs (evaluation/report_tutoring.py), report.html (evaluation/report_data.py, evaluation/report_html.py,
-evaluation/report_tutoring_html.py) and the terminal summary (evaluation/batch_summary.py) read it by
+report/reports.py builds a :class:`BatchReport` once from the run results; report.md,
+the CSVs (report/report_tutoring.py), report.html (report/report_data.py, report/report_html.py,
+report/report_tutoring_html.py) and the terminal summary (report/batch_summary.py) read it by
 attribute.  report.json is its dump (:meth:`BatchReport.to_json`) and keeps the field
 names and bytes it always had: a part that a batch does not have (the judge's sections
 in an unjudged batch, ``tutoring``, ``learning``, ``simulated_learner``, a run's
 ``tutoring``) is left out of the file rather than written as ``null``, because it was
 never set (``exclude_unset``).
 
-A report.json read back (evaluation/reports.py ``load_report``) goes through the same model:
+A report.json read back (report/reports.py ``load_report``) goes through the same model:
 an unknown field, a wrong type or a number that is not finite is refused (``extra="forbid"``);
 a part an older report lacks takes its default.  Numbers
 keep the type they were computed with (``int | float``), so ``0`` stays ``0`` and ``0.0``
@@ -24,9 +24,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..evaluation.judge import RoundVerdict
+from ..evaluation.tutoring import TutoringOutcome
 from ..lessons.learner_quiz import LearningGain
-from .judge import RoundVerdict
-from .tutoring import TutoringOutcome
 
 Number = Annotated[int | float, Field(allow_inf_nan=False)]  # as computed: an int stays an int
 MetaValue = str | bool | int | Annotated[float, Field(allow_inf_nan=False)]  # report.json is strict JSON
@@ -293,7 +293,7 @@ class SpeechTotals(Part):
 
 
 class Methods(Part):
-    """How the intervals were computed (evaluation/report_stats.py ``METHODS``): maic's own text."""
+    """How the intervals were computed (report/report_stats.py ``METHODS``): maic's own text."""
 
     confidence: Number = 0.95
     rates: str = ""

@@ -1,9 +1,12 @@
 """The charts of ``report.html``, drawn with matplotlib as inline SVG (no network, no script).
 
 Each ``*_chart`` function takes plain data (already pulled out of report.json by
-evaluation/report_html.py) and returns one ``<svg>`` element as text, or ``None`` when
+report/report_html.py) and returns one ``<svg>`` element as text, or ``None`` when
 there is nothing to draw.  matplotlib is imported inside :func:`render`, so
-importing this module (and ``maic --help``) stays light.
+importing this module (and ``maic --help``) stays light.  matplotlib is optional (the
+``report`` extra): without it :func:`render` raises ImportError, the page shows
+:data:`NO_CHARTS` where its charts would be, and :func:`available` tells a command so
+before it starts (``maic run`` and ``maic report`` say it once on standard error).
 
 Labels come from files and models: mathtext is off (``text.parse_math``), so a
 ``$`` is a dollar sign and never TeX, and with ``svg.fonttype = none`` every label
@@ -15,6 +18,7 @@ that several charts on one page never share an id.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import io
 import re
 import threading
@@ -39,6 +43,30 @@ MAX_DOTS = 300  # dots drawn per row of a box chart
 WIDTH = 8.6  # inches: the page's content width at 100 dpi
 
 
+INSTALL = "pip install 'maic-cli[report]'"  # the extra that brings matplotlib (pyproject.toml)
+NO_CHARTS = ('<p class="none" data-missing="charts">No charts here: they are drawn with matplotlib, which is not '
+             "installed (or cannot be imported). The tables hold every number. For the charts: "
+             f"<code>{INSTALL}</code>, then <code>maic report FOLDER</code> rebuilds this page.</p>")
+_import_failed = threading.Event()  # matplotlib was found but could not be imported (a broken install)
+
+
+def available() -> bool:
+    """Whether the charts can be drawn: matplotlib is installed (found without importing it, so a batch knows
+    before it starts) and, if an import of it failed in this process, it imports now."""
+    try:
+        if importlib.util.find_spec("matplotlib") is None:
+            return False
+    except (ImportError, ValueError):  # a parent that is not a package, or a module without a spec
+        return False
+    if _import_failed.is_set():
+        try:
+            importlib.import_module("matplotlib.figure")
+        except ImportError:
+            return False
+        _import_failed.clear()
+    return True
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A rate or mean with its 95% interval (``low``/``high`` are ``None`` when there is none)."""
@@ -52,7 +80,7 @@ ChartJob = tuple[str, tuple[Any, ...]]  # (kind, arguments): one chart as plain 
 
 
 def draw_job(job: ChartJob) -> str | None:
-    """Draw one chart of :func:`chart jobs <maic_cli.evaluation.report_html.chart_plan>`: its ``<svg>`` or ``None``."""
+    """Draw one chart of :func:`chart jobs <maic_cli.report.report_html.chart_plan>`: its ``<svg>`` or ``None``."""
     kind, args = job
     return CHART_KINDS[kind](*args)
 
@@ -63,8 +91,12 @@ def color_for(index: int) -> str:
 
 def render(name: str, draw: Callable[[Any], None], height: float) -> str:
     """Draw on a fresh figure (no pyplot: no global state, no GUI backend) and return its ``<svg>``."""
-    import matplotlib
-    from matplotlib.figure import Figure
+    try:
+        import matplotlib
+        from matplotlib.figure import Figure
+    except ImportError:
+        _import_failed.set()
+        raise
 
     params: Any = {**STYLE, "svg.hashsalt": f"maic-{name}"}
     with matplotlib.rc_context(params):
@@ -80,15 +112,17 @@ def preload_now() -> None:
     try:
         for module in ("matplotlib.figure", "matplotlib.backends.backend_svg"):
             importlib.import_module(module)
-    except Exception:  # noqa: BLE001 - not installed or broken: the report says so when it draws
+    except ImportError:
+        _import_failed.set()
+    except Exception:  # noqa: BLE001 - broken: the report says so when it draws
         pass
 
 
 def preload() -> threading.Thread:
     """Import matplotlib in a background thread (its import is most of a chart's cost: about 0.7 s CPU).
 
-    A small batch calls this when it starts (a big one starts evaluation/chart_worker.py instead): its
-    event loop mostly waits on the network, so the import runs in that idle time instead of after the
+    A small batch calls this when it starts (report/chart_worker.py ``prepare``; a big one starts the worker
+    instead): its event loop mostly waits on the network, so the import runs in that idle time instead of after the
     last run."""
     thread = threading.Thread(target=preload_now, name="maic-preload-matplotlib", daemon=True)
     thread.start()
