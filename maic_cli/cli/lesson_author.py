@@ -125,7 +125,7 @@ def export_command(
         raise InputError(f"{out}: export to a deck (.pptx) or to Markdown notes (.md)")
     lesson = load_lesson(lesson_file)
     check_writable(out, force)
-    export_lesson(lesson, out)
+    export_lesson(lesson, out, lesson_file)
     typer.echo(f"maic: wrote {one_line(str(out))}: {len(lesson.scenes)} scenes", err=True)
     typer.echo(str(out))
 
