@@ -34,7 +34,8 @@ MAX_OPTIONS = len(LETTERS)
 # What a lesson file may hold, checked on load (a file is untrusted: every export and view of it is then bounded).
 MAX_ELEMENT_TEXT = 8_000  # characters of an element's content
 MAX_ELEMENT_LINES = 400  # its line breaks
-MAX_ITEMS = 50  # bullets of a list, rows of a table, cells of a row
+MAX_ITEMS = 50  # bullets of a list
+MAX_CELLS = 60  # rows of a table, cells of a row
 MAX_PIECE = 1_000  # characters of a bullet, a cell, an option
 MAX_LESSON_LINES = 20_000  # lines, bullets and cells of all the slides together
 
@@ -46,8 +47,10 @@ def _bounded(element: SlideElement) -> SlideElement:
     if element.content.count("\n") > MAX_ELEMENT_LINES:
         raise ValueError(f"content: at most {MAX_ELEMENT_LINES} line breaks (this one has "
                          f"{element.content.count(chr(10)):,})")
-    if len(element.items) > MAX_ITEMS or len(element.rows) > MAX_ITEMS or any(len(r) > MAX_ITEMS for r in element.rows):
-        raise ValueError(f"items, rows and the cells of a row: at most {MAX_ITEMS} each")
+    if len(element.items) > MAX_ITEMS:
+        raise ValueError(f"items: at most {MAX_ITEMS} (this list has {len(element.items):,})")
+    if len(element.rows) > MAX_CELLS or any(len(row) > MAX_CELLS for row in element.rows):
+        raise ValueError(f"rows, and the cells of a row: at most {MAX_CELLS} each")
     if any(len(piece) > MAX_PIECE for piece in [*element.items, *(cell for row in element.rows for cell in row)]):
         raise ValueError(f"items and cells: at most {MAX_PIECE:,} characters each")
     if element.language is not None and len(element.language) > 40:

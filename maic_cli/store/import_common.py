@@ -115,6 +115,14 @@ class Draft:
         self.scenes.append(scene)
 
     def lesson(self) -> Lesson:
+        try:
+            return self._lesson()
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise InputError(f"{self.path}: cannot make a lesson of it: {where}: {error['msg']}") from None
+
+    def _lesson(self) -> Lesson:
         taken: set[str] = set()
         scenes: list[Scene] = []
         dropped = 0
@@ -147,9 +155,4 @@ class Draft:
             raise InputError(f"{self.path}: {len(scenes)} slides, quizzes and discussions, more than a lesson holds "
                              f"({MAX_SCENES}); split the material into several lessons")
         title = line(self.title) or line(self.path.stem.replace("_", " ").replace("-", " ")) or "Imported lesson"
-        try:
-            return Lesson(title=title, description=self.description, scenes=scenes)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(part) for part in error["loc"])
-            raise InputError(f"{self.path}: cannot make a lesson of it: {where}: {error['msg']}") from None
+        return Lesson(title=title, description=self.description, scenes=scenes)

@@ -163,7 +163,11 @@ def _shapes(slide: DraftSlide, shapes: Any, title_shape: Any, depth: int = 0, bu
             continue
         if _placeholder_kind(shape) in _SKIPPED_PLACEHOLDERS:
             continue
-        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+        try:
+            kind = shape.shape_type
+        except NotImplementedError:  # a shape python-pptx does not know (no geometry, say): its text still counts
+            kind = None
+        if kind == MSO_SHAPE_TYPE.GROUP:
             if depth < MAX_DEPTH and budget[0] > 0:
                 _shapes(slide, shape.shapes, None, depth + 1, budget)
         elif getattr(shape, "has_table", False) and shape.has_table:
