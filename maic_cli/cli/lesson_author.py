@@ -160,7 +160,7 @@ def regen_command(
     ids = [s.id for s in lesson.scenes]
     if scene in ids:
         index = ids.index(scene)
-    elif scene.isdigit() and 1 <= int(scene) <= len(ids):
+    elif scene.isascii() and scene.isdigit() and 1 <= int(scene) <= len(ids):
         index = int(scene) - 1
     else:
         raise InputError(f"--scene: {one_line(scene)[:64]!r} is not a scene of {lesson_file} (its scenes: "

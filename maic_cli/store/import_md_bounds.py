@@ -54,7 +54,7 @@ def _cut_row(row: str) -> str:
 
 def bound_source(path: Path, source: str) -> str:
     """``source`` with tables cut to what a lesson keeps; refused if it is still more than notes hold."""
-    lines = source.split("\n")
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as markdown-it reads them
     fence: str | None = None
     table_rows = -1  # rows kept of the table being read; -1: not in a table
     for number, raw in enumerate(lines):
