@@ -37,7 +37,7 @@ MAX_ELEMENT_LINES = 400  # its line breaks
 MAX_ITEMS = 50  # bullets of a list
 MAX_CELLS = 60  # rows of a table, cells of a row
 MAX_PIECE = 1_000  # characters of a bullet, a cell, an option
-MAX_LESSON_LINES = 20_000  # lines, bullets and cells of all the slides together
+MAX_LESSON_LINES = 10_000  # lines, bullets and cells of all the slides together
 
 
 def _bounded(element: SlideElement) -> SlideElement:
@@ -135,7 +135,8 @@ class QuizQuestion(_Strict):
     type: Literal["single", "multiple", "short"]
     question: str = Field(min_length=1, max_length=2000)
     options: list[Annotated[str, Field(max_length=MAX_PIECE)]] = Field(default_factory=list, max_length=MAX_OPTIONS)
-    answer: list[str] = Field(default_factory=list, max_length=MAX_OPTIONS)  # letters of the right options (choice questions)
+    # letters of the right options (choice questions)
+    answer: list[str] = Field(default_factory=list, max_length=MAX_OPTIONS)
     rubric: str | None = Field(default=None, min_length=1, max_length=2000)  # short answer
     points: int = Field(default=1, ge=1, le=100)
     explanation: str | None = Field(default=None, max_length=1000)  # why the answer is right: after grading

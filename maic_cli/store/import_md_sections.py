@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from ..authoring.notes_script import line_step
 from ..errors import InputError
 from ..lessons.lesson import LETTERS, DiscussionScene, QuizQuestion, QuizScene, ScriptStep
-from .import_common import Draft, DraftSlide, line, slug
+from .import_common import Draft, DraftSlide, line, slug, text
 
 MAX_QUESTIONS = 50
 MAX_DISCUSSION_STEPS = 60  # = DiscussionScene.script's limit
@@ -77,7 +77,8 @@ def read_quiz(draft: Draft, lines: list[str], title: str, start: int, stop: int)
         elif raw.strip() and not current["options"] and "fields" not in current:
             current["question"] += " " + _unescape(raw.strip())  # the question goes on
     if not drafts:
-        raise InputError(f"{path}:{start}: the quiz has no numbered questions (1. …); see docs/lessons-import-export.md")
+        raise InputError(f"{path}:{start}: the quiz has no numbered questions (1. …); "
+                         "see docs/lessons-import-export.md")
     questions = [_question(path, n, d) for n, d in enumerate(drafts, 1)]
     twice = {q.id for q in questions if sum(o.id == q.id for o in questions) > 1}
     if twice:  # ids as a file gave them, but twice: numbered instead
@@ -122,7 +123,8 @@ def read_discussion(draft: Draft, topic: str, paragraphs: list[tuple[str, str]])
     prompt: list[str] = []
     script: list[ScriptStep] = []
     in_script = False
-    for raw, said in paragraphs:
+    for raw, written in paragraphs:
+        said = text(written, 20_000)  # cleaned, as every text a file gives
         if not in_script and scene_id is None and (found := ID_COMMENT.match(raw)) is not None:
             scene_id = found.group(1)
             continue

@@ -145,7 +145,7 @@ def read_pdf(path: Path) -> Draft:
     level = quiet.level
     quiet.setLevel(logging.CRITICAL)
     try:
-        with warnings.catch_warnings(), apply_configuration(**_LIMITS):
+        with warnings.catch_warnings(), apply_configuration(None, **_LIMITS):
             warnings.simplefilter("ignore")
             reader = PdfReader(io.BytesIO(data))
             if reader.is_encrypted:

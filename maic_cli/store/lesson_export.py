@@ -175,7 +175,8 @@ def deck_bytes(lesson: Lesson, labels: Mapping[str, str] | None = None,
                     options = [f"{LETTERS[i]}. {option}" for i, option in enumerate(question.options)]
                     _add_element(slide, SlideElement(id="options", type="bullets", items=options), top)
         elif isinstance(scene, DiscussionScene):
-            slide = _slide(deck, f"Discussion: {scene.title or scene.topic}"[:200], _discussion_notes(scene, labels, speakers))
+            notes = _discussion_notes(scene, labels, speakers)
+            slide = _slide(deck, f"Discussion: {scene.title or scene.topic}"[:200], notes)
             _add_element(slide, SlideElement(id="topic", type="text", content=scene.topic), Inches(1.5))
     out = io.BytesIO()
     deck.save(out)
