@@ -117,3 +117,36 @@ def test_a_script_line_that_looks_like_a_marker_stays_speech_in_a_deck(tmp_path:
                     {"say": "Hello there.", "by": "curious_student"}]}]})
     export_lesson(lesson, tmp_path / "deck.pptx")
     assert import_lesson(tmp_path / "deck.pptx").lesson.scenes == lesson.scenes
+
+
+def test_a_discussions_opening_lines_in_markdown_are_cleaned(tmp_path: Path) -> None:
+    notes = tmp_path / "talk.md"
+    notes.write_text("# T\n\n## Discussion: Why?\n\nMia: \x1b[2J\x1b]0;owned\x07hi \u202eyou\n", encoding="utf-8")
+    (talk,) = import_lesson(notes).lesson.scenes
+    assert not isinstance(talk, (SlideScene, QuizScene))
+    assert [(s.by, s.say) for s in talk.script] == [("curious_student", "hi <U+202E>you")]
+
+
+def test_a_shape_python_pptx_cannot_type_still_gives_its_text(tmp_path: Path) -> None:
+    pytest.importorskip("pptx")
+    from maic_cli.testing.import_attacks import tiny_shapes_deck
+
+    deck = tiny_shapes_deck(tmp_path / "plain.pptx", 2)  # the top one is read as the title
+    with zipfile.ZipFile(deck) as archive:
+        parts = {name: archive.read(name) for name in archive.namelist()}
+    parts["ppt/slides/slide1.xml"] = parts["ppt/slides/slide1.xml"].replace(b' txBox="1"', b"")  # no geometry either
+    broken = tmp_path / "untyped.pptx"
+    with zipfile.ZipFile(broken, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    (slide,) = import_lesson(broken).lesson.scenes
+    assert isinstance(slide, SlideScene) and [e.content for e in slide.elements] == ["x"]
+
+
+def test_a_wide_table_with_old_mac_line_endings_is_cut_too(tmp_path: Path) -> None:
+    from maic_cli.store.import_md_bounds import bound_source
+
+    source = "## s\r\r" + "|" + "a|" * 500 + "\r" + "|" + "-|" * 500 + "\r" + ("|" + "a|" * 500 + "\r") * 200
+    bounded = bound_source(tmp_path / "cr.md", source)
+    rows = [row for row in bounded.split("\n") if row.startswith("|")]
+    assert len(rows) == 62 and all(row.count("|") == 61 for row in rows)
