@@ -127,9 +127,14 @@ def _prompt(text: str, speakers: Mapping[str, str]) -> str:
     return md_inline("\\" + said if needs else said)
 
 
+_PLAIN_MARKER = re.compile(r"^\[(?:script|(?:spotlight|laser): ([A-Za-z0-9.-]+))\]$")
+
+
 def _script(script: list[ScriptStep], labels: Mapping[str, str], speakers: Mapping[str, str]) -> list[str]:
-    """A script as paragraphs, one a step (marker lines too: import reads their text)."""
-    return [part for text in script_notes(script, labels, speakers).splitlines() for part in (md_inline(text), "")]
+    """A script as paragraphs, one a step; a marker as it is where Markdown reads it as text (a link needs a
+    definition), else escaped like any line (import reads the text)."""
+    return [part for text in script_notes(script, labels, speakers).splitlines()
+            for part in (text if _PLAIN_MARKER.match(text) else md_inline(text), "")]
 
 
 def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
@@ -169,7 +174,7 @@ def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
             if scene.prompt:
                 out += [_prompt(scene.prompt, speakers), ""]
             if scene.script:
-                out += ["\\[script\\]", ""]
+                out += ["[script]", ""]
                 for step in scene.script:
                     out += [md_inline(step_line(step, labels, speakers)), ""]
     return "\n".join(out).rstrip("\n") + "\n"
