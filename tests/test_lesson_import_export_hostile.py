@@ -150,3 +150,14 @@ def test_a_wide_table_with_old_mac_line_endings_is_cut_too(tmp_path: Path) -> No
     bounded = bound_source(tmp_path / "cr.md", source)
     rows = [row for row in bounded.split("\n") if row.startswith("|")]
     assert len(rows) == 62 and all(row.count("|") == 61 for row in rows)
+
+
+def test_a_discussions_opening_script_survives_the_deck(tmp_path: Path) -> None:
+    pytest.importorskip("pptx")
+    lesson = Lesson.model_validate({"title": "T", "scenes": [
+        {"type": "discussion", "id": "talk", "topic": "Is light a wave?", "prompt": "Opened by: not a field",
+         "initiator": "curious_student",
+         "script": [{"say": "I think it is a particle.", "by": "deep_thinker"}, {"say": "Mia: quoted."},
+                    {"say": "Then why does it bend?", "by": "curious_student"}, {"say": "[script]"}]}]})
+    export_lesson(lesson, tmp_path / "talk.pptx")
+    assert import_lesson(tmp_path / "talk.pptx").lesson.scenes == lesson.scenes
