@@ -117,7 +117,9 @@ def _lessons(draw: st.DrawFn) -> Lesson:
                                           topic=draw(_TEXT), prompt=draw(st.one_of(st.none(), _TEXT)),
                                           initiator=draw(st.sampled_from([None, "curious_student"])),
                                           script=draw(_script([], speech_only=True))))
-    return Lesson(title=draw(_TEXT), description=draw(st.one_of(st.none(), _TEXT)), scenes=scenes)
+    agents = draw(st.one_of(st.none(), st.permutations(["teacher", "assistant", "curious_student", "deep_thinker",
+                                                        "note_taker", "class_clown"])))
+    return Lesson(title=draw(_TEXT), description=draw(st.one_of(st.none(), _TEXT)), agents=agents, scenes=scenes)
 
 
 def _round_trip(lesson: Lesson, folder: Path) -> Lesson:
@@ -132,8 +134,17 @@ def _round_trip(lesson: Lesson, folder: Path) -> Lesson:
 def test_markdown_export_then_import_gives_the_same_scenes(lesson: Lesson) -> None:
     with tempfile.TemporaryDirectory() as folder:
         back = _round_trip(lesson, Path(folder))
-    assert (back.title, back.description) == (lesson.title, lesson.description)
+    assert (back.title, back.description, back.agents) == (lesson.title, lesson.description, lesson.agents)
     assert back.scenes == lesson.scenes
+
+
+def test_a_lesson_of_its_own_class_keeps_it_and_its_classmates_lines(tmp_path: Path) -> None:
+    lesson = Lesson.model_validate({"title": "Small class", "agents": ["teacher", "class_clown"], "scenes": [
+        {"type": "slide", "id": "s", "title": "Puns",
+         "script": [{"say": "A pun.", "by": "class_clown"}, {"say": "Mia: not in this class, so the teacher's"}]}]})
+    back = _round_trip(lesson, tmp_path)
+    assert back.agents == ["teacher", "class_clown"] and back.scenes == lesson.scenes
+    assert "Leo: A pun." in (tmp_path / "notes.md").read_text()
 
 
 def test_the_reported_titles_and_marks_come_back(tmp_path: Path) -> None:

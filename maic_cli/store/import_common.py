@@ -99,6 +99,7 @@ class Draft:
     scenes: list[Scene | DraftSlide] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the importer left out, for the user
     speakers: dict[str, str] = field(default_factory=dict)  # who a notes line may name (lesson_speakers)
+    agents: list[str] | None = None  # the class, where the material names it (Markdown front matter)
     max_slides: int = MAX_SCENES  # a deck's quiz slides fold into one scene: it may hold more slides
 
     def slide(self, title: str) -> DraftSlide:
@@ -155,4 +156,4 @@ class Draft:
             raise InputError(f"{self.path}: {len(scenes)} slides, quizzes and discussions, more than a lesson holds "
                              f"({MAX_SCENES}); split the material into several lessons")
         title = line(self.title) or line(self.path.stem.replace("_", " ").replace("-", " ")) or "Imported lesson"
-        return Lesson(title=title, description=self.description, scenes=scenes)
+        return Lesson(title=title, description=self.description, agents=self.agents, scenes=scenes)

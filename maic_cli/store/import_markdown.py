@@ -1,6 +1,7 @@
 """Teacher's notes in Markdown as a lesson (read with markdown-it-py; raw HTML is never used).
 
-* ``# Title`` (or a ``title:`` in YAML front matter) is the lesson's title; a paragraph before
+* ``# Title`` (or a ``title:`` in YAML front matter, where ``agents: [ids]`` names the class) is the
+  lesson's title; a paragraph before
   the first slide its description (more
   before the first slide makes a slide of its own, under the lesson's title).
 * ``## Heading`` starts a slide.  On it: lists are ``bullets`` (a nested item is indented by
@@ -39,6 +40,7 @@ breaks these rules is refused as ``path:line: question N: problem`` (exit 2).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,8 @@ MAX_NOTES_BYTES = 2 * 2**20
 _SECTION = re.compile(r"^\s*(quiz|discussion)\s*(?:[:.–—-]\s*(.*))?$", re.IGNORECASE | re.DOTALL)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.{0,20000}?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
 _FRONT_TITLE = re.compile(r"^title\s*:\s*[\"']?(.*?)[\"']?\s*$", re.MULTILINE)
+_FRONT_AGENTS = re.compile(r"^agents\s*:\s*\[?([^\]\n]*)\]?\s*$", re.MULTILINE)
+_AGENT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 _FORMULA = re.compile(r"^\s*\$\$(.+)\$\$\s*$", re.DOTALL)
 KINDS = ("text", "bullets", "table", "code", "image", "formula", "chart", "video", "shape")
 _HINT = re.compile(rf"^\s*<!--\s*({'|'.join(KINDS)})\s*:\s*(.+?)\s*-->\s*$", re.DOTALL)
@@ -250,25 +254,30 @@ def _table_rows(tokens: list[Any]) -> list[list[str]]:
     return [row for row in rows if any(row)][:MAX_ROWS]
 
 
-def read_markdown(path: Path, speakers: dict[str, str] | None = None) -> Draft:
+def read_markdown(path: Path, speakers: Callable[[list[str] | None], dict[str, str]] | None = None) -> Draft:
     """The notes at ``path`` as a lesson draft (raises :class:`InputError` naming the file); a paragraph
-    ``Name: …`` naming one of ``speakers`` (lower-case name → agent id) is that agent's line."""
+    ``Name: …`` naming one of the class (``speakers`` of the front matter's ``agents:``, or of the default
+    class for ``None``: lower-case name → agent id) is that agent's line."""
     data = read_bounded(path, MAX_NOTES_BYTES, "Markdown file")
     try:
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    title = ""
+    title, agents = "", None
     front = _FRONT_MATTER.match(source)
-    if front is not None:  # YAML front matter (Jekyll, Obsidian …): its title, and blank lines in its place
+    if front is not None:  # YAML front matter (Jekyll, Obsidian …): its title and class, blank lines in its place
         found = _FRONT_TITLE.search(front.group(1) or "")
         title = line(found.group(1)) if found else ""
+        named = _FRONT_AGENTS.search(front.group(1) or "")
+        ids = [part.strip().strip("\"'") for part in named.group(1).split(",")] if named else []
+        agents = [agent_id for agent_id in ids if _AGENT_ID.match(agent_id)][:20] or None
         source = "\n" * front.group(0).count("\n") + source[front.end():]
     source = bound_source(path, source)
     try:
         tokens = _parser().parse(source)
     except RecursionError:
         raise InputError(f"{path}: nested too deeply to read") from None
-    reader = _Reader(path, source, speakers or {})
+    reader = _Reader(path, source, speakers(agents) if speakers is not None else {})
     reader.draft.title = title  # then a first-level heading is a slide of its own
+    reader.draft.agents = agents
     return reader.run(tokens)

@@ -142,7 +142,8 @@ def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
     """The lesson as Markdown notes (``labels``: how a classmate's line names them; ``speakers``: the names a
     line may start with, so a teacher's line that starts with one is escaped)."""
     labels, speakers = labels or {}, speakers or {}
-    out = [f"# {md_heading(lesson.title)}", ""]
+    out = ["---", f"agents: [{', '.join(lesson.agents)}]", "---", ""] if lesson.agents else []
+    out += [f"# {md_heading(lesson.title)}", ""]
     if lesson.description:
         out += [md_inline(flat(lesson.description)), ""]
     for scene in lesson.scenes:

@@ -35,7 +35,7 @@ def import_lesson(path: Path) -> Imported:
     elif suffix in (".md", ".markdown"):
         from .import_markdown import read_markdown
 
-        draft = read_markdown(path, class_speakers().names)
+        draft = read_markdown(path, lambda agents: class_speakers(agents).names)
     elif suffix == ".pdf":
         from .import_pdf import read_pdf
 
