@@ -86,7 +86,7 @@ def test_markdown_marks_at_the_start_of_a_line_are_escaped() -> None:
     lesson = Lesson.model_validate({"title": "# not a heading", "scenes": [
         {"type": "slide", "id": "s", "title": "- not a list", "script": [{"say": "1. not a list either"}]}]})
     text = notes_markdown(lesson)
-    assert "# \\# not a heading" in text and "## \\- not a list" in text and "\\1. not a list either" in text
+    assert "# \\# not a heading" in text and "## \\- not a list" in text and "1\\. not a list either" in text
 
 
 @pytest.mark.parametrize("name", ["deck.key", "notes.txt"])

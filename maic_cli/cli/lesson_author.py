@@ -164,7 +164,7 @@ def export_command(
         for note in export_classroom(lesson, out, class_agents(lesson)):
             typer.echo(f"maic: note: {one_line(note)}", err=True)
     else:
-        export_lesson(lesson, out)
+        export_lesson(lesson, out, lesson_file)
     typer.echo(f"maic: wrote {one_line(str(out))}: {len(lesson.scenes)} scenes", err=True)
     typer.echo(str(out))
 
@@ -222,7 +222,7 @@ def regen_command(
     ids = [s.id for s in lesson.scenes]
     if scene in ids:
         index = ids.index(scene)
-    elif scene.isdigit() and 1 <= int(scene) <= len(ids):
+    elif scene.isascii() and scene.isdigit() and 1 <= int(scene) <= len(ids):
         index = int(scene) - 1
     else:
         raise InputError(f"--scene: {one_line(scene)[:64]!r} is not a scene of {lesson_file} (its scenes: "

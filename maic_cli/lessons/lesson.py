@@ -24,13 +24,45 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from ..engine.models import Slide, SlideElement
 
 LETTERS = "ABCDEFGHIJ"
 MAX_SCENES = 60
 MAX_OPTIONS = len(LETTERS)
+# What a lesson file may hold, checked on load (a file is untrusted: every export and view of it is then bounded).
+MAX_ELEMENT_TEXT = 8_000  # characters of an element's content
+MAX_ELEMENT_LINES = 400  # its line breaks
+MAX_ITEMS = 50  # bullets of a list
+MAX_CELLS = 60  # rows of a table, cells of a row
+MAX_PIECE = 1_000  # characters of a bullet, a cell, an option
+MAX_LESSON_LINES = 10_000  # lines, bullets and cells of all the slides together
+
+
+def _bounded(element: SlideElement) -> SlideElement:
+    """A slide element of a size a lesson holds (``SlideElement`` itself is the engine's, unbounded)."""
+    if len(element.content) > MAX_ELEMENT_TEXT:
+        raise ValueError(f"content: at most {MAX_ELEMENT_TEXT:,} characters (this one has {len(element.content):,})")
+    if element.content.count("\n") > MAX_ELEMENT_LINES:
+        raise ValueError(f"content: at most {MAX_ELEMENT_LINES} line breaks (this one has "
+                         f"{element.content.count(chr(10)):,})")
+    if len(element.items) > MAX_ITEMS:
+        raise ValueError(f"items: at most {MAX_ITEMS} (this list has {len(element.items):,})")
+    if len(element.rows) > MAX_CELLS or any(len(row) > MAX_CELLS for row in element.rows):
+        raise ValueError(f"rows, and the cells of a row: at most {MAX_CELLS} each")
+    if any(len(piece) > MAX_PIECE for piece in [*element.items, *(cell for row in element.rows for cell in row)]):
+        raise ValueError(f"items and cells: at most {MAX_PIECE:,} characters each")
+    if element.language is not None and len(element.language) > 40:
+        raise ValueError("language: at most 40 characters")
+    return element
+
+
+BoundedElement = Annotated[SlideElement, AfterValidator(_bounded)]
+
+
+def _weight(element: SlideElement) -> int:
+    return element.content.count("\n") + 1 + len(element.items) + sum(len(row) for row in element.rows)
 
 
 def first_repeated(ids: list[str]) -> str | None:
@@ -50,8 +82,8 @@ class ScriptStep(_Strict):
     # Who says it: an agent id of the class (a classmate or the assistant), played in that agent's own card.
     # None: the teacher.  Only with ``say``.
     by: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)
-    spotlight: str | None = None  # a slide element id
-    laser: str | None = None
+    spotlight: str | None = Field(default=None, max_length=64)  # a slide element id
+    laser: str | None = Field(default=None, max_length=64)
 
     @model_validator(mode="after")
     def _one_thing(self) -> ScriptStep:
@@ -73,7 +105,7 @@ class SlideScene(_Strict):
     type: Literal["slide"]
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     title: str = Field(min_length=1, max_length=200)
-    elements: list[SlideElement] = Field(default_factory=list, max_length=40)
+    elements: list[BoundedElement] = Field(default_factory=list, max_length=40)
     script: list[ScriptStep] = Field(default_factory=list, max_length=200)
 
     @field_validator("elements")
@@ -102,8 +134,9 @@ class QuizQuestion(_Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     type: Literal["single", "multiple", "short"]
     question: str = Field(min_length=1, max_length=2000)
-    options: list[str] = Field(default_factory=list, max_length=MAX_OPTIONS)
-    answer: list[str] = Field(default_factory=list)  # letters of the right options (choice questions)
+    options: list[Annotated[str, Field(max_length=MAX_PIECE)]] = Field(default_factory=list, max_length=MAX_OPTIONS)
+    # letters of the right options (choice questions)
+    answer: list[str] = Field(default_factory=list, max_length=MAX_OPTIONS)
     rubric: str | None = Field(default=None, min_length=1, max_length=2000)  # short answer
     points: int = Field(default=1, ge=1, le=100)
     explanation: str | None = Field(default=None, max_length=1000)  # why the answer is right: after grading
@@ -176,7 +209,7 @@ class DiscussionScene(_Strict):
     title: str | None = Field(default=None, max_length=200)
     topic: str = Field(min_length=1, max_length=500)
     prompt: str | None = Field(default=None, max_length=2000)
-    initiator: str | None = None  # an agent id; default: the first student
+    initiator: str | None = Field(default=None, max_length=40)  # an agent id; default: the first student
     # Scripted opening lines (``say`` steps, most with ``by:`` a classmate) played before the class goes live:
     # a question, a wrong idea, a disagreement, each answered by the teacher, then the learner is asked in.
     script: list[ScriptStep] = Field(default_factory=list, max_length=60)
@@ -199,7 +232,8 @@ class Lesson(_Strict):
     level: str = Field(default="beginner", min_length=1, max_length=80)  # the learner's level
     language: str | None = Field(default=None, max_length=40)
     description: str | None = Field(default=None, max_length=2000)
-    agents: list[str] | None = None  # the class to teach it (registry ids); None: the default class
+    agents: list[Annotated[str, Field(max_length=40)]] | None = Field(default=None, max_length=20)  # the class to
+    # teach it (registry ids); None: the default class
     scenes: list[Scene] = Field(min_length=1, max_length=MAX_SCENES)
 
     @field_validator("scenes")
@@ -208,6 +242,10 @@ class Lesson(_Strict):
         twice = first_repeated([scene.id for scene in scenes])
         if twice:
             raise ValueError(f"scene id {twice!r} is used twice in this lesson")
+        weight = sum(_weight(e) for scene in scenes if isinstance(scene, SlideScene) for e in scene.elements)
+        if weight > MAX_LESSON_LINES:
+            raise ValueError(f"the slides hold {weight:,} lines, bullets and table cells, more than a lesson may "
+                             f"({MAX_LESSON_LINES:,}); split it into several lessons")
         return scenes
 
     # -- slides -------------------------------------------------------------------------------

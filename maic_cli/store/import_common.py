@@ -30,6 +30,7 @@ MAX_ITEMS = 50  # bullets in a list
 MAX_ROWS = 60  # rows of a table (and cells in a row)
 MAX_CELL = 500
 _SIMPLE_ID = re.compile(r"^[a-z][a-z0-9_.-]{0,39}$")
+SCENE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # = a scene's id pattern
 
 
 def text(value: str, limit: int = MAX_TEXT, *, keep_ends: bool = False) -> str:
@@ -63,19 +64,22 @@ def slug(value: str, fallback: str) -> str:
 class DraftSlide:
     title: str
     preferred_id: str | None = None  # a simple id the source gave the slide (an exported deck's title shape)
+    exact_id: bool = False  # preferred_id is the scene's id as a lesson wrote it (Markdown notes' id comment)
     elements: list[SlideElement] = field(default_factory=list)
     notes: str = ""
     taken: set[str] = field(default_factory=set)
     dropped: int = 0  # elements beyond the limit
 
     def add(self, kind: str, *, preferred: str | None = None, content: str = "", items: list[str] | None = None,
-            rows: list[list[str]] | None = None, language: str | None = None) -> None:
-        """One element, its id ``preferred`` (if free and simple) or its kind's word, made unique."""
+            rows: list[list[str]] | None = None, language: str | None = None, exact: bool = False) -> None:
+        """One element, its id ``preferred`` (if free and simple; any id of 1 to 64 characters if ``exact``) or
+        its kind's word, made unique."""
         if len(self.elements) >= MAX_ELEMENTS:
             self.dropped += 1
             return
         base = {"bullets": "points", "image": "picture"}.get(kind, kind)
-        wanted = simple_id(preferred or "") or base
+        given = preferred if exact and preferred and len(preferred) <= 64 and preferred not in self.taken else None
+        wanted = given or simple_id(preferred or "") or base
         element_id, number = wanted, 1
         while element_id in self.taken:
             number += 1
@@ -94,11 +98,14 @@ class Draft:
     description: str | None = None
     scenes: list[Scene | DraftSlide] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the importer left out, for the user
+    speakers: dict[str, str] = field(default_factory=dict)  # who a notes line may name (lesson_speakers)
+    agents: list[str] | None = None  # the class, where the material names it (Markdown front matter)
+    max_slides: int = MAX_SCENES  # a deck's quiz slides fold into one scene: it may hold more slides
 
     def slide(self, title: str) -> DraftSlide:
-        if len(self.scenes) >= MAX_SCENES:
-            raise InputError(f"{self.path}: more than {MAX_SCENES} slides and quizzes, more than a lesson holds; "
-                             "split the material into several lessons")
+        if len(self.scenes) >= self.max_slides:
+            raise InputError(f"{self.path}: more than {self.max_slides} slides and quizzes, more than a lesson "
+                             "holds; split the material into several lessons")
         draft = DraftSlide(title=line(title) or f"Slide {len(self.scenes) + 1}")
         self.scenes.append(draft)
         return draft
@@ -109,6 +116,14 @@ class Draft:
         self.scenes.append(scene)
 
     def lesson(self) -> Lesson:
+        try:
+            return self._lesson()
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise InputError(f"{self.path}: cannot make a lesson of it: {where}: {error['msg']}") from None
+
+    def _lesson(self) -> Lesson:
         taken: set[str] = set()
         scenes: list[Scene] = []
         dropped = 0
@@ -124,22 +139,21 @@ class Draft:
                 continue
             dropped += scene.dropped
             reserved = {s.id for s in self.scenes if not isinstance(s, DraftSlide)}
-            wanted = simple_id(scene.preferred_id or "") or slug(scene.title, f"slide-{number}")
+            exact = scene.preferred_id if scene.exact_id and SCENE_ID.match(scene.preferred_id or "") else None
+            wanted = exact or simple_id(scene.preferred_id or "") or slug(scene.title, f"slide-{number}")
             scene_id, extra = wanted, 1
             while scene_id in taken or scene_id in reserved:
                 extra += 1
                 scene_id = f"{wanted[:36]}_{extra}"
             taken.add(scene_id)
             scenes.append(SlideScene(type="slide", id=scene_id, title=scene.title, elements=scene.elements,
-                                     script=notes_script(scene.notes, scene.elements)))
+                                     script=notes_script(scene.notes, scene.elements, self.speakers)))
         if dropped:
             self.notes.append(f"{dropped} element(s) beyond {MAX_ELEMENTS} on a slide left out")
         if not scenes:
             raise InputError(f"{self.path}: no slides found (nothing to make a lesson from)")
+        if len(scenes) > MAX_SCENES:
+            raise InputError(f"{self.path}: {len(scenes)} slides, quizzes and discussions, more than a lesson holds "
+                             f"({MAX_SCENES}); split the material into several lessons")
         title = line(self.title) or line(self.path.stem.replace("_", " ").replace("-", " ")) or "Imported lesson"
-        try:
-            return Lesson(title=title, description=self.description, scenes=scenes)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(part) for part in error["loc"])
-            raise InputError(f"{self.path}: cannot make a lesson of it: {where}: {error['msg']}") from None
+        return Lesson(title=title, description=self.description, agents=self.agents, scenes=scenes)

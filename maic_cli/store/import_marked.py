@@ -8,6 +8,8 @@ notes hold its prompt and a marker::
     Explanation: Because …         Points: 2                             Opened by: curious_student
     [quiz: check q1 single]        [quiz: check q3 short]                [discussion: talk]
 
+A discussion's notes may go on with its opening script: after a ``[script]`` line (or from the
+first line that names a classmate, ``Mia: …``), a line a step (``notes_script.line_step``).
 A teacher may write slides the same way.  Consecutive question slides of the same quiz id
 become one quiz scene (titled by the slide title before ``: question``); a marked slide that
 does not make a valid question (no options where the answer names letters, say) stays a
@@ -21,7 +23,8 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from ..lessons.lesson import DiscussionScene, QuizQuestion, QuizScene, Scene
+from ..authoring.notes_script import line_step
+from ..lessons.lesson import DiscussionScene, QuizQuestion, QuizScene, Scene, ScriptStep
 from .import_common import Draft, DraftSlide, line
 
 _ID = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
@@ -29,7 +32,10 @@ _QUIZ = re.compile(rf"^\s*\[quiz:\s*({_ID})\s+({_ID})\s+(single|multiple|short)\
 _DISCUSSION = re.compile(rf"^\s*\[discussion:\s*({_ID})\s*\]\s*$", re.MULTILINE)
 _FIELD = re.compile(r"^\s*(answer|rubric|explanation|points|opened by)\s*:\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _LETTERED = re.compile(r"^\s*[A-J][.)]\s+")
+_SCRIPT = re.compile(r"^\s*\[\s*script\s*\]\s*$", re.IGNORECASE)
+_POINTS = re.compile(r"^[0-9]{1,3}$")  # ASCII digits: "²" is a digit to str.isdigit, not to int
 MAX_QUESTIONS = 50  # = QuizScene.questions' limit
+MAX_DISCUSSION_STEPS = 60  # = DiscussionScene.script's limit
 
 
 @dataclass
@@ -57,17 +63,33 @@ def _question(slide: DraftSlide, question_id: str, kind: str) -> QuizQuestion:
         answer=found.get("answer", "").replace(",", " ").split() if kind != "short" else [],
         rubric=line(found["rubric"], 2000) if kind == "short" and found.get("rubric") else None,
         explanation=line(found["explanation"], 1000) if found.get("explanation") else None,
-        points=int(points) if points.isdigit() else 1)
+        points=int(points) if _POINTS.match(points.strip()) else 1)
 
 
-def _discussion(slide: DraftSlide, scene_id: str) -> DiscussionScene:
-    found = _fields(slide.notes)
+def _discussion(slide: DraftSlide, scene_id: str, speakers: dict[str, str]) -> DiscussionScene:
+    head: list[str] = []
+    script: list[ScriptStep] = []
+    in_script = False
+    for text in slide.notes.splitlines():
+        if not in_script and _SCRIPT.match(text):
+            in_script = True
+            continue
+        step = line_step(text, set(), speakers)
+        if not in_script and (step is None or step.by is None or text.lstrip().startswith("\\")):
+            head.append(text)
+            continue
+        in_script = True
+        if step is not None and len(script) < MAX_DISCUSSION_STEPS:
+            script.append(step)
+    notes = "\n".join(head)
+    found = _fields(notes)
     topic = next((e.content for e in slide.elements if e.type == "text"), slide.title)
     title = slide.title.removeprefix("Discussion:").strip() or None
-    prompt = " ".join(part for part in (_FIELD.sub("", _DISCUSSION.sub("", slide.notes))).split())
+    said = [text.strip() for text in _FIELD.sub("", _DISCUSSION.sub("", notes)).splitlines() if text.strip()]
+    prompt = " ".join(" ".join((text[1:] if text.startswith("\\") else text).split()) for text in said)
     initiator = line(found.get("opened by", ""), 40) or None
     return DiscussionScene(type="discussion", id=scene_id, title=None if title == topic else title, topic=topic,
-                           prompt=prompt or None, initiator=initiator)
+                           prompt=prompt or None, initiator=initiator, script=script)
 
 
 def fold_marked(draft: Draft) -> None:
@@ -90,7 +112,7 @@ def fold_marked(draft: Draft) -> None:
                     scenes.append(_Quiz(quiz.group(1), title, [question]))
                 continue
             if talk is not None:
-                scenes.append(_discussion(scene, talk.group(1)))
+                scenes.append(_discussion(scene, talk.group(1), draft.speakers))
                 continue
         except ValidationError as exc:
             problem = exc.errors()[0]["msg"]

@@ -13,12 +13,16 @@ whose notes mark them as quiz questions or a discussion come back as those scene
 
 A deck is a zip, and may be hostile: before python-pptx opens it, the zip's members are
 counted and their declared sizes (which bound what unpacking may produce) and
-compression ratios checked, so a zip bomb is refused without being unpacked.
+compression ratios checked, so a zip bomb is refused without being unpacked.  python-pptx
+parses every XML part when it opens a deck, so the XML is bounded too (each part, all
+together, and the number of slides), and on a slide only the first ``MAX_SHAPES`` shapes
+(groups' shapes counted) are looked at, and none once the slide holds what a lesson keeps.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import zipfile
 from pathlib import Path
@@ -26,7 +30,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import describe_size, read_bounded
-from .import_common import MAX_CELL, MAX_ITEMS, MAX_ROWS, Draft, DraftSlide, line, text
+from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, Draft, DraftSlide, line, text
 from .import_marked import fold_marked
 
 MAX_DECK_BYTES = 50 * 2**20
@@ -35,6 +39,11 @@ MAX_UNPACKED = 200 * 2**20  # all members together, as declared
 MAX_RATIO = 100  # uncompressed / compressed, for members over RATIO_FROM bytes
 RATIO_FROM = 2**20
 MAX_DEPTH = 5  # groups inside groups
+MAX_XML_PART = 8 * 2**20  # one slide, its notes, a layout … (a slide of tens of thousands of shapes)
+MAX_XML = 40 * 2**20  # every XML part together, as declared: what python-pptx parses on opening
+MAX_SLIDES = 600  # slides in a deck (a quiz's questions are a slide each, folded into one scene)
+MAX_SHAPES = 1_000  # shapes looked at on one slide
+_SLIDE_PART = re.compile(r"^ppt/slides/slide[0-9]+\.xml$")
 MONOSPACE = re.compile(r"mono|courier|consolas|menlo|code|fixed|terminal", re.IGNORECASE)
 _HINT = re.compile(r"^\s*(text|bullets|formula|code|chart|video|shape|table)"
                    r"(?:\s*\(([A-Za-z0-9_+#.-]{1,30})\))?\s*$", re.IGNORECASE)
@@ -50,15 +59,27 @@ def check_zip(path: Path, data: bytes) -> None:
         raise InputError(f"{path}: not a PowerPoint deck (a .pptx file is a zip archive; this is not one)") from None
     if len(members) > MAX_MEMBERS:
         raise InputError(f"{path}: a zip of {len(members):,} files, more than a deck holds ({MAX_MEMBERS:,})")
-    total = 0
+    total = xml = slides = 0
     for member in members:
         total += member.file_size
+        if member.filename.endswith((".xml", ".rels")):
+            xml += member.file_size
+            if member.file_size > MAX_XML_PART:
+                raise InputError(f"{path}: {line(member.filename, 80)} is {describe_size(member.file_size)} of XML, "
+                                 f"more than a slide holds ({describe_size(MAX_XML_PART)}); not opened")
+        slides += bool(_SLIDE_PART.match(member.filename))
         if member.file_size > RATIO_FROM and member.file_size > MAX_RATIO * max(member.compress_size, 1):
             ratio = member.file_size // max(member.compress_size, 1)
             raise InputError(f"{path}: {line(member.filename, 80)} unpacks {ratio} times its size (a zip bomb?); "
                              "not opened")
         if total > MAX_UNPACKED:
             raise InputError(f"{path}: unpacks to more than {describe_size(MAX_UNPACKED)} (a zip bomb?); not opened")
+    if xml > MAX_XML:
+        raise InputError(f"{path}: {describe_size(xml)} of XML, more than a lesson's deck holds "
+                         f"({describe_size(MAX_XML)}); split it into several decks")
+    if slides > MAX_SLIDES:
+        raise InputError(f"{path}: {slides:,} slides, more than a lesson holds ({MAX_SLIDES}); "
+                         "split it into several decks")
     names = {member.filename for member in members}
     if "[Content_Types].xml" not in names or not any(n.startswith("ppt/") for n in names):
         raise InputError(f"{path}: a zip, but not a PowerPoint deck (no ppt/ part); export it as .pptx")
@@ -122,18 +143,33 @@ def _table(slide: DraftSlide, shape: Any) -> None:
         slide.add("table", preferred=str(shape.name), rows=rows)
 
 
-def _shapes(slide: DraftSlide, shapes: Any, title_shape: Any, depth: int = 0) -> None:
+def _position(shape: Any) -> tuple[int, int]:
+    return (shape.top if shape.top is not None else 0, shape.left if shape.left is not None else 0)
+
+
+def _shapes(slide: DraftSlide, shapes: Any, title_shape: Any, depth: int = 0, budget: list[int] | None = None) \
+        -> None:
+    """The elements of ``shapes`` in reading order; ``budget``: how many more shapes may be looked at."""
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
-    ordered = sorted(shapes, key=lambda s: (s.top if s.top is not None else 0, s.left if s.left is not None else 0))
+    budget = budget if budget is not None else [MAX_SHAPES]
+    ordered = sorted(itertools.islice(shapes, max(budget[0], 0)), key=_position)
+    budget[0] -= len(ordered)
     for shape in ordered:
+        if len(slide.elements) >= MAX_ELEMENTS:
+            slide.dropped += 1  # a shape that might have been an element: not looked at
+            continue
         if title_shape is not None and shape.shape_id == title_shape.shape_id:
             continue
         if _placeholder_kind(shape) in _SKIPPED_PLACEHOLDERS:
             continue
-        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
-            if depth < MAX_DEPTH:
-                _shapes(slide, shape.shapes, None, depth + 1)
+        try:
+            kind = shape.shape_type
+        except NotImplementedError:  # a shape python-pptx does not know (no geometry, say): its text still counts
+            kind = None
+        if kind == MSO_SHAPE_TYPE.GROUP:
+            if depth < MAX_DEPTH and budget[0] > 0:
+                _shapes(slide, shape.shapes, None, depth + 1, budget)
         elif getattr(shape, "has_table", False) and shape.has_table:
             _table(slide, shape)
         elif str(shape._element.tag).endswith("}pic"):  # a picture, or a picture placeholder holding one
@@ -162,10 +198,10 @@ def _chart_text(chart: Any) -> str:
 
 def _untitled(shapes: Any) -> Any:
     """On a slide with no title placeholder, the top text box that reads like a title (one short line)."""
-    boxes = [s for s in shapes if s.has_text_frame and s.text_frame.text.strip()]
+    boxes = [s for s in itertools.islice(shapes, MAX_SHAPES) if s.has_text_frame and s.text_frame.text.strip()]
     if not boxes:
         return None
-    top = min(boxes, key=lambda s: (s.top if s.top is not None else 0, s.left if s.left is not None else 0))
+    top = min(boxes, key=_position)
     paragraphs = [p for p in top.text_frame.paragraphs if _paragraph_text(p).strip()]
     return top if len(paragraphs) == 1 and len(_paragraph_text(paragraphs[0]).strip()) <= 80 else None
 
@@ -179,13 +215,14 @@ def _notes(slide: Any) -> str:
     return "\n\n".join(_paragraph_text(p) for p in frame.paragraphs if _paragraph_text(p).strip())
 
 
-def read_pptx(path: Path) -> Draft:
-    """The deck at ``path`` as a lesson draft (raises :class:`InputError` naming the file)."""
+def read_pptx(path: Path, speakers: dict[str, str] | None = None) -> Draft:
+    """The deck at ``path`` as a lesson draft (raises :class:`InputError` naming the file); a notes line
+    ``Name: …`` naming one of ``speakers`` (lower-case name → agent id) is that agent's line."""
     data = read_bounded(path, MAX_DECK_BYTES, "deck")
     check_zip(path, data)
     from pptx import Presentation
 
-    draft = Draft(path)
+    draft = Draft(path, speakers=speakers or {}, max_slides=MAX_SLIDES)
     try:
         deck = Presentation(io.BytesIO(data))
         properties_title = line(deck.core_properties.title or "")
@@ -198,6 +235,9 @@ def read_pptx(path: Path) -> Draft:
             scene = draft.slide(title or f"Slide {number}")
             scene.preferred_id = str(title_shape.name) if title_shape is not None else None
             _shapes(scene, slide.shapes, title_shape)
+            if len(slide.shapes) > MAX_SHAPES:
+                draft.notes.append(f"slide {number}: only its first {MAX_SHAPES:,} shapes read "
+                                   f"(of {len(slide.shapes):,})")
             scene.notes = text(_notes(slide), 100_000)
     except InputError:
         raise

@@ -9,27 +9,37 @@ id (a slide's title by its scene's id) and its alt text says its kind, the notes
 spotlight and laser steps (``[spotlight: ID]``) and quiz and discussion slides (``[quiz: …]``,
 see ``import_marked``), so ``maic lesson import`` reads the deck back with the same scenes,
 titles, elements and script.  The Markdown follows the format ``maic lesson import``
-reads (see ``import_markdown``).  Both are written atomically.
+reads (``lesson_export_md``).  A classmate's line is written ``Name: …`` (``lesson_speakers``).
+
+The lesson file is untrusted: its text is cleaned as an import cleans it (no control
+character or terminal escape reaches the deck or the notes; invisible characters are shown
+``<U+202E>``) and its size was bounded on load (``lessons/lesson.py``).  Both are written
+atomically.
 """
 
 from __future__ import annotations
 
 import io
-import re
 import struct
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..authoring.notes_script import script_notes
+from pydantic import ValidationError
+
+from ..authoring.notes_script import script_notes, step_line
 from ..engine.models import SlideElement
 from ..errors import InputError
-from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, SlideScene
+from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
+from ..untrusted import clean, one_line
+from .lesson_export_md import notes_markdown
+from .lesson_speakers import class_speakers
 from .paths import write_atomic
 
 FORMATS = (".pptx", ".md")
 MONOSPACE_FONT = "Courier New"
-_MD_LEADING = re.compile(r"^(\s*)([#>|+*-]|\d+[.)]|\$\$|=+\s*$)")
+__all__ = ["FORMATS", "clean_lesson", "deck_bytes", "export_lesson", "notes_markdown"]
 
 
 def placeholder_png(width: int = 160, height: int = 90) -> bytes:
@@ -121,17 +131,30 @@ def _question_notes(quiz: QuizScene, question: QuizQuestion) -> str:
     return "\n".join([*lines, f"[quiz: {quiz.id} {question.id} {question.type}]"])
 
 
-def _discussion_notes(scene: DiscussionScene) -> str:
-    lines = [" ".join(scene.prompt.split())] if scene.prompt else []
+def _discussion_notes(scene: DiscussionScene, labels: Mapping[str, str], speakers: Mapping[str, str]) -> str:
+    """The prompt (said as it is when it would read as a field or a speaker), who opens it, the marker, and
+    the opening script after a ``[script]`` line."""
+    lines = []
+    if scene.prompt:
+        said = " ".join(scene.prompt.split())
+        escaped = step_line(ScriptStep(say=said), speakers=speakers)
+        needs = escaped.startswith("\\") or said.lower().startswith(("opened by", "answer", "rubric", "points",
+                                                                      "explanation"))
+        lines.append("\\" + said if needs and not escaped.startswith("\\") else escaped)
     if scene.initiator:
         lines.append(f"Opened by: {scene.initiator}")
-    return "\n".join([*lines, f"[discussion: {scene.id}]"])
+    lines.append(f"[discussion: {scene.id}]")
+    if scene.script:
+        lines += ["[script]", *(step_line(step, labels, speakers) for step in scene.script)]
+    return "\n".join(lines)
 
 
-def deck_bytes(lesson: Lesson) -> bytes:
+def deck_bytes(lesson: Lesson, labels: Mapping[str, str] | None = None,
+               speakers: Mapping[str, str] | None = None) -> bytes:
     from pptx import Presentation
     from pptx.util import Inches
 
+    labels, speakers = labels or {}, speakers or {}
     deck = Presentation()
     deck.slide_width, deck.slide_height = Inches(13.333), Inches(7.5)
     deck.core_properties.title = lesson.title
@@ -139,7 +162,7 @@ def deck_bytes(lesson: Lesson) -> bytes:
         deck.core_properties.subject = lesson.description
     for scene in lesson.scenes:
         if isinstance(scene, SlideScene):
-            slide = _slide(deck, scene.title, script_notes(scene.script), scene.id)
+            slide = _slide(deck, scene.title, script_notes(scene.script, labels, speakers), scene.id)
             top = int(Inches(1.5))
             for element in scene.elements:
                 top = _add_element(slide, element, top)
@@ -152,81 +175,43 @@ def deck_bytes(lesson: Lesson) -> bytes:
                     options = [f"{LETTERS[i]}. {option}" for i, option in enumerate(question.options)]
                     _add_element(slide, SlideElement(id="options", type="bullets", items=options), top)
         elif isinstance(scene, DiscussionScene):
-            slide = _slide(deck, f"Discussion: {scene.title or scene.topic}"[:200], _discussion_notes(scene))
+            notes = _discussion_notes(scene, labels, speakers)
+            slide = _slide(deck, f"Discussion: {scene.title or scene.topic}"[:200], notes)
             _add_element(slide, SlideElement(id="topic", type="text", content=scene.topic), Inches(1.5))
     out = io.BytesIO()
     deck.save(out)
     return out.getvalue()
 
 
-# -- Markdown ---------------------------------------------------------------------------------
-
-def _md(text: str) -> str:
-    """One line of text that Markdown reads as plain text (a leading mark is escaped)."""
-    flat = " ".join(text.split())
-    match = _MD_LEADING.match(flat)
-    return flat if match is None else f"{match.group(1)}\\{flat[len(match.group(1)):]}"
-
-
-def _md_element(element: SlideElement) -> list[str]:
-    if element.type == "bullets":
-        lines = []
-        for item in element.items:
-            stripped = item.lstrip(" ")
-            lines.append("  " * ((len(item) - len(stripped)) // 2) + "- " + _md(stripped))
-        return lines
-    if element.type == "table" and element.rows:
-        columns = max(len(row) for row in element.rows)
-        cells = [[_md(c).replace("|", "\\|") for c in row] + [""] * (columns - len(row)) for row in element.rows]
-        return ["| " + " | ".join(cells[0]) + " |", "|" + " --- |" * columns,
-                *("| " + " | ".join(row) + " |" for row in cells[1:])]
-    if element.type == "code":
-        fence = "~~~~" if "```" in element.content else "```"
-        return [fence + (element.language or ""), element.content, fence]
-    if element.type == "formula":
-        return ["$$" + " ".join(element.content.split()) + "$$"]
-    if element.type == "image":
-        alt = " ".join(element.content.split()).replace("[", "(").replace("]", ")")
-        return [f"![{alt}](picture)"]
-    return ["> " + _md(part) for part in element.content.split("\n") if part.strip()] or ["> …"]
+def _cleaned(value: Any) -> Any:
+    if isinstance(value, str):  # as an import cleans it; and no XML non-character (a deck could not hold it)
+        return clean(value).replace("\ufffe", "\ufffd").replace("\uffff", "\ufffd")
+    if isinstance(value, dict):
+        return {key: _cleaned(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(item) for item in value]
+    return value
 
 
-def notes_markdown(lesson: Lesson) -> str:
-    out = [f"# {_md(lesson.title)}", ""]
-    if lesson.description:
-        out += [_md(lesson.description), ""]
-    for scene in lesson.scenes:
-        if isinstance(scene, SlideScene):
-            out += [f"## {_md(scene.title)}", ""]
-            for element in scene.elements:
-                out += [*_md_element(element), ""]
-            out += [line for step in scene.script if step.say for line in (_md(step.say), "")]
-        elif isinstance(scene, QuizScene):
-            out += [f"## Quiz: {_md(scene.title)}", ""]
-            for number, question in enumerate(scene.questions, 1):
-                out.append(f"{number}. {_md(question.question)}")
-                out += [f"   - [{'x' if LETTERS[i] in question.answer else ' '}] {_md(option)}"
-                        for i, option in enumerate(question.options)]
-                if question.rubric:
-                    out.append(f"   Rubric: {' '.join(question.rubric.split())}")
-                if question.explanation:
-                    out.append(f"   Explanation: {' '.join(question.explanation.split())}")
-                if question.points != 1:
-                    out.append(f"   Points: {question.points}")
-            out.append("")
-        elif isinstance(scene, DiscussionScene):
-            out += [f"## Discussion: {_md(scene.topic)}", ""]
-            if scene.prompt:
-                out += [_md(scene.prompt), ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+def clean_lesson(lesson: Lesson, source: Path | str = "lesson") -> Lesson:
+    """``lesson`` with every text cleaned; refused (``source: …``) if an id is no longer one once cleaned."""
+    try:
+        return Lesson.model_validate(_cleaned(lesson.model_dump(mode="json", exclude_none=True)))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise InputError(f"{source}: once its control characters are removed: {where}: "
+                         f"{one_line(error['msg'])[:200]}") from None
 
 
-def export_lesson(lesson: Lesson, out: Path) -> None:
-    """Write ``lesson`` to ``out`` as a deck or as notes, by its suffix."""
+def export_lesson(lesson: Lesson, out: Path, source: Path | str = "lesson") -> None:
+    """Write ``lesson`` (read from ``source``) to ``out`` as a deck or as notes, by its suffix."""
     suffix = out.suffix.lower()
-    if suffix == ".pptx":
-        write_atomic(out, deck_bytes(lesson))
-    elif suffix in (".md", ".markdown"):
-        write_atomic(out, notes_markdown(lesson))
-    else:
+    if suffix not in (*FORMATS, ".markdown"):
         raise InputError(f"{out}: export to a deck (.pptx) or to Markdown notes (.md), not {suffix or 'no suffix'}")
+    lesson = clean_lesson(lesson, source)
+    speakers = class_speakers(lesson.agents)
+    if suffix == ".pptx":
+        write_atomic(out, deck_bytes(lesson, speakers.labels, speakers.names))
+    else:
+        write_atomic(out, notes_markdown(lesson, speakers.labels, speakers.names))

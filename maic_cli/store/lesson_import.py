@@ -3,7 +3,8 @@
 
 The kind is told by the file's suffix; each reader (``import_pptx``, ``import_markdown``,
 ``import_pdf``) returns a draft that :mod:`.import_common` turns into a validated
-:class:`~maic_cli.lessons.lesson.Lesson`.  No model is called here: nothing is invented.
+:class:`~maic_cli.lessons.lesson.Lesson`.  A notes line ``Name: …`` naming one of the default
+class (``lesson_speakers``) is that agent's line.  No model is called here: nothing is invented.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ class Imported:
 
 def import_lesson(path: Path) -> Imported:
     """The lesson in ``path`` (raises :class:`InputError`, ``path: problem``, for anything unusable)."""
+    from .lesson_speakers import class_speakers
+
     suffix = path.suffix.lower()
     if suffix == ".zip":  # a classroom exported by OpenMAIC (*.maic.zip)
         from .openmaic_read import read_classroom
@@ -34,11 +37,11 @@ def import_lesson(path: Path) -> Imported:
     if suffix == ".pptx":
         from .import_pptx import read_pptx
 
-        draft = read_pptx(path)
+        draft = read_pptx(path, class_speakers().names)
     elif suffix in (".md", ".markdown"):
         from .import_markdown import read_markdown
 
-        draft = read_markdown(path)
+        draft = read_markdown(path, lambda agents: class_speakers(agents).names)
     elif suffix == ".pdf":
         from .import_pdf import read_pdf
 
