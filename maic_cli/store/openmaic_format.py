@@ -95,7 +95,7 @@ def scene_problems(scene: Any, where: str) -> list[str]:
     actions = scene.get("actions")
     if actions is not None and not isinstance(actions, list):
         problems.append(f"{where}.actions: not a list")
-    for number, action in enumerate(actions[:MAX_ACTIONS] if isinstance(actions, list) else []):
+    for number, action in enumerate(actions[:MAX_MEMBERS] if isinstance(actions, list) else []):
         if not isinstance(action, dict) or not _is_text(action, "type"):
             problems.append(f"{where}.actions[{number}]: not an action with a type")
             break
@@ -248,3 +248,23 @@ def read_manifest(path: Path) -> Any:
     except ValueError as exc:  # a syntax error, or an integer of more digits than Python reads
         where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise InputError(f"{path}: {MANIFEST} is not JSON{where}") from None
+
+
+def scene_order(value: Any, index: int) -> float:
+    """A scene's place: its ``order`` when that is a finite number, else where it stands in the list."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value) if abs(value) < 1e300 else (1e300 if value > 0 else -1e300)
+        if number == number:
+            return number
+    return float(index)
+
+
+def media_prompts(media: Any) -> dict[str, str]:
+    """What each generated picture of the media index was drawn from, by the element id its path names
+    (``media/<element id>.<ext>``, as OpenMAIC's export names it)."""
+    out: dict[str, str] = {}
+    for path, entry in list(media.items())[:MAX_MEMBERS] if isinstance(media, dict) else []:
+        if isinstance(path, str) and path.startswith("media/") and isinstance(entry, dict) \
+                and isinstance(entry.get("prompt"), str) and (prompt := line(entry["prompt"], 300)):
+            out[path[len("media/"):].rsplit(".", 1)[0]] = prompt
+    return out

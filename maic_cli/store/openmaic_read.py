@@ -37,7 +37,16 @@ from ..lessons.lesson import (
     SlideScene,
 )
 from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
-from .openmaic_format import MANIFEST, MAX_ACTIONS, html_blocks, manifest_problems, read_manifest, scene_problems
+from .openmaic_format import (
+    MANIFEST,
+    MAX_ACTIONS,
+    html_blocks,
+    manifest_problems,
+    media_prompts,
+    read_manifest,
+    scene_order,
+    scene_problems,
+)
 from .personas import DEFAULT_CLASS
 
 _SPEAKER = re.compile(r"\(([a-z0-9][a-z0-9_-]{0,39})\)\s*$")  # "Sam (curious_student)": who says a line
@@ -56,7 +65,8 @@ def _box(element: dict[str, Any]) -> tuple[float, float]:
 class _Scene:
     """One slide being read: its kept elements, the map from OpenMAIC's element ids to maic's, what was left."""
 
-    def __init__(self, notes: Counter[str]) -> None:
+    def __init__(self, notes: Counter[str], prompts: dict[str, str]) -> None:
+        self.prompts = prompts  # a generated picture's element id -> the prompt it was drawn from
         self.elements: list[SlideElement] = []
         self.ids: dict[str, str] = {}
         self.notes = notes
@@ -111,7 +121,7 @@ class _Scene:
             self.text_box(element, element["content"], title)
         elif kind == "shape" and isinstance(element.get("text"), dict) and \
                 isinstance(element["text"].get("content"), str) and html_blocks(element["text"]["content"]):
-            self.text_box(element, element["text"]["content"], title)
+            self.text_box({**element, "textType": element["text"].get("type")}, element["text"]["content"], title)
         elif kind == "latex" and isinstance(element.get("latex"), str) and element["latex"].strip():
             self.add(element.get("id"), "formula", content=text(element["latex"]))
         elif kind == "table" and isinstance(element.get("data"), list):
@@ -126,7 +136,8 @@ class _Scene:
             code = "\n".join(_scalar(row.get("content")) for row in element["lines"][:2000] if isinstance(row, dict))
             language = element.get("language")
             language = language if isinstance(language, str) and re.fullmatch(r"[A-Za-z0-9_+#.-]{1,40}", language) \
-                and language != "text" else None
+                and element.get("name") != "maic:code" and (language != "text" or element.get("name") ==
+                                                               "maic:code:text") else None
             if code.strip():
                 self.add(element.get("id"), "code", content=text(code, keep_ends=True).strip("\n") + "\n",
                          language=language)
@@ -135,7 +146,10 @@ class _Scene:
         elif kind == "image":
             raw_name = element.get("name")
             name = raw_name if isinstance(raw_name, str) else ""
-            self.add(element.get("id"), "image", content=line(name) or "A picture (its image stays in OpenMAIC)")
+            source = element.get("src")
+            prompt = self.prompts.get(source) if isinstance(source, str) else None
+            self.add(element.get("id"), "image",
+                     content=line(name) or prompt or "A picture (its image stays in OpenMAIC)")
         else:
             self.notes[f"{_word(kind)} elements (maic has no such element)" if kind != "shape"
                        else "shapes without text"] += 1
@@ -233,15 +247,16 @@ def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
         taken.add(candidate)
         return candidate
 
+    prompts = media_prompts(manifest.get("mediaIndex"))
     usable = []
     for index, raw in enumerate(manifest["scenes"]):
         if scene_problems(raw, f"scenes[{index}]"):
             notes["scenes maic cannot read (of an unknown type, or without their content)"] += 1
         else:
-            usable.append((_order(raw.get("order"), index), index, raw))
+            usable.append((scene_order(raw.get("order"), index), index, raw))
     try:
         for _, _, raw in sorted(usable, key=lambda item: (item[0], item[1])):
-            _scene(raw, scenes, scene_id, notes)
+            _scene(raw, scenes, scene_id, notes, prompts)
     except ValidationError as exc:  # what the cleaning and the limits above missed: said, not a traceback
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ()))
@@ -299,15 +314,6 @@ def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: A
             lines = []
 
 
-def _order(value: Any, index: int) -> float:
-    """A scene's place: its ``order`` when that is a finite number, else where it stands in the list."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        number = float(value) if abs(value) < 1e300 else (1e300 if value > 0 else -1e300)
-        if number == number:
-            return number
-    return float(index)
-
-
 def _unique_ids(questions: list[QuizQuestion]) -> list[QuizQuestion]:
     """The questions, a repeated id made ``q<n>`` (a number no other question has)."""
     given = {question.id for question in questions}
@@ -325,7 +331,8 @@ def _unique_ids(questions: list[QuizQuestion]) -> list[QuizQuestion]:
     return out
 
 
-def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Counter[str]) -> None:
+def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Counter[str],
+           prompts: dict[str, str]) -> None:
     """One scene of the manifest as maic's scenes (none, a slide or a quiz, and the discussions after it)."""
     scene_title = line(raw.get("title") or "") if isinstance(raw.get("title"), str) else ""
     scene_title = scene_title or f"Scene {len(scenes) + 1}"
@@ -338,6 +345,8 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
         return
     if raw.get("whiteboards"):
         notes["whiteboards kept with a scene (maic draws its own)"] += 1
+    if isinstance(raw.get("multiAgent"), dict) and raw["multiAgent"].get("enabled") is True:
+        notes["scenes' own choice of agents (multiAgent; maic's class plays every scene)"] += 1
     if raw["type"] == "quiz":
         listed_questions = raw["content"]["questions"]
         if len(listed_questions) > 50:
@@ -348,7 +357,7 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             scenes.append(QuizScene(type="quiz", id=scene_id(scene_title), title=scene_title, questions=questions))
         _discussions(actions, scenes, scene_id, notes)
         return
-    current = _Scene(notes)
+    current = _Scene(notes, prompts)
     canvas = raw["content"]["canvas"]
     listed_elements: list[Any] = canvas["elements"] if isinstance(canvas.get("elements"), list) else []
     elements = [e for e in listed_elements[:2000] if isinstance(e, dict)]
