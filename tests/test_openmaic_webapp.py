@@ -38,7 +38,7 @@ def web_app_manifest() -> dict[str, Any]:
     katex = ('<span class="katex-display"><span class="katex"><span class="katex-mathml"><math><semantics><mrow>'
              '<mi>E</mi></mrow><annotation encoding="application/x-tex">E=mc^2</annotation></semantics></math>'
              '</span><span class="katex-html" aria-hidden="true">E=mc²</span></span></span>')
-    shape = {"viewBox": [200, 200], "path": "M 0 0 L 200 0 L 200 200 L 0 200 Z", "fixedRatio": False,
+    shape: dict[str, Any] = {"viewBox": [200, 200], "path": "M 0 0 L 200 0 L 200 200 L 0 200 Z", "fixedRatio": False,
              "fill": "#5b9bd5"}
     elements = [
         _el("shape", "bg", 0, 0, **shape),  # a bare decoration
