@@ -38,6 +38,7 @@ from ..lessons.lesson import (
 )
 from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
 from .openmaic_format import (
+    BEFORE,
     MANIFEST,
     MAX_ACTIONS,
     html_blocks,
@@ -94,8 +95,8 @@ class _Scene:
         blocks = html_blocks(html)
         if not blocks:
             return
-        if element.get("textType") == "title" or name == "maic:title" or \
-                (len(blocks) == 1 and line(blocks[0][1]) == title):
+        if (element.get("textType") == "title" and not name.startswith("maic:")) or name == "maic:title" or \
+                (len(blocks) == 1 and line(blocks[0][1]) == title and not name.startswith("maic:")):
             return  # the slide's title, already the scene's
         hint = name[5:] if name.startswith("maic:") else ""
         lines = [text(block) for _, block in blocks]
@@ -289,8 +290,10 @@ def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
     return lesson, lines
 
 
-def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: Any, notes: Counter[str]) -> None:
-    """The ``discussion`` actions of a scene as discussion scenes after it, each with the lines said just before."""
+def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: Any, notes: Counter[str],
+                 before: bool = False) -> None:
+    """The ``discussion`` actions of a scene as discussion scenes, each with the lines said just before it:
+    those maic wrote as coming before the scene (``before``), or the others, after it."""
     lines: list[ScriptStep] = []
     for action in actions:
         if action.get("type") == "speech" and _scalar(action.get("description")).startswith("discussion") \
@@ -298,6 +301,9 @@ def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: A
             if said := text(action["text"]):
                 lines.append(ScriptStep(say=said, by=_speaker(action)))
         elif action.get("type") == "discussion":
+            if _scalar(action.get("description")).startswith(BEFORE) != before:
+                lines = []
+                continue
             topic = line(action["topic"], 500) if isinstance(action.get("topic"), str) else ""
             if not topic:
                 notes["discussions without a topic"] += 1
@@ -312,7 +318,6 @@ def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: A
             scenes.append(DiscussionScene(type="discussion", id=scene_id(f"discuss {topic[:30]}", given), topic=topic,
                                           title=title, prompt=prompt, initiator=_speaker(action), script=lines[:60]))
             lines = []
-
 
 def _unique_ids(questions: list[QuizQuestion]) -> list[QuizQuestion]:
     """The questions, a repeated id made ``q<n>`` (a number no other question has)."""
@@ -353,6 +358,7 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             notes["quiz questions beyond the 50 a quiz holds"] += len(listed_questions) - 50
         questions = _unique_ids([q for i, raw_q in enumerate(listed_questions[:50])
                                  if (q := _question(raw_q, i, notes)) is not None])
+        _discussions(actions, scenes, scene_id, notes, before=True)
         if questions:
             scenes.append(QuizScene(type="quiz", id=scene_id(scene_title), title=scene_title, questions=questions))
         _discussions(actions, scenes, scene_id, notes)
@@ -385,6 +391,9 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             notes[f"{_word(kind)} actions"] += 1
     if len(script) > _MAX_STEPS:
         notes["script steps beyond the 200 a slide holds"] += len(script) - _MAX_STEPS
-    scenes.append(SlideScene(type="slide", id=scene_id(scene_title, canvas.get("id")), title=scene_title,
-                             elements=current.elements, script=script[:_MAX_STEPS]))
+    count = len(scenes)
+    _discussions(actions, scenes, scene_id, notes, before=True)
+    if current.elements or script or len(scenes) == count:  # (not the empty slide maic writes to hold them)
+        scenes.append(SlideScene(type="slide", id=scene_id(scene_title, canvas.get("id")), title=scene_title,
+                                 elements=current.elements, script=script[:_MAX_STEPS]))
     _discussions(actions, scenes, scene_id, notes)

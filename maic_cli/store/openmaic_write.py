@@ -29,7 +29,7 @@ from .. import __version__
 from ..engine.models import AgentConfig, SlideElement
 from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
 from ..untrusted import clean
-from .openmaic_format import CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, MANIFEST
+from .openmaic_format import BEFORE, CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, MANIFEST
 from .paths import write_atomic
 
 _FONT = "Microsoft YaHei"
@@ -132,7 +132,9 @@ class _Actions:
         kind = "spotlight" if step.spotlight else "laser"
         return {"id": self._id(kind), "type": kind, "elementId": step.target}
 
-    def discussion(self, scene: DiscussionScene) -> list[dict[str, Any]]:
+    def discussion(self, scene: DiscussionScene, before: bool = False) -> list[dict[str, Any]]:
+        """``before``: it opens the lesson, so it comes before the scene that holds it (said in its
+        description, which maic reads back)."""
         out = [self.step(step, "discussion: ") for step in scene.script]
         self.count += 1  # the id names the scene, so maic reads the same id back
         action: dict[str, Any] = {"id": f"discussion-{scene.id}", "type": "discussion", "topic": clean(scene.topic)}
@@ -142,6 +144,8 @@ class _Actions:
             action["title"] = clean(scene.title)
         if scene.initiator in self.names:  # (OpenMAIC's agentId names an agent of its registry: none here)
             action["description"] = f"opened by {self.names[scene.initiator]} ({scene.initiator})"
+        if before:
+            action["description"] = f"{BEFORE}; {action.get('description', 'opened by the class')}"
         return [*out, action]
 
 
@@ -170,7 +174,7 @@ def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[
     pictures = 0
     for scene in lesson.scenes:
         if isinstance(scene, DiscussionScene):
-            (scenes[-1]["actions"] if scenes else waiting).extend(actions.discussion(scene))
+            (scenes[-1]["actions"] if scenes else waiting).extend(actions.discussion(scene, before=not scenes))
             continue
         if isinstance(scene, SlideScene):
             pictures += sum(1 for element in scene.elements if element.type == "image")
