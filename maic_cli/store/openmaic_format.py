@@ -50,6 +50,7 @@ MAX_MANIFEST_BYTES = 20 * 2**20
 MAX_RATIO = 100  # uncompressed / compressed, for the manifest when it is over RATIO_FROM bytes
 RATIO_FROM = 2**20
 MAX_JSON_DEPTH = 64
+HOLDER = "maic-discussions"  # the canvas id of the empty slide maic writes to hold a lesson of discussions only
 BEFORE = "before the scene"  # a discussion action's description: it comes before its scene (maic's)
 MAX_HTML = 100_000  # characters of one text box's HTML that are parsed
 MAX_MANIFEST_SCENES = 1_000  # OpenMAIC's classrooms have tens

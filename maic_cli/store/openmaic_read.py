@@ -39,6 +39,7 @@ from ..lessons.lesson import (
 from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
 from .openmaic_format import (
     BEFORE,
+    HOLDER,
     MANIFEST,
     MAX_ACTIONS,
     html_blocks,
@@ -391,9 +392,8 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             notes[f"{_word(kind)} actions"] += 1
     if len(script) > _MAX_STEPS:
         notes["script steps beyond the 200 a slide holds"] += len(script) - _MAX_STEPS
-    count = len(scenes)
     _discussions(actions, scenes, scene_id, notes, before=True)
-    if current.elements or script or len(scenes) == count:  # (not the empty slide maic writes to hold them)
+    if current.elements or script or canvas.get("id") != HOLDER:  # (not the empty slide maic writes to hold them)
         scenes.append(SlideScene(type="slide", id=scene_id(scene_title, canvas.get("id")), title=scene_title,
                                  elements=current.elements, script=script[:_MAX_STEPS]))
     _discussions(actions, scenes, scene_id, notes)

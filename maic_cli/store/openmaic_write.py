@@ -29,7 +29,7 @@ from .. import __version__
 from ..engine.models import AgentConfig, SlideElement
 from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
 from ..untrusted import clean
-from .openmaic_format import BEFORE, CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, MANIFEST
+from .openmaic_format import BEFORE, CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, HOLDER, MANIFEST
 from .paths import write_atomic
 
 _FONT = "Microsoft YaHei"
@@ -190,7 +190,7 @@ def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[
         scenes.append(entry)
     if waiting:  # a lesson of discussions only: one empty slide to hold them
         scenes.append({"type": "slide", "title": clean(lesson.title), "order": 1,
-                       "content": {"type": "slide", "canvas": {"id": "discussion", "viewportSize": CANVAS_WIDTH,
+                       "content": {"type": "slide", "canvas": {"id": HOLDER, "viewportSize": CANVAS_WIDTH,
                                                                "viewportRatio": CANVAS_RATIO, "elements": [],
                                                                "theme": {"backgroundColor": "#ffffff",
                                                                          "themeColors": ["#4472c4"],
