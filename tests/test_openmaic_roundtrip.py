@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maic_cli.engine.models import SlideElement
-from maic_cli.lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
+from maic_cli.lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, Scene, ScriptStep,
+    SlideScene
 from maic_cli.store.lesson_class import class_agents
 from maic_cli.store.openmaic_read import read_classroom
 from maic_cli.store.openmaic_write import classroom_zip
@@ -87,8 +88,11 @@ def _discussion(draw: st.DrawFn, scene_id: str) -> DiscussionScene:
 @st.composite
 def _lesson(draw: st.DrawFn) -> Lesson:
     kinds = draw(st.lists(st.sampled_from(["slide", "quiz", "discussion"]), min_size=1, max_size=6))
-    build = {"slide": _slide, "quiz": _quiz, "discussion": _discussion}
-    scenes = [draw(build[kind](f"{kind}_{number}")) for number, kind in enumerate(kinds)]
+    scenes: list[Scene] = []
+    for number, kind in enumerate(kinds):
+        scene_id = f"{kind}_{number}"
+        scenes.append(draw(_slide(scene_id)) if kind == "slide" else draw(_quiz(scene_id)) if kind == "quiz"
+                      else draw(_discussion(scene_id)))
     return Lesson(title=draw(_words), description=draw(st.none() | _words),
                   language=draw(st.none() | st.sampled_from(["en", "fr-FR"])), scenes=scenes)
 
