@@ -10,8 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maic_cli.engine.models import SlideElement
-from maic_cli.lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, Scene, ScriptStep,
-    SlideScene
+from maic_cli.lessons.lesson import (
+    LETTERS,
+    DiscussionScene,
+    Lesson,
+    QuizQuestion,
+    QuizScene,
+    Scene,
+    ScriptStep,
+    SlideScene,
+)
 from maic_cli.store.lesson_class import class_agents
 from maic_cli.store.openmaic_read import read_classroom
 from maic_cli.store.openmaic_write import classroom_zip
