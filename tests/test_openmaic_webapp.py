@@ -150,8 +150,8 @@ def test_the_web_app_s_classroom_imports_with_its_real_element_shapes(tmp_path: 
     assert quiz.questions[2].explanation == "Energy is neither created nor destroyed."
     said = "\n".join(notes)
     for expected in ("class of 2 (Prof, Lee)", "video elements", "audio elements", "line elements",
-                     "shapes without text", "charts (kept as the table", "play_video actions",
-                     "whiteboard drawing actions", "whiteboards kept with a scene", "multiAgent",
+                     "shapes without text", "chart(s) read as the table", "play_video actions",
+                     "whiteboard drawing actions", "scenes' whiteboards", "multiAgent",
                      "interactive scenes"):
         assert expected in said, expected
 

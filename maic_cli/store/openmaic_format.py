@@ -270,3 +270,8 @@ def media_prompts(media: Any) -> dict[str, str]:
                 and isinstance(entry.get("prompt"), str) and (prompt := line(entry["prompt"], 300)):
             out[path[len("media/"):].rsplit(".", 1)[0]] = prompt
     return out
+
+
+def scalar(value: Any) -> str:
+    """A text, number or truth of the manifest as text; anything else (a list, an object, nothing) as ``""``."""
+    return value if isinstance(value, str) else str(value) if isinstance(value, (int, float)) else ""

@@ -46,6 +46,7 @@ from .openmaic_format import (
     manifest_problems,
     media_prompts,
     read_manifest,
+    scalar,
     scene_order,
     scene_problems,
 )
@@ -135,7 +136,7 @@ class _Scene:
             if rows:
                 self.add(element.get("id"), "table", rows=rows)
         elif kind == "code" and isinstance(element.get("lines"), list):
-            code = "\n".join(_scalar(row.get("content")) for row in element["lines"][:2000] if isinstance(row, dict))
+            code = "\n".join(scalar(row.get("content")) for row in element["lines"][:2000] if isinstance(row, dict))
             language = element.get("language")
             language = language if isinstance(language, str) and re.fullmatch(r"[A-Za-z0-9_+#.-]{1,40}", language) \
                 and element.get("name") != "maic:code" and (language != "text" or element.get("name") ==
@@ -159,27 +160,22 @@ class _Scene:
     def chart(self, element: dict[str, Any]) -> None:
         """A chart as the table of its data: a row of labels, then a row of each series (its legend first)."""
         data = element["data"]
-        labels = [line(_scalar(label), MAX_CELL) for label in data["labels"][:MAX_ROWS]] \
+        labels = [line(scalar(label), MAX_CELL) for label in data["labels"][:MAX_ROWS]] \
             if isinstance(data.get("labels"), list) else []
         legends = data.get("legends") if isinstance(data.get("legends"), list) else []
         series = data.get("series") if isinstance(data.get("series"), list) else []
         rows = [["", *labels][:MAX_ROWS]] + [
-            [line(_scalar(legends[n]), MAX_CELL) if n < len(legends) else f"Series {n + 1}",
-             *(line(_scalar(value), 40) for value in values[:MAX_ROWS])][:MAX_ROWS]
+            [line(scalar(legends[n]), MAX_CELL) if n < len(legends) else f"Series {n + 1}",
+             *(line(scalar(value), 40) for value in values[:MAX_ROWS])][:MAX_ROWS]
             for n, values in enumerate(series[:MAX_ROWS - 1]) if isinstance(values, list)]
         if len(rows) > 1 or labels:
-            self.notes["charts (kept as the table of their data)"] += 1
+            self.notes["~chart(s) read as the table of their data (labels, then a row a series)"] += 1
             self.add(element.get("id"), "table", rows=rows)
-
-
-def _scalar(value: Any) -> str:
-    """A text, number or truth of the manifest as text; anything else (a list, an object, nothing) as ``""``."""
-    return value if isinstance(value, str) else str(value) if isinstance(value, (int, float)) else ""
 
 
 def _word(kind: Any) -> str:
     """An element's or action's type, as said in a note (cleaned, one line, short)."""
-    return (line(kind, 20) or "untyped") if isinstance(kind, str) else "untyped"
+    return (line(kind[:20]) or "untyped") if isinstance(kind, str) else "untyped"
 
 
 def _speaker(action: dict[str, Any]) -> str | None:
@@ -219,7 +215,7 @@ def _question(raw: Any, index: int, notes: Counter[str]) -> QuizQuestion | None:
         answer = [LETTERS[values.index(v)] for v in keys[:100] if isinstance(v, str) and v in values]
         kind: Literal["single", "multiple"] = "multiple" if raw.get("type") == "multiple" else "single"
         return QuizQuestion(id=qid, type=kind, question=question, points=points, explanation=explanation,
-                            options=[line(_scalar(o.get("label")), 500) or "—" for o in options], answer=answer)
+                            options=[line(scalar(o.get("label")), 500) or "—" for o in options], answer=answer)
     except ValidationError:
         notes["quiz questions maic cannot grade (no options, or no right answer among them)"] += 1
         return None
@@ -276,7 +272,8 @@ def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
         names = ", ".join(line(a["name"], 40) if isinstance(a.get("name"), str) else "?" for a in agents[:8])
         lines.append(f"OpenMAIC's class of {len(agents)} ({names}{', …' if len(agents) > 8 else ''}) is not "
                      "carried: the lesson plays with maic's class (maic agents list)")
-    lines += [f"{count} {what}: not carried" for what, count in notes.items()]
+    lines += [f"{count} {what[1:]}" if what.startswith("~") else f"{count} {what}: not carried"
+              for what, count in notes.items()]
     description = text(stage["description"], 2000) if isinstance(stage.get("description"), str) \
         and stage["description"].strip() else None
     language = line(stage["language"], 40) if isinstance(stage.get("language"), str) \
@@ -297,12 +294,12 @@ def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: A
     those maic wrote as coming before the scene (``before``), or the others, after it."""
     lines: list[ScriptStep] = []
     for action in actions:
-        if action.get("type") == "speech" and _scalar(action.get("description")).startswith("discussion") \
+        if action.get("type") == "speech" and scalar(action.get("description")).startswith("discussion") \
                 and isinstance(action.get("text"), str):
             if said := text(action["text"]):
                 lines.append(ScriptStep(say=said, by=_speaker(action)))
         elif action.get("type") == "discussion":
-            if _scalar(action.get("description")).startswith(BEFORE) != before:
+            if scalar(action.get("description")).startswith(BEFORE) != before:
                 lines = []
                 continue
             topic = line(action["topic"], 500) if isinstance(action.get("topic"), str) else ""
@@ -350,7 +347,7 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
         notes[f"{raw['type']} scenes (maic has none; their speech is dropped too)"] += 1
         return
     if raw.get("whiteboards"):
-        notes["whiteboards kept with a scene (maic draws its own)"] += 1
+        notes["scenes' whiteboards (maic's class draws its own)"] += 1
     if isinstance(raw.get("multiAgent"), dict) and raw["multiAgent"].get("enabled") is True:
         notes["scenes' own choice of agents (multiAgent; maic's class plays every scene)"] += 1
     if raw["type"] == "quiz":
@@ -376,7 +373,7 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
     for action in actions:
         kind = action.get("type")
         if kind == "speech" and isinstance(action.get("text"), str) \
-                and not _scalar(action.get("description")).startswith("discussion"):
+                and not scalar(action.get("description")).startswith("discussion"):
             if said := text(action["text"]):
                 script.append(ScriptStep(say=said, by=_speaker(action)))
         elif kind in ("spotlight", "laser"):
