@@ -290,7 +290,11 @@ try:
     read_classroom(Path(sys.argv[1])); said = "lesson"
 except InputError as exc:
     said = "error: " + str(exc)
-print(f"{time.monotonic() - start:.2f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} {said}")
+try:  # this process's own peak (ru_maxrss also counts the parent's, from before the exec)
+    peak = next(int(row.split()[1]) for row in open("/proc/self/status") if row.startswith("VmHWM:")) // 1024
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+print(f"{time.monotonic() - start:.2f} {peak} {said}")
 """
 
 _HEAVY = ["bomb: 19 MB of spaces (ratio ~1000)", "1e6 scenes", "400,000 elements in a 19 MB manifest",
@@ -307,7 +311,7 @@ def test_the_heaviest_attacks_stay_bounded_in_time_and_memory(name: str, tmp_pat
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     seconds, megabytes, said = done.stdout.strip().split(" ", 2)
-    assert float(seconds) < 20 and int(megabytes) < 700, (name, seconds, megabytes, said)
+    assert float(seconds) < 20 and 0 < int(megabytes) < 600, (name, seconds, megabytes, said)
 
 
 def test_resource_module_reports_peak_memory() -> None:  # the bound above measures something
