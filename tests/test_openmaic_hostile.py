@@ -316,3 +316,40 @@ def test_the_heaviest_attacks_stay_bounded_in_time_and_memory(name: str, tmp_pat
 
 def test_resource_module_reports_peak_memory() -> None:  # the bound above measures something
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
+
+
+def _quiz(*questions: dict[str, Any]) -> dict[str, Any]:
+    manifest = base()
+    manifest["scenes"].append({"type": "quiz", "title": "Q", "order": 2,
+                               "content": {"type": "quiz", "questions": list(questions)}})
+    return manifest
+
+
+_SHAPES: dict[str, dict[str, Any]] = {  # fields of the wrong kind that once raised TypeError (a traceback)
+    "options a number": _quiz({"id": "a", "type": "single", "question": "?", "options": 5, "answer": ["A"]}),
+    "answer a number": _quiz({"id": "a", "type": "single", "question": "?", "answer": 5,
+                              "options": [{"label": "x", "value": "A"}, {"label": "y", "value": "B"}]}),
+    "elements a number": base(canvas={"elements": 5}),
+    "agents a string": {**base(), "agents": "abc"},
+    "speech that is only an escape": base(actions=[{"id": "a", "type": "speech", "text": "\x1b[0m"}]),
+    "repeated question ids after renaming": _quiz(*({"id": qid, "type": "short_answer", "question": "?",
+                                                     "commentPrompt": "c"} for qid in ("x", "x", "q2"))),
+    "options without values (letters by place)": _quiz({"id": "a", "type": "single", "question": "?",
+                                                        "options": [{"label": "x"}, {"label": "y"}],
+                                                        "answer": ["B"]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SHAPES))
+def test_a_field_of_the_wrong_kind_is_read_past(name: str, tmp_path: Path) -> None:
+    path = tmp_path / "shape.maic.zip"
+    path.write_bytes(manifest_zip(_SHAPES[name]))
+    lesson, _ = read_classroom(path)
+    assert lesson.scenes[0].type == "slide"
+    quizzes = [scene for scene in lesson.scenes if isinstance(scene, QuizScene)]
+    if name.startswith("repeated"):
+        assert len({q.id for q in quizzes[0].questions}) == 3
+    if name.startswith("options without"):
+        assert quizzes[0].questions[0].answer == ["B"]
+    if name.startswith("speech"):
+        assert isinstance(lesson.scenes[0], SlideScene) and lesson.scenes[0].script == []
