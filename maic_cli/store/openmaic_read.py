@@ -16,12 +16,8 @@ audio, lines and bare shapes, pointers at what was left out.
 
 from __future__ import annotations
 
-import io
-import json
 import re
-import zipfile
 from collections import Counter
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,7 +25,6 @@ from pydantic import ValidationError
 
 from ..engine.models import SlideElement
 from ..errors import InputError
-from ..files import describe_size, read_bounded
 from ..lessons.lesson import (
     LETTERS,
     MAX_SCENES,
@@ -43,103 +38,23 @@ from ..lessons.lesson import (
 )
 from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
 from .openmaic_format import (
+    BEFORE,
+    HOLDER,
     MANIFEST,
-    MAX_MANIFEST_BYTES,
-    MAX_MEMBERS,
-    MAX_RATIO,
-    MAX_ZIP_BYTES,
-    RATIO_FROM,
+    MAX_ACTIONS,
+    html_blocks,
     manifest_problems,
+    media_prompts,
+    read_manifest,
+    scalar,
+    scene_order,
+    scene_problems,
 )
 from .personas import DEFAULT_CLASS
 
 _SPEAKER = re.compile(r"\(([a-z0-9][a-z0-9_-]{0,39})\)\s*$")  # "Sam (curious_student)": who says a line
-_MAX_HTML = 100_000  # characters of one text box's HTML that are parsed
 _MAX_STEPS = 200  # = SlideScene.script's limit
 _SCENE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-
-
-class _Text(HTMLParser):
-    """A text box's HTML as paragraphs and list items (tags, scripts and styles dropped)."""
-
-    def __init__(self, keep_space: bool = False) -> None:
-        super().__init__(convert_charrefs=True)
-        self.keep_space = keep_space  # code: its indentation is part of it
-        self.blocks: list[tuple[str, str]] = []  # (kind: p | li, text)
-        self._kind: str | None = None
-        self._skip = 0
-        self._buffer: list[str] = []
-
-    def _flush(self) -> None:
-        raw = "".join(self._buffer)
-        joined = raw.rstrip().replace("\n", " ") if self.keep_space else " ".join(raw.split())
-        if joined.strip():
-            self.blocks.append((self._kind or "p", joined))
-        self._buffer = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._skip += 1
-        elif tag in ("p", "li", "div", "h1", "h2", "h3", "h4", "h5", "h6", "br", "tr"):
-            self._flush()
-            if tag == "li":
-                self._kind = "li"
-            elif tag != "br":
-                self._kind = "li" if self._kind == "li" and tag == "p" else "p"
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._skip = max(0, self._skip - 1)
-        elif tag in ("p", "li", "div", "h1", "h2", "h3", "h4", "h5", "h6", "tr"):
-            self._flush()
-            if tag == "li":
-                self._kind = None
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self._buffer.append(data)
-
-
-def html_blocks(html: str, keep_space: bool = False) -> list[tuple[str, str]]:
-    """``(p | li, text)`` of each paragraph or list item of ``html``, in order (``keep_space``: as written, for
-    code; else with runs of white space as one space)."""
-    parser = _Text(keep_space)
-    parser.feed(html[:_MAX_HTML])
-    parser.close()
-    parser._flush()
-    return parser.blocks
-
-
-def _read_manifest(path: Path) -> Any:
-    data = read_bounded(path, MAX_ZIP_BYTES, "classroom zip")
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            members = archive.infolist()
-            if len(members) > MAX_MEMBERS:
-                raise InputError(f"{path}: a zip of {len(members):,} files, more than a classroom holds "
-                                 f"({MAX_MEMBERS:,})")
-            entry = next((m for m in members if m.filename == MANIFEST), None)
-            if entry is None:
-                raise InputError(f"{path}: a zip, but not an OpenMAIC classroom (no {MANIFEST} at its top)")
-            if entry.file_size > MAX_MANIFEST_BYTES:
-                raise InputError(f"{path}: {MANIFEST} unpacks to {describe_size(entry.file_size)}, more than "
-                                 f"{describe_size(MAX_MANIFEST_BYTES)}")
-            if entry.file_size > RATIO_FROM and entry.file_size > MAX_RATIO * max(entry.compress_size, 1):
-                raise InputError(f"{path}: {MANIFEST} unpacks {entry.file_size // max(entry.compress_size, 1)} "
-                                 "times its size (a zip bomb?); not opened")
-            with archive.open(entry) as handle:
-                raw = handle.read(MAX_MANIFEST_BYTES + 1)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError, NotImplementedError,
-            RuntimeError) as exc:
-        raise InputError(f"{path}: not a readable classroom zip ({line(str(exc), 120) or type(exc).__name__})") \
-            from None
-    if len(raw) > MAX_MANIFEST_BYTES:
-        raise InputError(f"{path}: {MANIFEST} is larger than it says")
-    try:
-        return json.loads(raw.decode("utf-8", "replace"))
-    except (ValueError, RecursionError) as exc:
-        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise InputError(f"{path}: {MANIFEST} is not JSON{where}") from None
 
 
 def _box(element: dict[str, Any]) -> tuple[float, float]:
@@ -153,7 +68,8 @@ def _box(element: dict[str, Any]) -> tuple[float, float]:
 class _Scene:
     """One slide being read: its kept elements, the map from OpenMAIC's element ids to maic's, what was left."""
 
-    def __init__(self, notes: Counter[str]) -> None:
+    def __init__(self, notes: Counter[str], prompts: dict[str, str]) -> None:
+        self.prompts = prompts  # a generated picture's element id -> the prompt it was drawn from
         self.elements: list[SlideElement] = []
         self.ids: dict[str, str] = {}
         self.notes = notes
@@ -181,8 +97,8 @@ class _Scene:
         blocks = html_blocks(html)
         if not blocks:
             return
-        if element.get("textType") == "title" or name == "maic:title" or \
-                (len(blocks) == 1 and line(blocks[0][1]) == title):
+        if (element.get("textType") == "title" and not name.startswith("maic:")) or name == "maic:title" or \
+                (len(blocks) == 1 and line(blocks[0][1]) == title and not name.startswith("maic:")):
             return  # the slide's title, already the scene's
         hint = name[5:] if name.startswith("maic:") else ""
         lines = [text(block) for _, block in blocks]
@@ -208,7 +124,7 @@ class _Scene:
             self.text_box(element, element["content"], title)
         elif kind == "shape" and isinstance(element.get("text"), dict) and \
                 isinstance(element["text"].get("content"), str) and html_blocks(element["text"]["content"]):
-            self.text_box(element, element["text"]["content"], title)
+            self.text_box({**element, "textType": element["text"].get("type")}, element["text"]["content"], title)
         elif kind == "latex" and isinstance(element.get("latex"), str) and element["latex"].strip():
             self.add(element.get("id"), "formula", content=text(element["latex"]))
         elif kind == "table" and isinstance(element.get("data"), list):
@@ -219,13 +135,47 @@ class _Scene:
                 self.notes["table rows beyond the 60 a table holds"] += len(element["data"]) - MAX_ROWS
             if rows:
                 self.add(element.get("id"), "table", rows=rows)
+        elif kind == "code" and isinstance(element.get("lines"), list):
+            code = "\n".join(scalar(row.get("content")) for row in element["lines"][:2000] if isinstance(row, dict))
+            language = element.get("language")
+            language = language if isinstance(language, str) and re.fullmatch(r"[A-Za-z0-9_+#.-]{1,40}", language) \
+                and element.get("name") != "maic:code" and (language != "text" or element.get("name") ==
+                                                               "maic:code:text") else None
+            if code.strip():
+                self.add(element.get("id"), "code", content=text(code, keep_ends=True).strip("\n") + "\n",
+                         language=language)
+        elif kind == "chart" and isinstance(element.get("data"), dict):
+            self.chart(element)
         elif kind == "image":
             raw_name = element.get("name")
             name = raw_name if isinstance(raw_name, str) else ""
-            self.add(element.get("id"), "image", content=line(name) or "A picture (its image stays in OpenMAIC)")
+            source = element.get("src")
+            prompt = self.prompts.get(source) if isinstance(source, str) else None
+            self.add(element.get("id"), "image",
+                     content=line(name) or prompt or "A picture (its image stays in OpenMAIC)")
         else:
-            self.notes[f"{str(kind)[:20] if isinstance(kind, str) else 'unknown'} elements (maic has no such "
-                       "element)" if kind != "shape" else "shapes without text"] += 1
+            self.notes[f"{_word(kind)} elements (maic has no such element)" if kind != "shape"
+                       else "shapes without text"] += 1
+
+    def chart(self, element: dict[str, Any]) -> None:
+        """A chart as the table of its data: a row of labels, then a row of each series (its legend first)."""
+        data = element["data"]
+        labels = [line(scalar(label), MAX_CELL) for label in data["labels"][:MAX_ROWS]] \
+            if isinstance(data.get("labels"), list) else []
+        legends = data.get("legends") if isinstance(data.get("legends"), list) else []
+        series = data.get("series") if isinstance(data.get("series"), list) else []
+        rows = [["", *labels][:MAX_ROWS]] + [
+            [line(scalar(legends[n]), MAX_CELL) if n < len(legends) else f"Series {n + 1}",
+             *(line(scalar(value), 40) for value in values[:MAX_ROWS])][:MAX_ROWS]
+            for n, values in enumerate(series[:MAX_ROWS - 1]) if isinstance(values, list)]
+        if len(rows) > 1 or labels:
+            self.notes["~chart(s) read as the table of their data (labels, then a row a series)"] += 1
+            self.add(element.get("id"), "table", rows=rows)
+
+
+def _word(kind: Any) -> str:
+    """An element's or action's type, as said in a note (cleaned, one line, short)."""
+    return (line(kind[:20]) or "untyped") if isinstance(kind, str) else "untyped"
 
 
 def _speaker(action: dict[str, Any]) -> str | None:
@@ -258,12 +208,14 @@ def _question(raw: Any, index: int, notes: Counter[str]) -> QuizQuestion | None:
                 rubric = "No grading guidance came with this question: judge whether the answer addresses it."
             return QuizQuestion(id=qid, type="short", question=question, rubric=rubric, points=points,
                                 explanation=explanation)
-        options = [o for o in raw.get("options") or [] if isinstance(o, dict)][:len(LETTERS)]
-        values = [o.get("value") for o in options]
-        answer = [LETTERS[values.index(v)] for v in raw.get("answer") or [] if v in values]
+        listed = raw["options"] if isinstance(raw.get("options"), list) else []
+        options = [o for o in listed[:100] if isinstance(o, dict)][:len(LETTERS)]
+        values = [o["value"] if isinstance(o.get("value"), str) else LETTERS[n] for n, o in enumerate(options)]
+        keys = raw["answer"] if isinstance(raw.get("answer"), list) else []
+        answer = [LETTERS[values.index(v)] for v in keys[:100] if isinstance(v, str) and v in values]
         kind: Literal["single", "multiple"] = "multiple" if raw.get("type") == "multiple" else "single"
         return QuizQuestion(id=qid, type=kind, question=question, points=points, explanation=explanation,
-                            options=[line(str(o.get("label", "")), 500) or "—" for o in options], answer=answer)
+                            options=[line(scalar(o.get("label")), 500) or "—" for o in options], answer=answer)
     except ValidationError:
         notes["quiz questions maic cannot grade (no options, or no right answer among them)"] += 1
         return None
@@ -271,8 +223,8 @@ def _question(raw: Any, index: int, notes: Counter[str]) -> QuizQuestion | None:
 
 def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
     """The lesson in OpenMAIC's classroom zip ``path``, and what did not carry across (one line each)."""
-    manifest = _read_manifest(path)
-    if problems := manifest_problems(manifest):
+    manifest = read_manifest(path)
+    if problems := manifest_problems(manifest, strict=False):
         raise InputError(f"{path}: {MANIFEST}: {problems[0]}"
                          + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
     notes: Counter[str] = Counter()
@@ -293,66 +245,35 @@ def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
         taken.add(candidate)
         return candidate
 
-    ordered = sorted(enumerate(manifest["scenes"]), key=lambda item: (
-        item[1].get("order") if isinstance(item[1].get("order"), (int, float)) and
-        not isinstance(item[1].get("order"), bool) else item[0], item[0]))
-    for _, raw in ordered:
-        scene_title = line(raw.get("title") or "") if isinstance(raw.get("title"), str) else ""
-        scene_title = scene_title or f"Scene {len(scenes) + 1}"
-        actions = [a for a in raw.get("actions") or [] if isinstance(a, dict)]
-        if raw["type"] in ("interactive", "pbl"):
-            notes[f"{raw['type']} scenes (maic has none; their speech is dropped too)"] += 1
-            continue
-        if raw["type"] == "quiz":
-            questions = [q for i, raw_q in enumerate(raw["content"]["questions"][:50])
-                         if (q := _question(raw_q, i, notes)) is not None]
-            ids = Counter(q.id for q in questions)
-            questions = [q if ids[q.id] == 1 else q.model_copy(update={"id": f"q{i + 1}"})
-                         for i, q in enumerate(questions)]
-            if questions:
-                scenes.append(QuizScene(type="quiz", id=scene_id(scene_title), title=scene_title,
-                                        questions=questions))
-            _discussions(actions, scenes, scene_id, notes)
-            continue
-        current = _Scene(notes)
-        elements = [e for e in raw["content"]["canvas"].get("elements") or [] if isinstance(e, dict)]
-        for element in sorted(elements, key=_box)[:2000]:
-            current.element(element, scene_title)
-        script: list[ScriptStep] = []
-        for action in actions:
-            kind = action.get("type")
-            if kind == "speech" and isinstance(action.get("text"), str) and action["text"].strip() \
-                    and not str(action.get("description", "")).startswith("discussion"):
-                script.append(ScriptStep(say=text(action["text"]), by=_speaker(action)))
-            elif kind in ("spotlight", "laser"):
-                pointed = action.get("elementId")
-                target = current.ids.get(pointed) if isinstance(pointed, str) else None
-                if target is None:
-                    notes["pointers at elements that were not kept"] += 1
-                else:
-                    script.append(ScriptStep(**{kind: target}))
-            elif isinstance(kind, str) and kind.startswith("wb_"):
-                notes["whiteboard drawing actions"] += 1
-            elif kind not in ("speech", "discussion"):
-                notes[f"{str(kind)[:20]} actions"] += 1
-        if len(script) > _MAX_STEPS:
-            notes["script steps beyond the 200 a slide holds"] += len(script) - _MAX_STEPS
-        scenes.append(SlideScene(type="slide", id=scene_id(scene_title, raw["content"]["canvas"].get("id")),
-                                 title=scene_title,
-                                 elements=current.elements, script=script[:_MAX_STEPS]))
-        _discussions(actions, scenes, scene_id, notes)
+    prompts = media_prompts(manifest.get("mediaIndex"))
+    usable = []
+    for index, raw in enumerate(manifest["scenes"]):
+        if scene_problems(raw, f"scenes[{index}]"):
+            notes["scenes maic cannot read (of an unknown type, or without their content)"] += 1
+        else:
+            usable.append((scene_order(raw.get("order"), index), index, raw))
+    try:
+        for _, _, raw in sorted(usable, key=lambda item: (item[0], item[1])):
+            _scene(raw, scenes, scene_id, notes, prompts)
+    except ValidationError as exc:  # what the cleaning and the limits above missed: said, not a traceback
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        raise InputError(f"{path}: {MANIFEST}: scene {len(scenes) + 1}: {line(where, 80)}: "
+                         f"{line(str(first.get('msg', '')), 200)}") from None
     if len(scenes) > MAX_SCENES:
         notes[f"scenes beyond the {MAX_SCENES} a lesson holds"] += len(scenes) - MAX_SCENES
         scenes = scenes[:MAX_SCENES]
     if not scenes:
         raise InputError(f"{path}: the classroom has no slide, quiz or discussion maic can play")
-    agents = manifest.get("agents") or []
+    agents = [a for a in manifest.get("agents") or [] if isinstance(a, dict)] \
+        if isinstance(manifest.get("agents"), list) else []
     lines = []
     if agents:
-        names = ", ".join(line(str(a.get("name")), 40) for a in agents[:8])
+        names = ", ".join(line(a["name"], 40) if isinstance(a.get("name"), str) else "?" for a in agents[:8])
         lines.append(f"OpenMAIC's class of {len(agents)} ({names}{', …' if len(agents) > 8 else ''}) is not "
                      "carried: the lesson plays with maic's class (maic agents list)")
-    lines += [f"{count} {what}: not carried" for what, count in notes.items()]
+    lines += [f"{count} {what[1:]}" if what.startswith("~") else f"{count} {what}: not carried"
+              for what, count in notes.items()]
     description = text(stage["description"], 2000) if isinstance(stage.get("description"), str) \
         and stage["description"].strip() else None
     language = line(stage["language"], 40) if isinstance(stage.get("language"), str) \
@@ -367,14 +288,20 @@ def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
     return lesson, lines
 
 
-def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: Any, notes: Counter[str]) -> None:
-    """The ``discussion`` actions of a scene as discussion scenes after it, each with the lines said just before."""
+def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: Any, notes: Counter[str],
+                 before: bool = False) -> None:
+    """The ``discussion`` actions of a scene as discussion scenes, each with the lines said just before it:
+    those maic wrote as coming before the scene (``before``), or the others, after it."""
     lines: list[ScriptStep] = []
     for action in actions:
-        if action.get("type") == "speech" and str(action.get("description", "")).startswith("discussion") \
-                and isinstance(action.get("text"), str) and action["text"].strip():
-            lines.append(ScriptStep(say=text(action["text"]), by=_speaker(action)))
+        if action.get("type") == "speech" and scalar(action.get("description")).startswith("discussion") \
+                and isinstance(action.get("text"), str):
+            if said := text(action["text"]):
+                lines.append(ScriptStep(say=said, by=_speaker(action)))
         elif action.get("type") == "discussion":
+            if scalar(action.get("description")).startswith(BEFORE) != before:
+                lines = []
+                continue
             topic = line(action["topic"], 500) if isinstance(action.get("topic"), str) else ""
             if not topic:
                 notes["discussions without a topic"] += 1
@@ -389,3 +316,81 @@ def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: A
             scenes.append(DiscussionScene(type="discussion", id=scene_id(f"discuss {topic[:30]}", given), topic=topic,
                                           title=title, prompt=prompt, initiator=_speaker(action), script=lines[:60]))
             lines = []
+
+def _unique_ids(questions: list[QuizQuestion]) -> list[QuizQuestion]:
+    """The questions, a repeated id made ``q<n>`` (a number no other question has)."""
+    given = {question.id for question in questions}
+    seen: set[str] = set()
+    out = []
+    for number, question in enumerate(questions, 1):
+        qid = question.id
+        while qid in seen:
+            qid = f"q{number}"
+            number += 1
+            if qid in given:
+                qid = question.id
+        seen.add(qid)
+        out.append(question if qid == question.id else question.model_copy(update={"id": qid}))
+    return out
+
+
+def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Counter[str],
+           prompts: dict[str, str]) -> None:
+    """One scene of the manifest as maic's scenes (none, a slide or a quiz, and the discussions after it)."""
+    scene_title = line(raw.get("title") or "") if isinstance(raw.get("title"), str) else ""
+    scene_title = scene_title or f"Scene {len(scenes) + 1}"
+    listed: list[Any] = raw["actions"] if isinstance(raw.get("actions"), list) else []
+    if len(listed) > MAX_ACTIONS:
+        notes[f"actions beyond the {MAX_ACTIONS:,} of a scene maic reads"] += len(listed) - MAX_ACTIONS
+    actions = [a for a in listed[:MAX_ACTIONS] if isinstance(a, dict)]
+    if raw["type"] in ("interactive", "pbl"):
+        notes[f"{raw['type']} scenes (maic has none; their speech is dropped too)"] += 1
+        return
+    if raw.get("whiteboards"):
+        notes["scenes' whiteboards (maic's class draws its own)"] += 1
+    if isinstance(raw.get("multiAgent"), dict) and raw["multiAgent"].get("enabled") is True:
+        notes["scenes' own choice of agents (multiAgent; maic's class plays every scene)"] += 1
+    if raw["type"] == "quiz":
+        listed_questions = raw["content"]["questions"]
+        if len(listed_questions) > 50:
+            notes["quiz questions beyond the 50 a quiz holds"] += len(listed_questions) - 50
+        questions = _unique_ids([q for i, raw_q in enumerate(listed_questions[:50])
+                                 if (q := _question(raw_q, i, notes)) is not None])
+        _discussions(actions, scenes, scene_id, notes, before=True)
+        if questions:
+            scenes.append(QuizScene(type="quiz", id=scene_id(scene_title), title=scene_title, questions=questions))
+        _discussions(actions, scenes, scene_id, notes)
+        return
+    current = _Scene(notes, prompts)
+    canvas = raw["content"]["canvas"]
+    listed_elements: list[Any] = canvas["elements"] if isinstance(canvas.get("elements"), list) else []
+    elements = [e for e in listed_elements[:2000] if isinstance(e, dict)]
+    if len(listed_elements) > 2000:
+        notes["elements beyond the 2,000 of a slide maic reads"] += len(listed_elements) - 2000
+    for element in sorted(elements, key=_box):
+        current.element(element, scene_title)
+    script: list[ScriptStep] = []
+    for action in actions:
+        kind = action.get("type")
+        if kind == "speech" and isinstance(action.get("text"), str) \
+                and not scalar(action.get("description")).startswith("discussion"):
+            if said := text(action["text"]):
+                script.append(ScriptStep(say=said, by=_speaker(action)))
+        elif kind in ("spotlight", "laser"):
+            pointed = action.get("elementId")
+            target = current.ids.get(pointed) if isinstance(pointed, str) else None
+            if target is None:
+                notes["pointers at elements that were not kept"] += 1
+            else:
+                script.append(ScriptStep(**{kind: target}))
+        elif isinstance(kind, str) and kind.startswith("wb_"):
+            notes["whiteboard drawing actions"] += 1
+        elif kind not in ("speech", "discussion"):
+            notes[f"{_word(kind)} actions"] += 1
+    if len(script) > _MAX_STEPS:
+        notes["script steps beyond the 200 a slide holds"] += len(script) - _MAX_STEPS
+    _discussions(actions, scenes, scene_id, notes, before=True)
+    if current.elements or script or canvas.get("id") != HOLDER:  # (not the empty slide maic writes to hold them)
+        scenes.append(SlideScene(type="slide", id=scene_id(scene_title, canvas.get("id")), title=scene_title,
+                                 elements=current.elements, script=script[:_MAX_STEPS]))
+    _discussions(actions, scenes, scene_id, notes)

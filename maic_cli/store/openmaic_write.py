@@ -2,7 +2,7 @@
 
 Each slide becomes a slide scene on OpenMAIC's 1000 × 562.5 canvas: the title as a title text box, then the
 elements top to bottom (text and bullets as HTML text boxes, formulas as LaTeX, tables as table cells, code as
-monospace paragraphs, a picture's description as a text box); element ids are kept, so the script's spotlight
+OpenMAIC's code elements, a picture's description as a text box); element ids are kept, so the script's spotlight
 and laser actions point at them.  The script becomes ``speech``, ``spotlight`` and ``laser`` actions.  A quiz
 becomes a quiz scene (choices keep their letters as values; a short answer's rubric is its grading guidance).
 OpenMAIC has no discussion scene: a discussion is a ``discussion`` action at the end of the scene before it
@@ -11,7 +11,7 @@ OpenMAIC has no discussion scene: a discussion is a ``discussion`` action at the
 What OpenMAIC cannot hold is said, one line each, in the notes :func:`classroom_zip` returns: a classmate's line
 is spoken by OpenMAIC's teacher (its speech has no speaker; maic keeps the speaker in the action's description, as
 ``said by Name (agent_id)``, and reads it back), a picture has no image, a discussion has no scene of its own.
-Every element carries its maic kind in its ``name`` (``maic:bullets``, ``maic:code:python``), so a classroom maic
+Every element carries its maic kind in its ``name`` (``maic:bullets``, ``maic:formula``), so a classroom maic
 wrote comes back as it was.
 """
 
@@ -29,7 +29,7 @@ from .. import __version__
 from ..engine.models import AgentConfig, SlideElement
 from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
 from ..untrusted import clean
-from .openmaic_format import CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, MANIFEST
+from .openmaic_format import BEFORE, CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, HOLDER, MANIFEST
 from .paths import write_atomic
 
 _FONT = "Microsoft YaHei"
@@ -62,8 +62,10 @@ def _text_box(element_id: str, top: float, height: float, name: str, content: st
 
 
 def _element(element: SlideElement, top: float, height: float) -> dict[str, Any]:
-    if element.type == "formula":
-        return {**_base(element.id, top, height, "maic:formula"), "type": "latex", "latex": clean(element.content),
+    if element.type == "formula":  # OpenMAIC's renderer shows ``html`` (KaTeX's, made when it generates a slide)
+        latex = clean(element.content)
+        return {**_base(element.id, top, height, "maic:formula"), "type": "latex", "latex": latex,
+                "html": f'<span class="maic-latex" style="font-family: serif;">{escape(latex)}</span>',
                 "color": _COLOR, "align": "left", "fixedRatio": False}
     if element.type == "table":
         width = max((len(row) for row in element.rows), default=1)
@@ -78,10 +80,12 @@ def _element(element: SlideElement, top: float, height: float) -> dict[str, Any]
     if element.type == "bullets":
         items = "".join(f"<li><p>{escape(clean(item))}</p></li>" for item in element.items)
         return _text_box(element.id, top, height, "maic:bullets", f"<ul>{items}</ul>", textType="content")
-    if element.type == "code":
-        name = f"maic:code:{element.language}" if element.language else "maic:code"
-        code = _html_paragraphs(element.content.split("\n"), "font-family: monospace; white-space: pre;")
-        return _text_box(element.id, top, height, name, code, textType="content")
+    if element.type == "code":  # OpenMAIC's own code element (lib/types/slides.ts: PPTCodeElement)
+        lines = clean(element.content).rstrip("\n").split("\n")
+        return {**_base(element.id, top, height, f"maic:code:{element.language}" if element.language else "maic:code"),
+                "type": "code", "language": element.language or "text",
+                "lines": [{"id": f"L{n}", "content": text} for n, text in enumerate(lines, 1)],
+                "showLineNumbers": True, "fontSize": 14}
     kind = "maic:image" if element.type == "image" else f"maic:{element.type}"
     return _text_box(element.id, top, height, kind, _html_paragraphs(element.content.split("\n")), textType="content")
 
@@ -128,7 +132,9 @@ class _Actions:
         kind = "spotlight" if step.spotlight else "laser"
         return {"id": self._id(kind), "type": kind, "elementId": step.target}
 
-    def discussion(self, scene: DiscussionScene, agents: list[AgentConfig]) -> list[dict[str, Any]]:
+    def discussion(self, scene: DiscussionScene, before: bool = False) -> list[dict[str, Any]]:
+        """``before``: it opens the lesson, so it comes before the scene that holds it (said in its
+        description, which maic reads back)."""
         out = [self.step(step, "discussion: ") for step in scene.script]
         self.count += 1  # the id names the scene, so maic reads the same id back
         action: dict[str, Any] = {"id": f"discussion-{scene.id}", "type": "discussion", "topic": clean(scene.topic)}
@@ -136,10 +142,10 @@ class _Actions:
             action["prompt"] = clean(scene.prompt)
         if scene.title:
             action["title"] = clean(scene.title)
-        ids = [agent.id for agent in agents]
-        if scene.initiator in ids:
-            action["agentIndex"] = ids.index(scene.initiator)
+        if scene.initiator in self.names:  # (OpenMAIC's agentId names an agent of its registry: none here)
             action["description"] = f"opened by {self.names[scene.initiator]} ({scene.initiator})"
+        if before:
+            action["description"] = f"{BEFORE}; {action.get('description', 'opened by the class')}"
         return [*out, action]
 
 
@@ -168,7 +174,7 @@ def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[
     pictures = 0
     for scene in lesson.scenes:
         if isinstance(scene, DiscussionScene):
-            (scenes[-1]["actions"] if scenes else waiting).extend(actions.discussion(scene, agents))
+            (scenes[-1]["actions"] if scenes else waiting).extend(actions.discussion(scene, before=not scenes))
             continue
         if isinstance(scene, SlideScene):
             pictures += sum(1 for element in scene.elements if element.type == "image")
@@ -184,7 +190,7 @@ def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[
         scenes.append(entry)
     if waiting:  # a lesson of discussions only: one empty slide to hold them
         scenes.append({"type": "slide", "title": clean(lesson.title), "order": 1,
-                       "content": {"type": "slide", "canvas": {"id": "discussion", "viewportSize": CANVAS_WIDTH,
+                       "content": {"type": "slide", "canvas": {"id": HOLDER, "viewportSize": CANVAS_WIDTH,
                                                                "viewportRatio": CANVAS_RATIO, "elements": [],
                                                                "theme": {"backgroundColor": "#ffffff",
                                                                          "themeColors": ["#4472c4"],
@@ -202,6 +208,11 @@ def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[
     if actions.by_lines:
         notes.append(f"{actions.by_lines} line(s) said by classmates are spoken by OpenMAIC's teacher (its speech "
                      "has no speaker; the speaker is kept in each action's description, and maic reads it back)")
+    formulas = sum(1 for scene in lesson.scenes if isinstance(scene, SlideScene)
+                   for element in scene.elements if element.type == "formula")
+    if formulas:
+        notes.append(f"{formulas} formula(s) show their LaTeX source in OpenMAIC (its renderer draws the KaTeX it "
+                     "makes when it generates a slide; maic makes none)")
     if pictures:
         notes.append(f"{pictures} picture(s) are descriptions in maic: written as text boxes, with no image")
     discussions = sum(1 for scene in lesson.scenes if isinstance(scene, DiscussionScene))
