@@ -80,7 +80,7 @@ def test_a_lesson_question_in_other_words_is_the_lessons(photo: Lesson) -> None:
     assert "Most of the mass comes from the carbon dioxide in the air." in grounding.lines
     assert grounding.weak  # matched on one word of three: the teacher's line says how sure it is
     text = fallback_text(grounding)
-    assert text is not None and text.startswith("I am not sure today's lesson answers that. The closest it comes:")
+    assert text is not None and text.startswith("Here is the closest the lesson comes to that:")
 
 
 def test_a_question_outside_the_lesson_is_beyond_it(photo: Lesson) -> None:

@@ -346,7 +346,7 @@ def fallback_text(grounding: Grounding) -> str | None:
         return None
     said = " ".join(as_sentence(p.text) for p in chosen)
     if grounding.weak:  # honest about a match on few of the question's words
-        return f"I am not sure today's lesson answers that. The closest it comes: {said}"
+        return f"Here is the closest the lesson comes to that: {said}"
     if grounding.verdict == "general":
         return f"Let me put it again: {said}"
     return f"Good question. {said}"

@@ -78,7 +78,7 @@ DISCOURSE = frozenset("""
     good great nice question questions answer answers look looks see think remember right sure today lesson
     lessons slide slides class together first next last example examples idea ideas learn learning talk say
     says said tell mean means like thing things way ways point try help understand explain start let us begin
-    begins picture pictures show shows shown next here now welcome thanks thank glad
+    begins picture pictures show shows shown next here now welcome thanks thank glad closest comes come put puts
 """.split())
 
 
@@ -176,7 +176,8 @@ def _stemmer(language: str) -> Callable[[list[str]], list[str]]:
 
 def content_words(text: str, language: str = "english") -> list[str]:
     """``text``'s content words, stemmed: no stop words, no classroom words, no numbers."""
-    words = [w for w in tokens(text) if w[0].isalpha() and len(w) > 1 and w not in STOP and w not in DISCOURSE
+    words = [re.sub(r"['’]s$", "", w) for w in tokens(text)]  # "today's" is "today"
+    words = [w for w in words if w[0].isalpha() and len(w) > 1 and w not in STOP and w not in DISCOURSE
              and w not in UNITS and w not in TENS and w not in DENOMINATORS and w not in SCALES]
     return _stemmer(language)(words) if words else []
 

@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..yamlfile import load_model
 from .paths import maic_home
 
-ENV_VARS = {"model": "MAIC_MODEL", "api_base": "MAIC_API_BASE", "language": "MAIC_LANGUAGE"}
+ENV_VARS = {"model": "MAIC_MODEL", "api_base": "MAIC_API_BASE", "language": "MAIC_LANGUAGE", "small": "MAIC_SMALL"}
 # A provider key in the environment picks that provider's small default model.
 PROVIDER_DEFAULTS = [
     ("OPENAI_API_KEY", "openai/gpt-4o-mini"),
@@ -43,6 +43,7 @@ class Settings(BaseModel):
     max_turns: int | None = Field(default=None, ge=1, le=50)
     temperature: float | None = Field(default=None, ge=0, le=2)
     structured: Literal["auto", "off", "json_schema", "json_object"] | None = None
+    small: bool | None = None  # the model is small: compact prompts, and a lesson's gate on its speech
 
 
 # An empty config.yaml (or one holding only comments) is a YAML null: no settings, not an error.

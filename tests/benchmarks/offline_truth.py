@@ -79,6 +79,7 @@ def lesson_texts(lesson: Lesson) -> list[str]:
         if isinstance(scene, SlideScene):
             texts += [scene.title, *(e.plain_text() for e in scene.elements)]
             texts += [item for e in scene.elements for item in e.items]
+            texts += [f"{scene.title}: {item}" for e in scene.elements for item in e.items]  # a bullet under its title
             texts += [s.say for s in scene.script if s.say]
         elif isinstance(scene, DiscussionScene):
             texts += [scene.title or "", scene.topic, scene.prompt or ""]
