@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from ..replies.gate import Ground, build_ground, carried
+from ..replies.gate import Ground, build_ground, carried, sentences
 from .models import AgentConfig, TurnRequest
 
 LEARNER_LINES = 3  # the learner's last messages whose numbers and words speech may take up
@@ -49,7 +49,8 @@ def owed_answer(request: TurnRequest) -> list[str]:
     lesson = request.config.lesson
     if not request.config.compact_prompts or lesson is None or not lesson.answer:
         return []
-    lines = [line for line in lesson.grounding if line in lesson.answer]
+    said = set(sentences(lesson.answer))
+    lines = [line for line in lesson.grounding if set(sentences(line)) <= said]  # the answer's own lines
     language = language_of(request)
     for message in reversed(request.messages):
         if message.role == "user":

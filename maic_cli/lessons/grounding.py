@@ -335,6 +335,8 @@ def fallback_passages(grounding: Grounding) -> list[Passage]:
     (first_rank, first), rest = spoken[0], spoken[1:]
     if rest and rest[0][0] == first_rank + 1 and rest[0][1].kind in PROSE_KINDS \
             and (first.kind not in PROSE_KINDS or len(first.text) < SHORT):
+        if first.kind == "formula" and _compact(first.text) in _compact(rest[0][1].text):
+            return [rest[0][1]]  # the sentence says the formula already: "3/4. When … = 3/4." says it twice
         return [first, rest[0][1]]
     return [first]
 

@@ -44,6 +44,7 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)?(?:\s*/\s*\d+(?:[.,]\d+)?)?|[^\W\d_]+(?:['�
                     re.UNICODE)
 _NUMERIC = re.compile(r"^\d")
 _SPLIT = re.compile(r"(?<=[.!?…])[\"')\]”’]*\s+")
+_STRAY = re.compile(r"([.!?…])[;:,]+$")  # a small model's "tasks.;" at a sentence's end
 _LIST_MARKER = re.compile(r"(^|[;:,]\s*)\(?\d{1,2}[.)](\s|$)|[;:,]\s*\d{1,2}[.)]?\s*$")
 _OPERATOR = "=+×*÷<>≤≥−"
 _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
@@ -316,14 +317,18 @@ def passes(sentence: str, ground: Ground) -> bool:
 
 
 def keep_grounded(text: str, ground: Ground) -> tuple[str, int]:
-    """``text`` with every sentence that fails the gate left out, and how many were."""
+    """``text`` with every sentence that fails the gate left out (a stray ``;`` after a sentence's end
+    too), and how many were."""
     kept, dropped = [], 0
+    stray = False
     for sentence in sentences(text):
         if passes(sentence, ground):
-            kept.append(sentence)
+            cleaned = _STRAY.sub(r"\1", sentence)  # "whole.;" → "whole."
+            stray = stray or cleaned != sentence
+            kept.append(cleaned)
         else:
             dropped += 1
-    if not dropped:
+    if not dropped and not stray:
         return text, 0
     lead = text[:len(text) - len(text.lstrip())]
     tail = text[len(text.rstrip()):]
