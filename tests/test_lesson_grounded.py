@@ -86,11 +86,11 @@ def test_small_model_reply_the_gate_refuses_is_never_shown_and_the_teacher_answe
 
 
 def test_the_answer_points_at_the_element_it_comes_from() -> None:
-    lesson_player, log, _ = player("Plants are nice.", SMALL)
+    lesson_player, log, _ = player("Plants are very nice.", SMALL)
     lesson_player.goto_slide(2)
     asyncio.run(lesson_player.ask("What pigment do chloroplasts hold?"))
     [said] = agent_texts(lesson_player)  # what passed the gate, then the lesson's line, in one card
-    assert said.startswith("Plants are nice. ") and "green pigment chlorophyll" in said
+    assert said.startswith("Plants are very nice. ") and "green pigment chlorophyll" in said
     spots = [e for e in log.events if isinstance(e, ActionEvent)]
     assert [(e.action_name, e.params) for e in spots] == [("spotlight", {"elementId": "where"})]
     assert lesson_player.runner.classroom.store.spotlight == "where"

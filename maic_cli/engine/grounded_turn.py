@@ -40,8 +40,9 @@ def lesson_ground(request: TurnRequest, agents: list[AgentConfig]) -> Ground | N
         return None
     learner = [m.text for m in request.messages if m.role == "user"][-LEARNER_LINES:]
     names = [request.user_profile.nickname, *(a.name for a in agents)]  # "Good point, Sam": names say nothing
-    own = [lesson.title, lesson.scene, *lesson.quiz, *lesson.grounding, *([lesson.focus] if lesson.focus else [])]
-    return build_ground([*lesson.sources, *own], learner, language_of(request), names=names)
+    own = [*lesson.quiz, *lesson.grounding, *([lesson.focus] if lesson.focus else [])]
+    titles = [lesson.title, lesson.scene]  # words and numbers to take up, not sentences to copy
+    return build_ground([*lesson.sources, *own], [*learner, *titles], language_of(request), names=names)
 
 
 def owed_answer(request: TurnRequest) -> list[str]:

@@ -32,7 +32,7 @@ OPENINGS = {"open": "Let us begin.", "continue": "Next:", "close": "One last sli
 
 def _lower_first(text: str) -> str:
     """``A clock face`` → ``a clock face`` (a description said after "The picture shows")."""
-    return text[0].lower() + text[1:] if len(text) > 1 and text[0].isupper() and text[1].islower() else text
+    return text[0].lower() + text[1:] if text[:1].isupper() and not text[1:2].isupper() else text
 
 
 def _row(header: list[str], row: list[str]) -> str:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-MIN_WORDS = 3
+MIN_WORDS = 4  # "Fractions around you." is a title, not a sentence
 CONTENT_SHARE = 0.75  # "most content words are the lesson's or the question's"
 MAX_GROUND_TEXT = 200_000  # characters of lesson and learner text a ground is built from
 
