@@ -206,8 +206,8 @@ def _teacher_lines(scene_id: str, script: list[ScriptStep]) -> list[Passage]:
 def lesson_sources(lesson: Lesson, answered: Iterable[str] = (), current: str | None = None,
                    most: int = MAX_SOURCE_CHARS) -> list[str]:
     """The lesson's own sentences, as the gate of a small model's speech reads them (replies/gate.py): every
-    passage, each bullet as written and discussion prompts (a bare title is no sentence to copy); the ``current`` scene's first, at
-    most ``most`` characters."""
+    passage, each bullet as written and discussion prompts (a bare title is no sentence to copy); the
+    ``current`` scene's first, at most ``most`` characters."""
     texts: list[tuple[bool, str]] = [(p.scene_id == current, p.text) for p in lesson_passages(lesson, answered)]
     for scene in lesson.scenes:
         here = scene.id == current
