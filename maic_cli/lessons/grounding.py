@@ -256,7 +256,8 @@ def ground(lesson: Lesson, question: str, *, current: str | None = None, answere
         on_screen = focused or [p for p in passages if p.scene_id == current and p.kind != "image"
                                 and not p.is_question]
         return Grounding("general", on_screen[:top], frozenset())
-    known = {word for p in passages for word in terms(p.text, language)}
+    titles = [scene.title for scene in lesson.scenes if isinstance(scene, SlideScene)]
+    known = {word for text in [*(p.text for p in passages), *titles] for word in terms(text, language)}
     share = sum(1 for w in set(asked) if w in known) / len(set(asked))
     ranked = [p for p, _ in rank(passages, asked, language, current) if not p.is_question]  # a question answers nothing
     best = focused + [p for p in ranked if p not in focused]
@@ -268,6 +269,9 @@ def ground(lesson: Lesson, question: str, *, current: str | None = None, answere
         expanded = list(asked) + [w for p in seeds for w in terms(p.text, language)]
         best = [p for p, _ in rank(passages, expanded, language, current) if not p.is_question]
     verdict: Verdict = "lesson" if share >= IN_LESSON or focused else "beyond"
+    if verdict == "lesson" and not best:  # the lesson's words (a slide's title) but no sentence says them
+        on_screen = [p for p in passages if p.scene_id == current and p.kind != "image" and not p.is_question]
+        return Grounding("general", on_screen[:top], frozenset(asked))
     return Grounding(verdict, best[:top], frozenset(asked), weak=share < STRONG_MATCH and not focused)
 
 
