@@ -151,3 +151,10 @@ def test_a_model_marked_small_is_treated_as_the_built_in_one(monkeypatch: pytest
     monkeypatch.delenv("MAIC_SMALL")
     (tmp_path / "config.yaml").write_text("small: true\n", encoding="utf-8")
     assert resolve_model(load_settings({"model": "openai/qwen2.5-0.5b"}), None).compact_prompts
+
+
+def test_an_answer_after_a_colon_is_owed_too_so_the_reply_and_the_line_share_one_card() -> None:
+    lesson_player, _ = lesson_class(lambda _: reply("What about the slices?"), SMALL)
+    asyncio.run(lesson_player.ask("I don't get it, can you say it again?"))  # about the slide: "Let me put it again:"
+    [(who, text)] = agent_texts(lesson_player)
+    assert who == "teacher" and text.startswith("What about the slices? ") and "equal parts" in text

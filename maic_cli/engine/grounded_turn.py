@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
-from ..replies.gate import Ground, build_ground, carried, sentences
+import re
+
+from ..replies.gate import Ground, build_ground, carried
 from .models import AgentConfig, TurnRequest
 
 LEARNER_LINES = 3  # the learner's last messages whose numbers and words speech may take up
@@ -50,8 +52,9 @@ def owed_answer(request: TurnRequest) -> list[str]:
     lesson = request.config.lesson
     if not request.config.compact_prompts or lesson is None or not lesson.answer:
         return []
-    said = set(sentences(lesson.answer))
-    lines = [line for line in lesson.grounding if set(sentences(line)) <= said]  # the answer's own lines
+    answer = lesson.answer
+    # The answer's own lines: each as a whole sentence of it (after "Good question." or "…comes to that:").
+    lines = [line for line in lesson.grounding if re.search(r"(^|[.!?:]\s)" + re.escape(line) + r"(\s|$)", answer)]
     language = language_of(request)
     for message in reversed(request.messages):
         if message.role == "user":
