@@ -1,8 +1,9 @@
 """Questions during a lesson answered from it (lessons/ask.py), ``/ask ID``, and a live lecture's context.
 
-A small model (the spec's compact prompts: ``openai/smollm2`` here, served by a fake) has its reply
-checked against the lesson and, when it does not carry it, the teacher says the lesson's sentence; a
-hosted model gets the same context and its reply always stands.
+A small model (the spec's compact prompts: ``openai/smollm2`` here, served by a fake) has every sentence
+of its reply put through the lesson's gate (replies/gate.py) and, when what is left does not carry the
+lesson's answer, the answerer says the lesson's sentence in the same card; a hosted model gets the same
+context and its reply always stands.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from maic_cli.engine.classroom import Classroom
-from maic_cli.engine.events import ActionEvent, Event, GroundingEvent
+from maic_cli.engine.events import ActionEvent, DoneEvent, Event, GroundingEvent
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.policies import policy_from_flag
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
@@ -72,26 +73,25 @@ RIGHT = "Most of it comes from carbon dioxide in the air."
 QUESTION = "Where does a tree's mass come from?"
 
 
-def test_small_model_reply_without_the_lesson_is_followed_by_the_lessons_sentence() -> None:
+def test_small_model_reply_the_gate_refuses_is_never_shown_and_the_teacher_answers_in_one_card() -> None:
     lesson_player, log, llm = player(WRONG, SMALL)
     asyncio.run(lesson_player.ask(QUESTION))
-    texts = agent_texts(lesson_player)
-    assert texts[0] == WRONG  # what the model said stays (it is shown), and is corrected in the open
-    assert texts[-1].startswith("The lesson puts it this way:") and "carbon dioxide" in texts[-1].lower()
-    [event] = log.of(GroundingEvent)
-    assert event.kind == "fallback" and event.question == QUESTION and event.sentences
-    after = log.events[log.events.index(event):]
-    assert not any(isinstance(e, ActionEvent) for e in after)  # a script sentence: no element to point at
+    [said] = agent_texts(lesson_player)  # lesson words strung into a wrong claim: dropped before it is shown
+    assert said.startswith("Good question. ") and "carbon dioxide" in said.lower() and WRONG not in said
+    assert log.of(GroundingEvent) == []  # said in the teacher's own card, not as a correction
+    [done] = [e for e in log.events if isinstance(e, DoneEvent) and e.total_agents]
+    assert done.answered_from_lesson and done.ungrounded_sentences >= 1
+    assert not any(isinstance(e, ActionEvent) for e in log.events)  # a script sentence: no element to point at
     assert "carbon dioxide" in agent_prompts(llm)[0].lower()  # the passages were in its context too
 
 
-def test_the_fallback_points_at_the_element_it_reads_out() -> None:
-    lesson_player, log, _ = player("Plants are nice.", SMALL)
+def test_the_answer_points_at_the_element_it_comes_from() -> None:
+    lesson_player, log, _ = player("Plants are very nice.", SMALL)
     lesson_player.goto_slide(2)
     asyncio.run(lesson_player.ask("What pigment do chloroplasts hold?"))
-    [event] = log.of(GroundingEvent)
-    assert "chlorophyll" in event.sentences[0]
-    spots = [e for e in log.events[log.events.index(event):] if isinstance(e, ActionEvent)]
+    [said] = agent_texts(lesson_player)  # what passed the gate, then the lesson's line, in one card
+    assert said.startswith("Plants are very nice. ") and "green pigment chlorophyll" in said
+    spots = [e for e in log.events if isinstance(e, ActionEvent)]
     assert [(e.action_name, e.params) for e in spots] == [("spotlight", {"elementId": "where"})]
     assert lesson_player.runner.classroom.store.spotlight == "where"
 
@@ -118,7 +118,7 @@ def test_small_model_question_beyond_the_lesson_is_met_honestly_without_a_model_
     asyncio.run(lesson_player.ask("Why is the sky blue?"))
     assert llm.calls == []
     [said] = agent_texts(lesson_player)
-    assert "goes beyond today's lesson" in said and "What a plant needs" in said
+    assert "lesson does not cover that" in said and "provider model" in said and "What a plant needs" in said
     assert [m.text for m in lesson_player.runner.classroom.messages if m.role == "user"] == ["Why is the sky blue?"]
     assert [e.kind for e in log.of(GroundingEvent)] == ["beyond"]
 
@@ -193,8 +193,8 @@ def test_grounded_question_prompts_match_golden(spec: ModelSpec, question: str, 
 def test_chat_on_a_small_model_behind_a_server_says_the_lessons_sentence(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole path: ``maic chat --lesson`` on ``openai/smollm2`` (compact prompts, rules director) through
-    litellm to the loopback server; the model's off-lesson reply is followed by the lesson's sentence,
-    which the transcript records with its ``grounding`` event."""
+    litellm to the loopback server; the model's wrong reply is never shown: the teacher's one card says the
+    lesson's sentence, and the transcript's ``done`` event counts the sentence the gate left out."""
     from typer.testing import CliRunner
 
     from maic_cli.cli.app import app
@@ -208,11 +208,11 @@ def test_chat_on_a_small_model_behind_a_server_says_the_lessons_sentence(
             "--lesson", "photosynthesis", "--max-turns", "1", "--transcript", str(transcript)], input=f"{QUESTION}\n")
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert out.index(f"Ms. Rivera: {WRONG}") < out.index(
-        "Ms. Rivera: The lesson puts it this way: Most of the mass comes from the carbon dioxide in the air.")
+    assert WRONG not in out and "Ms. Rivera: Good question. " in out
+    assert "Most of the mass comes from the carbon dioxide in the air." in out
     lines = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
-    grounding = [line["event"] for line in lines if line.get("event", {}).get("type") == "grounding"]
-    assert [g["kind"] for g in grounding] == ["fallback"]
+    done = [line["event"] for line in lines if line.get("event", {}).get("type") == "done"]
+    assert any(d["answered_from_lesson"] and d["ungrounded_sentences"] for d in done)
 
 
 def test_thanks_is_not_followed_by_a_lesson_sentence() -> None:
@@ -221,26 +221,28 @@ def test_thanks_is_not_followed_by_a_lesson_sentence() -> None:
     assert agent_texts(lesson_player) == ["You are welcome!"] and log.of(GroundingEvent) == []
 
 
-@pytest.mark.parametrize(("spec", "said", "read"), [
-    (SMALL, "Plants are very nice to look at.", True),
-    (SMALL, "Almost every food chain starts with photosynthesis, and it puts oxygen into the air.", False),
-    (HOSTED, "Plants are very nice to look at.", False),
-])
-def test_a_small_models_live_lecture_that_says_nothing_of_the_slide_is_followed_by_the_slide(
-        spec: ModelSpec, said: str, read: bool) -> None:
-    lesson_player, log, _ = player(said, spec)
+def test_a_small_model_reads_a_slide_without_a_script_from_its_elements() -> None:
+    lesson_player, log, llm = player("Plants are very nice to look at.", SMALL)
+    lesson_player.lesson.scenes[2].script.clear()  # type: ignore[union-attr]  # no script
+    lesson_player.goto_slide(3)
+    asyncio.run(lesson_player.lecture())
+    assert llm.calls == []  # not free generation: the slide's own sentences
+    [said] = agent_texts(lesson_player)
+    assert said.startswith("One last slide: Why it matters.")
+    assert ("Almost every food chain starts with it. It puts the oxygen we breathe into the air. It takes carbon "
+            "dioxide out of the air.") in said
+    spots = [e.params["elementId"] for e in log.of(ActionEvent)]
+    slide = lesson_player.scene
+    assert spots and set(spots) <= {e.id for e in slide.elements}  # type: ignore[union-attr]
+    assert lesson_player.lecture_done
+
+
+def test_a_hosted_model_lectures_a_slide_without_a_script_live() -> None:
+    lesson_player, _, llm = player("Plants are very nice to look at.", HOSTED)
     lesson_player.lesson.scenes[2].script.clear()  # type: ignore[union-attr]  # no script: lectured live
     lesson_player.goto_slide(3)
     asyncio.run(lesson_player.lecture())
-    texts = agent_texts(lesson_player)
-    assert texts[0] == said
-    if read:
-        assert texts[1] == ("The slide says: Almost every food chain starts with it. It puts the oxygen we breathe "
-                            "into the air. It takes carbon dioxide out of the air.")
-        assert [e.kind for e in log.of(GroundingEvent)] == ["fallback"]
-        assert lesson_player.runner.classroom.store.spotlight == "points"
-    else:
-        assert len(texts) == 1 and log.of(GroundingEvent) == []
+    assert agent_texts(lesson_player) == ["Plants are very nice to look at."] and llm.calls
     assert lesson_player.lecture_done
 
 
@@ -260,5 +262,6 @@ def test_a_students_lucky_phrase_does_not_excuse_the_teachers_wrong_answer() -> 
     lesson_player = LessonPlayer(runner, LessonPlay(lesson=load_lesson(LESSONS / "photosynthesis.yaml")))
     lesson_player.start()
     asyncio.run(lesson_player.ask(QUESTION))
-    texts = agent_texts(lesson_player)
-    assert texts[:2] == [WRONG, RIGHT] and texts[-1].startswith("The lesson puts it this way:")
+    texts = agent_texts(lesson_player)  # the teacher's wrong reply never shows: its card is the lesson's answer
+    assert texts[0].startswith("Good question. ") and not any(WRONG in text for text in texts)
+    assert log.of(GroundingEvent) == []  # (Mia's line, a copy of the teacher's answer, is left out as one)

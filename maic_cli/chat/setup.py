@@ -56,7 +56,7 @@ def resolve_model(settings: Settings, resumed: Session | None) -> ModelSpec:
     """The :func:`chosen_model`, parsed here once: everything after is handed the spec."""
     from ..llm.spec import ModelSpec
 
-    return ModelSpec.parse(chosen_model(settings, resumed))
+    return ModelSpec.parse(chosen_model(settings, resumed), small=bool(settings.small))
 
 
 def session_choices(settings: Settings, resumed: Session, model: ModelSpec) -> dict[str, str]:

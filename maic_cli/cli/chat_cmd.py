@@ -36,6 +36,9 @@ def chat(
     structured: str = typer.Option(None, "--structured", help="Constrain replies to their JSON schema: "
                                    "auto (where litellm reports support), off, json_schema (OpenAI form) or "
                                    "json_object (llama.cpp server form)."),
+    small: bool = typer.Option(False, "--small", help="The model is small: give it the compact prompts and, in a "
+                               "lesson, let it say only what the lesson says (the built-in offline model always "
+                               "is; config.yaml: small: true, or MAIC_SMALL=1)."),
     plain: bool = typer.Option(False, "--plain", help="Line-oriented output even on a terminal."),
     transcript: Path = typer.Option(None, "--transcript", help="Record the class to this JSONL file "
                                     "(default: $MAIC_HOME/transcripts/<session>.jsonl)."),
@@ -108,7 +111,7 @@ def chat(
         "name": name or (watched[0].name if watched else None),
         "bio": bio or (watched[0].user_profile().bio if watched else None),
         "language": language, "max_turns": max_turns, "temperature": temperature,
-        "structured": structured, "voice_api_base": voice_api_base,
+        "structured": structured, "voice_api_base": voice_api_base, "small": small or None,
     })
     speech = None
     if (voice or settings.voice or "off").strip().lower() not in ("off", "none"):  # off imports nothing of speech

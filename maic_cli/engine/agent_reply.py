@@ -19,7 +19,10 @@ What a small model may not do (gated replies): speak in the learner's place (suc
 is left out, ``learner_voice``; an opening that does it is asked again), say junk — an
 address, URL, path, hash or random token (replies/junk.py): the reply is cut before the
 sentence that holds it (``junk_cut``) — or draw board text that does not come from its own
-speech, the learner's message or the lesson (``hygiene.sources``; the drawing is dropped).
+speech, the learner's message or the lesson (``hygiene.sources``; the drawing is dropped).  In a
+lesson (``hygiene.ground``), every sentence must pass the lesson's gate (replies/gate.py) or is left
+out (``ungrounded``).  For every model, a spotlight or laser on an element that is not on the slide on
+screen (``hygiene.pointable``; none at a quiz or a discussion) is left out (``dropped_pointers``).
 Any model's speech and board text is made inert (URLs and addresses defanged), a whole word
 at a time: ungated speech is released word by word so a split URL is seen whole.
 A reply whose every sentence was left out asks again too (``repeat``), and the caller
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..replies.gate import Ground, keep_grounded
 from ..replies.junk import drawn_from, drawn_text, first_junk, inert_params, make_inert
 from ..replies.parser import StructuredStreamParser
 from ..replies.parser_items import Item, TextItem
@@ -53,6 +57,7 @@ from .models import AgentConfig, WhiteboardActionRecord, new_id
 CHECK_CHARS = 60  # about one sentence: enough to tell a copy, little delay before speech shows
 HEARD_CHARS = 800  # kept of the opening: what repeats_earlier compares (2 × its 400) and no more
 DRAWS = ("wb_draw_", "wb_edit_code")  # actions that put text on the board
+POINTERS = ("spotlight", "laser", "play_video")  # actions that point at an element of the slide on screen
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,8 @@ class Hygiene:
     learner_name: str = ""
     learner_bio: str = ""
     sources: str = ""  # the learner's message and the lesson's slide: what a small model may draw from
+    ground: Ground | None = None  # a lesson on a small model: what its sentences may rest on (the gate)
+    pointable: frozenset[str] | None = None  # the elements of the slide on screen (None: no check)
 
 
 def cut_before_junk(text: str) -> str | None:
@@ -97,6 +104,8 @@ class ReplyStream:
         self.copied_sentences = 0
         self.learner_voice = 0  # sentences left out: they spoke in the learner's place
         self.junk_cut = False  # the reply was cut before junk (and ends there)
+        self.ungrounded = 0  # sentences left out: the lesson's gate did not pass them
+        self.dropped_pointers = 0  # pointers at nothing on the slide on screen
         self.hygiene = hygiene or Hygiene()
         self._heard = ""  # the opening of the speech, copies included (the opening check reads it; bounded)
         self._last_spoken = ""  # the last character of the speech so far (content is joined only at the end)
@@ -125,7 +134,7 @@ class ReplyStream:
 
     @property
     def dropped_sentences(self) -> int:
-        return self.copied_sentences + self.learner_voice + int(self.junk_cut)
+        return self.copied_sentences + self.learner_voice + self.ungrounded + int(self.junk_cut)
 
     # -- items → events -------------------------------------------------------------------
     def _speak(self, content: str) -> list[Event]:
@@ -146,6 +155,9 @@ class ReplyStream:
             content, dropped = drop_learner_voice(content, self.agent.role, self.agent.name,
                                                   self.hygiene.learner_name, self.hygiene.learner_bio)
             self.learner_voice += dropped
+            if self.hygiene.ground is not None:
+                content, dropped = keep_grounded(content, self.hygiene.ground)
+                self.ungrounded += dropped
             if not self._last_spoken:
                 content = content.lstrip()
         content = make_inert(content)
@@ -186,6 +198,11 @@ class ReplyStream:
                 out += self._speak(self._words.finish())
             if item.name not in self.allowed or item.name not in CATALOGUE or not accept_action_params(item):
                 self.dropped += 1
+                continue
+            pointable = self.hygiene.pointable
+            if item.name in POINTERS and pointable is not None and item.params.get("elementId") not in pointable:
+                self.dropped += 1  # nothing on the slide on screen to point at
+                self.dropped_pointers += 1
                 continue
             if self._gate is not None and item.name.startswith(DRAWS) and not self._grounded(item.params):
                 self.dropped += 1  # a drawing whose text came from nowhere in the class

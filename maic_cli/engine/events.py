@@ -171,6 +171,9 @@ class DoneEvent(BaseModel):
     parse_recoveries: int = 0
     outcome: DirectorOutcome | None = None  # the director's pick; None only in hand-built events
     reply_dropped: bool = False  # the agent's reply was dropped whole (engine/agent_reply.py): it took no turn
+    ungrounded_sentences: int = 0  # a small model's sentences the lesson's gate left out (replies/gate.py)
+    dropped_pointers: int = 0  # spotlights and lasers on nothing on the slide on screen (left out)
+    answered_from_lesson: bool = False  # the lesson's answer was said for the model (it did not carry it)
 
     @model_validator(mode="before")
     @classmethod

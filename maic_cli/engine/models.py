@@ -300,6 +300,10 @@ class LessonContext(BaseModel):
     focus: str | None = None
     # A live lecture's place in the lesson: open it (first slide), carry on, close it (last slide), or only.
     stage: Literal["open", "continue", "close", "only"] | None = None
+    # Small models (replies/gate.py): the lesson's sentences live speech may rest on; the answer owed to a
+    # question (the teacher's grounded line), said by whoever answers first if their reply does not carry it.
+    sources: list[str] = Field(default_factory=list)
+    answer: str | None = None
 
 
 class ClassSettings(BaseModel):

@@ -28,9 +28,11 @@ from .events import (
     DoneEvent,
     ErrorEvent,
     Event,
+    TextDeltaEvent,
     ThinkingEvent,
     TurnUsage,
 )
+from .grounded_turn import answer_text, lesson_ground, owed_answer, pointable
 from .guards import guard_pick
 from .models import (
     AgentConfig,
@@ -162,7 +164,7 @@ async def generate_turn(request: TurnRequest, llm: LLMClient, registry: Mapping[
         yield _done(state, usage, outcome)
         return
 
-    async with aclosing(_run_agent(request, llm, agent, state, usage, prompts)) as events:
+    async with aclosing(_run_agent(request, llm, agent, state, usage, prompts, agents)) as events:
         async for event in events:
             yield event
 
@@ -174,10 +176,11 @@ def earlier_replies(messages: list[Message], state: DirectorState) -> list[str]:
     return said[-RECENT_REPLIES:]
 
 
-def hygiene_for(request: TurnRequest) -> Hygiene:
-    """What an agent's reply is checked against: the learner (who must not be impersonated) and
-    what a small model may draw from (the learner's message, the lesson's title, scene and quiz
-    lines, the current slide's elements)."""
+def hygiene_for(request: TurnRequest, agents: Mapping[str, AgentConfig] | None = None) -> Hygiene:
+    """What an agent's reply is checked against: the learner (who must not be impersonated), what a
+    small model may draw from (the learner's message, the lesson's title, scene and quiz lines, the
+    current slide's elements), the lesson's gate on a small model and what a pointer may land on
+    (engine/grounded_turn.py)."""
     profile = request.user_profile
     slide = request.store_state.slide
     sources = [learner_text(request.messages) or ""]
@@ -186,7 +189,8 @@ def hygiene_for(request: TurnRequest) -> Hygiene:
         sources += [lesson.title, lesson.scene, *lesson.quiz]
     if slide is not None:
         sources += [slide.title, *(e.plain_text() for e in slide.elements)]
-    return Hygiene(learner_name=profile.nickname, learner_bio=profile.bio, sources="\n".join(sources))
+    return Hygiene(learner_name=profile.nickname, learner_bio=profile.bio, sources="\n".join(sources),
+                   ground=lesson_ground(request, list((agents or {}).values())), pointable=pointable(request))
 
 
 def _hotter(call: LLMRequest) -> LLMRequest:
@@ -195,7 +199,8 @@ def _hotter(call: LLMRequest) -> LLMRequest:
 
 
 async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, state: DirectorState,
-                     usage: TurnUsage, prompts: PromptSet | None) -> AsyncGenerator[Event, None]:
+                     usage: TurnUsage, prompts: PromptSet | None,
+                     agents: Mapping[str, AgentConfig]) -> AsyncGenerator[Event, None]:
     yield ThinkingEvent(stage="agent_loading", agent_id=agent.id)
     message_id = new_id("msg")
     start: Event | None = AgentStartEvent(message_id=message_id, agent_id=agent.id, agent_name=agent.name,
@@ -208,7 +213,7 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
     # examples, speaks as the learner, or has nothing left to say (agent_reply.py).
     examples = example_sentences(messages[0]["content"]) if compact else []
     earlier = [*examples, *earlier_replies(request.messages, state)] if compact else []
-    hygiene = hygiene_for(request)
+    hygiene = hygiene_for(request, agents)
     error: LLMError | None = None
     # The speaker's card opens with the first thing it shows: a reply dropped whole takes no turn.
     for attempt in range(2 if compact else 1):
@@ -238,11 +243,21 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
             yield event
         break
     content = reply.content if not reply.repeat else ""
+    owed = owed_answer(request) if error is None else []
+    added = answer_text(request, agent, content, owed) if owed else None
+    if added is not None:  # the question's grounded answer, which the model's own words did not carry
+        if start is not None:
+            yield start
+            start = None
+        spoken = (" " if content.strip() else "") + added
+        yield TextDeltaEvent(message_id=message_id, content=spoken)
+        content += spoken
     if start is not None:  # nothing was shown: no card, no turn, no summary (the director may pick again)
         if error is not None:
             yield ErrorEvent(message=str(error))
         yield _done(state, usage, DirectorOutcome.agent(agent.id), total_agents=0, agent_had_content=False,
-                    reply_dropped=True, dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries)
+                    reply_dropped=True, dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries,
+                    ungrounded_sentences=reply.ungrounded, dropped_pointers=reply.dropped_pointers)
         return
     yield AgentEndEvent(message_id=message_id, agent_id=agent.id,
                         raw_reply="".join(reply.raw) if error is None else None, context=context)
@@ -256,6 +271,8 @@ async def _run_agent(request: TurnRequest, llm: LLMClient, agent: AgentConfig, s
         yield ErrorEvent(message=str(error))
     yield _done(state, usage, DirectorOutcome.agent(agent.id), total_actions=reply.actions, total_agents=1,
                 agent_had_content=bool(content.strip() or reply.actions),
-                dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries)
+                dropped_actions=reply.dropped, parse_recoveries=reply.parser.stats.recoveries,
+                ungrounded_sentences=reply.ungrounded, dropped_pointers=reply.dropped_pointers,
+                answered_from_lesson=added is not None)
 
 

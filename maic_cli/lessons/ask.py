@@ -5,18 +5,17 @@ lesson's best passages, or the verdict that it goes beyond the lesson, go into t
 director prompts (``LessonContext.grounding`` / ``beyond`` / ``focus``) for every model.  Then:
 
 * a hosted model's round is played and stands as it is — its replies are never replaced;
-* on a small model (the spec's compact prompts), a question beyond the lesson is not put to the
-  model at all: the teacher (or the classmate the learner called by name) says plainly that it
-  goes beyond today's lesson and brings the learner back (a ``grounding`` event of kind ``beyond``,
-  then that message);
-* on a small model, a question of the lesson is played as a round, and when the teacher's reply (a
-  student's, when the question went to a student) does not carry the passages
-  (:func:`~.grounding.carries`: a student's lucky phrase is not the answer), the teacher says the lesson's sentences
-  plainly (a ``grounding`` event of kind ``fallback``, the spotlight on the element they come from,
-  then the teacher's message).  The event is what reports and the benchmark count.
-
-A small model's live lecture of a slide with no script is checked the same way
-(:func:`check_lecture`): when it says none of the slide's sentences, the teacher reads them.
+* on a small model (the spec's compact prompts), a question the lesson does not cover (beyond it, or
+  with no sentence of the lesson to answer it) is not put to the model at all: the teacher (or the
+  classmate the learner called by name, ``Sam, …``) says plainly that the lesson does not cover it and
+  that a provider model is for open questions (a ``grounding`` event of kind ``beyond``, then that
+  message);
+* on a small model, a question of the lesson is played as a round whose every live sentence passes the
+  lesson's gate (replies/gate.py, in the engine), with the teacher's grounded answer owed
+  (``LessonContext.answer``): whoever answers first says the lesson's lines in their own card when their
+  gated reply does not carry them, and says the teacher's grounded line alone ("Good question. …") when
+  nothing of their own was left (engine/grounded_turn.py).  Only when no agent spoke at all does the
+  teacher say it in a card of its own (a ``grounding`` event of kind ``fallback``).
 
 ``/ask ID question`` (and ``@ID question``, ID an element of the slide on screen) puts the
 spotlight on that element first and gives the class the element whole as the question's context.
@@ -36,12 +35,10 @@ from ..engine.runner import ClassRunner
 from ..errors import InputError
 from .context import LessonTask
 from .grounding import (
-    SPOKEN_KINDS,
     Grounding,
-    as_sentence,
+    Passage,
     beyond_text,
     carries,
-    element_passages,
     fallback_passages,
     fallback_text,
     ground,
@@ -68,7 +65,6 @@ class LessonPlayer(Protocol):
 
 WORDS = re.compile(r"\S+\s*")
 MAX_FOCUS = 1500  # characters of the element asked about, in the prompt
-LECTURE_READS = 4  # sentences of a slide the teacher reads out after a small model's lecture that said none
 
 
 class ElementNotOnSlide(InputError):
@@ -118,10 +114,6 @@ async def _teacher_says(teacher: AgentConfig, text: str, before: list[Event],
     yield AgentEndEvent(message_id=message_id, agent_id=teacher.id)
 
 
-def _round_replies(player: LessonPlayer, since: int) -> list[str]:
-    return [m.text for m in player.runner.classroom.messages[since:] if m.role == "agent" and m.text.strip()]
-
-
 def _answers(player: LessonPlayer, since: int) -> list[str]:
     """The round's answers that must carry the lesson: the teacher's (the one who answers in a small
     model's Q&A), else everyone's (a question put to a student with ``@id``)."""
@@ -141,11 +133,14 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
                        answered=play.progress.answers.keys(), focus=focus)
     element = slide_element(player, focus) if focus is not None else None
     beyond = grounding.verdict == "beyond"
+    small = runner.spec.compact_prompts
+    answer = fallback_text(grounding) if small and not beyond and needs_answer(text, grounding) else None
+    if small and grounding.verdict == "lesson" and answer is None:
+        beyond = True  # nothing in the lesson to answer it with: the model would only guess
     # The grounding is this question's only: it goes with this round, not into the scene's context.
     asked = RoundOverrides(lesson=player.context().model_copy(update={
-        "grounding": [] if beyond else grounding.lines, "beyond": beyond,
+        "grounding": [] if beyond else grounding.lines, "beyond": beyond, "answer": answer,
         "focus": element_whole(element) if element is not None else None}))
-    small = runner.spec.compact_prompts
     if small and beyond:
         runner.add_learner_message(text)
         grounded = GroundingEvent(kind="beyond", question=text[:500])
@@ -155,11 +150,22 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
             _teacher_says(first, beyond_text(scene.title if isinstance(scene, SlideScene) else
                                              player.position()), [grounded], player.pace),
             trigger=first.id)
+    if answer is not None and focus is None:  # the element the answer comes from, pointed at as it is said
+        _point_at(player, fallback_passages(grounding))
     since = len(runner.classroom.messages) + 1  # after the learner's message
     result = await runner.play(text, overrides=asked)
     if small and result.reason not in ("aborted", "error") and needs_answer(text, grounding):
         await _fall_back(player, text, grounding, _answers(player, since))
     return result
+
+
+def _point_at(player: LessonPlayer, chosen: list[Passage]) -> None:
+    """The spotlight on the first element of the slide on screen that ``chosen`` comes from, if any."""
+    pointed = next((p.element_id for p in chosen if p.element_id and p.scene_id == player.scene.id), None)
+    if pointed is not None:
+        teacher = player.teacher
+        player.runner.emit(ActionEvent(action_id=new_id("act"), action_name="spotlight",
+                                       params={"elementId": pointed}, agent_id=teacher.id, message_id=new_id("msg")))
 
 
 async def _fall_back(player: LessonPlayer, question: str, grounding: Grounding, replies: list[str]) -> None:
@@ -178,49 +184,6 @@ async def _fall_back(player: LessonPlayer, question: str, grounding: Grounding, 
         before.append(ActionEvent(action_id=new_id("act"), action_name="spotlight", params={"elementId": pointed},
                                   agent_id=teacher.id, message_id=new_id("msg")))
     await player.runner.play_scripted(_teacher_says(teacher, said, before, player.pace), trigger=teacher.id)
-
-
-def slide_reading(scene: SlideScene, most: int = LECTURE_READS) -> tuple[list[str], str | None]:
-    """The slide's own sentences as the teacher reads them out (text and bullets, at most ``most``), and the
-    element they start at."""
-    said: list[str] = []
-    first: str | None = None
-    for element in scene.elements:
-        if element.type == "bullets":
-            found = [item for item in element.items if item.strip()]
-        elif element.type == "text" and element.content.strip():
-            found = [element.content]
-        else:
-            continue
-        found = [as_sentence(" ".join(text.split())) for text in found if not text.rstrip().endswith("?")]
-        if found and first is None:
-            first = element.id
-        said += found
-    return said[:most], first
-
-
-async def check_lecture(player: LessonPlayer, since: int) -> None:
-    """On a small model, a live lecture that says none of the slide's sentences is followed by the teacher
-    reading them plainly (a ``grounding`` event of kind ``fallback``); a hosted model's lecture stands."""
-    scene = player.scene
-    if not player.runner.spec.compact_prompts or not isinstance(scene, SlideScene):
-        return
-    passages = [p for element in scene.elements for p in element_passages(element, scene)
-                if p.kind in SPOKEN_KINDS and not p.is_question]
-    language = player.lesson.language or "english"
-    slide = Grounding("general", passages)
-    if any(carries(reply, slide, language, among=passages) for reply in _round_replies(player, since)):
-        return
-    sentences, first = slide_reading(scene)
-    if not sentences:
-        return
-    teacher = player.teacher
-    before: list[Event] = [GroundingEvent(kind="fallback", sentences=sentences)]
-    if first is not None:
-        before.append(ActionEvent(action_id=new_id("act"), action_name="spotlight", params={"elementId": first},
-                                  agent_id=teacher.id, message_id=new_id("msg")))
-    await player.runner.play_scripted(_teacher_says(teacher, "The slide says: " + " ".join(sentences), before,
-                                                    player.pace), trigger=teacher.id)
 
 
 async def ask_about(player: LessonPlayer, element_id: str, question: str) -> RoundResult:

@@ -1,12 +1,13 @@
 """Where a lesson stands, as the prompts see it: the scene's kind and title, the position line, the quiz's
-graded answers, a live lecture's stage (``RoundContext.lesson``: the lesson player tells the runner,
-``ClassRunner.enter_scene``).  Pure."""
+graded answers, a live lecture's stage, the lesson's sentences a small model's speech may rest on
+(``RoundContext.lesson``: the lesson player tells the runner, ``ClassRunner.enter_scene``).  Pure."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from ..engine.models import LessonContext
+from .grounding import lesson_sources
 from .lesson import DiscussionScene, LessonPlay, QuizScene, Scene, SceneKind
 
 LessonTask = Literal["question", "lecture", "discuss"]
@@ -54,7 +55,8 @@ def lesson_context(play: LessonPlay, task: LessonTask = "question") -> LessonCon
     scene = lesson.scenes[play.progress.scene]
     return LessonContext(title=lesson.title, level=lesson.level, scene=scene_title(scene), kind=scene_kind(scene),
                          position=scene_position(play), task=task, quiz=quiz_lines(play),
-                         stage=lecture_stage(play) if task == "lecture" else None)
+                         stage=lecture_stage(play) if task == "lecture" else None,
+                         sources=lesson_sources(lesson, play.progress.answers.keys(), scene.id))
 
 
 def lecture_stage(play: LessonPlay) -> Literal["open", "continue", "close", "only"]:

@@ -2,8 +2,8 @@
 
 Pure (no files, no terminal).  A lesson is cut into short :class:`Passage` s — a slide's text
 elements sentence by sentence, each bullet and table row with its slide's title, formulas, an
-image's description, the lecture script's sentences, and, once a quiz question has been
-answered, its key or rubric (never before: a question asked during a quiz must not give the
+image's description, the teacher's script sentences (never a classmate's ``by:`` line), and, once
+a quiz question has been answered, its key or rubric (never before: a question asked during a quiz must not give the
 answer away).  :func:`ground` ranks them for a question with BM25 (``bm25s``; ``numpy`` and the
 stemmer are imported on the first question, never at startup) and says what the question is:
 
@@ -28,10 +28,11 @@ from functools import lru_cache
 from typing import Literal
 
 from ..engine.models import SlideElement
-from .lesson import Lesson, QuizScene, SlideScene
+from .lesson import Lesson, QuizScene, ScriptStep, SlideScene
 
 MAX_PASSAGE = 400  # characters of one passage
 MAX_PASSAGES = 2000  # a lesson's passages at most (60 scenes × 40 elements is already more than a lesson has)
+MAX_SOURCE_CHARS = 60_000  # of the lesson's text the gate of a small model's speech reads
 TOP = 3  # passages put in the agents' context
 # Share of the question's words the lesson must know for the question to be the lesson's.  Low on purpose:
 # a lesson question met as "beyond the lesson" (no answer at all) costs more than an outside question
@@ -180,8 +181,7 @@ def lesson_passages(lesson: Lesson, answered: Iterable[str] = ()) -> list[Passag
         if isinstance(scene, SlideScene):
             for element in scene.elements:
                 found += element_passages(element, scene)
-            found += [Passage(_cut(s), scene.id, "script") for step in scene.script if step.say and step.by is None
-                      for s in _sentences(step.say)]
+            found += _teacher_lines(scene.id, scene.script)
         elif isinstance(scene, QuizScene):
             for question in scene.questions:
                 if f"{scene.id}/{question.id}" not in done:
@@ -193,7 +193,36 @@ def lesson_passages(lesson: Lesson, answered: Iterable[str] = ()) -> list[Passag
                     found.append(Passage(_cut(f"{question.question} {right}."), scene.id, "quiz"))
         else:
             found.append(Passage(_cut(scene.topic), scene.id, "discussion"))
+            found += _teacher_lines(scene.id, scene.script)
     return found[:MAX_PASSAGES]
+
+
+def _teacher_lines(scene_id: str, script: list[ScriptStep]) -> list[Passage]:
+    """A script's sentences the teacher says (a classmate's ``by:`` line may be a wrong idea on purpose)."""
+    return [Passage(_cut(s), scene_id, "script") for step in script if step.say and step.by is None
+            for s in _sentences(step.say)]
+
+
+def lesson_sources(lesson: Lesson, answered: Iterable[str] = (), current: str | None = None,
+                   most: int = MAX_SOURCE_CHARS) -> list[str]:
+    """The lesson's own sentences, as the gate of a small model's speech reads them (replies/gate.py): every
+    passage, each bullet as written and discussion prompts (a bare title is no sentence to copy); the
+    ``current`` scene's first, at most ``most`` characters."""
+    texts: list[tuple[bool, str]] = [(p.scene_id == current, p.text) for p in lesson_passages(lesson, answered)]
+    for scene in lesson.scenes:
+        here = scene.id == current
+        if isinstance(scene, SlideScene):
+            texts += [(here, item) for e in scene.elements for item in e.items if item.strip()]
+        elif not isinstance(scene, QuizScene) and scene.prompt:
+            texts.append((here, scene.prompt))
+    texts.sort(key=lambda pair: not pair[0])  # stable: the scene on screen first, then lesson order
+    found: list[str] = []
+    for _, text in texts:
+        most -= len(text)
+        if most < 0:
+            break
+        found.append(text)
+    return found
 
 
 # -- ranking ---------------------------------------------------------------------------------------
@@ -227,7 +256,8 @@ def ground(lesson: Lesson, question: str, *, current: str | None = None, answere
         on_screen = focused or [p for p in passages if p.scene_id == current and p.kind != "image"
                                 and not p.is_question]
         return Grounding("general", on_screen[:top], frozenset())
-    known = {word for p in passages for word in terms(p.text, language)}
+    titles = [scene.title for scene in lesson.scenes if isinstance(scene, SlideScene)]
+    known = {word for text in [*(p.text for p in passages), *titles] for word in terms(text, language)}
     share = sum(1 for w in set(asked) if w in known) / len(set(asked))
     ranked = [p for p, _ in rank(passages, asked, language, current) if not p.is_question]  # a question answers nothing
     best = focused + [p for p in ranked if p not in focused]
@@ -239,6 +269,9 @@ def ground(lesson: Lesson, question: str, *, current: str | None = None, answere
         expanded = list(asked) + [w for p in seeds for w in terms(p.text, language)]
         best = [p for p, _ in rank(passages, expanded, language, current) if not p.is_question]
     verdict: Verdict = "lesson" if share >= IN_LESSON or focused else "beyond"
+    if verdict == "lesson" and not best:  # the lesson's words (a slide's title) but no sentence says them
+        on_screen = [p for p in passages if p.scene_id == current and p.kind != "image" and not p.is_question]
+        return Grounding("general", on_screen[:top], frozenset(asked))
     return Grounding(verdict, best[:top], frozenset(asked), weak=share < STRONG_MATCH and not focused)
 
 
@@ -306,22 +339,27 @@ def fallback_passages(grounding: Grounding) -> list[Passage]:
     (first_rank, first), rest = spoken[0], spoken[1:]
     if rest and rest[0][0] == first_rank + 1 and rest[0][1].kind in PROSE_KINDS \
             and (first.kind not in PROSE_KINDS or len(first.text) < SHORT):
+        if first.kind == "formula" and _compact(first.text) in _compact(rest[0][1].text):
+            return [rest[0][1]]  # the sentence says the formula already: "3/4. When … = 3/4." says it twice
         return [first, rest[0][1]]
     return [first]
 
 
 def fallback_text(grounding: Grounding) -> str | None:
-    """The teacher's plain line: the lesson's own sentences (``None``: nothing to say)."""
+    """The teacher's own answer in the lesson's sentences (``None``: nothing to say)."""
     chosen = fallback_passages(grounding)
     if not chosen:
         return None
     said = " ".join(as_sentence(p.text) for p in chosen)
     if grounding.weak:  # honest about a match on few of the question's words
-        return f"I am not sure today's lesson answers that. The closest it comes: {said}"
-    return f"The lesson puts it this way: {said}"
+        return f"Here is the closest the lesson comes to that: {said}"
+    if grounding.verdict == "general":
+        return f"Let me put it again: {said}"
+    return f"Good question. {said}"
 
 
 def beyond_text(scene_title: str) -> str:
-    """What the teacher says to a question outside the lesson, on a model too small to answer it safely."""
-    return (f"That goes beyond today's lesson, and I would rather not guess. We are on \"{scene_title}\": "
+    """What the teacher says to a question the lesson does not cover, on a model too small to answer it."""
+    return (f"Today's lesson does not cover that, and on this small offline model I would rather not guess: "
+            f"for open questions, try a provider model (maic chat --model …). We are on \"{scene_title}\": "
             "ask me anything about it, or we carry on with the lesson.")

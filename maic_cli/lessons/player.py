@@ -230,13 +230,14 @@ class LessonPlayer:
             result = await self.runner.play_scripted(self._script_events(scene.script, teacher),
                                                    trigger=teacher.id)
         else:
-            overrides = RoundOverrides(max_turns=LIVE_LECTURE_TURNS, lesson=self.context("lecture"))
-            since = len(self.runner.classroom.messages)
-            result = await self.runner.play_round(teacher.id, overrides=overrides, fresh=True)
-            if result.reason not in ("aborted", "error"):
-                from .ask import check_lecture
+            if self.runner.spec.compact_prompts:  # a small model reads the slide out (lessons/reading.py)
+                from .reading import read_slide
 
-                await check_lecture(self, since)  # a small model's lecture that says nothing of the slide
+                result = await read_slide(self, scene, teacher)
+            else:
+                overrides = RoundOverrides(max_turns=LIVE_LECTURE_TURNS, lesson=self.context("lecture"))
+                result = await self.runner.play_round(teacher.id, overrides=overrides, fresh=True)
+            if result.reason not in ("aborted", "error"):
                 self.progress.step = 1
         if result.reason == "aborted":
             self.progress.state = "paused"

@@ -41,23 +41,25 @@ class ModelSpec:
     raw: str  # the string as the user gave it
     kind: ModelKind
     target: str  # the provider's model name, or the file of a scripted/replay model
+    small: bool = False  # the user marked it small (--small, config.yaml's small: true): compact prompts, the gate
 
     @classmethod
     def parse(cls, model: str, *, client: str = "litellm", router: bool = False,
-              api_base: str | None = None) -> ModelSpec:
+              api_base: str | None = None, small: bool = False) -> ModelSpec:
         """Read a model string; ``client``/``router`` are how a litellm string is served (``client``
-        ``auto``: direct for an OpenAI-compatible ``api_base``, see :func:`follows_the_server`)."""
+        ``auto``: direct for an OpenAI-compatible ``api_base``, see :func:`follows_the_server`); ``small``:
+        the user says the model is small (it gets what the built-in one gets)."""
         prefix, colon, rest = model.partition(":")
         if colon and prefix in _FILE_KINDS:
-            return cls(model, "scripted" if prefix == "scripted" else "replay", rest)
+            return cls(model, "scripted" if prefix == "scripted" else "replay", rest, small)
         if model in OFFLINE_MODELS:
-            return cls(model, "local", model)
+            return cls(model, "local", model, small)
         if model == "demo":
-            return cls(model, "demo", model)
+            return cls(model, "demo", model, small)
         if router:
-            return cls(model, "router", model)
+            return cls(model, "router", model, small)
         direct = client == "direct" or (client == "auto" and follows_the_server(model, api_base))
-        return cls(model, "direct" if direct else "litellm", model)
+        return cls(model, "direct" if direct else "litellm", model, small)
 
     # -- what it is ------------------------------------------------------------------------
     @property
@@ -85,9 +87,9 @@ class ModelSpec:
 
     @property
     def compact_prompts(self) -> bool:
-        """The small-model prompt variant: the built-in model, also when served elsewhere
-        (``openai/smollm2`` on a llama.cpp server)."""
-        return self.raw.rsplit("/", 1)[-1].lower() in OFFLINE_MODELS
+        """The small-model prompt variant (and, in a lesson, the gate on its speech): the built-in model,
+        also when served elsewhere (``openai/smollm2`` on a llama.cpp server), or a model marked small."""
+        return self.small or self.raw.rsplit("/", 1)[-1].lower() in OFFLINE_MODELS
 
     # -- how it is named ---------------------------------------------------------------------
     @property

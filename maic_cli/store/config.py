@@ -19,7 +19,7 @@ from ..yamlfile import load_model
 from .paths import maic_home
 
 ENV_VARS = {"model": "MAIC_MODEL", "api_base": "MAIC_API_BASE", "language": "MAIC_LANGUAGE", "voice": "MAIC_VOICE",
-            "voice_api_base": "MAIC_VOICE_API_BASE"}
+            "voice_api_base": "MAIC_VOICE_API_BASE", "small": "MAIC_SMALL"}
 # A provider key in the environment picks that provider's small default model.
 PROVIDER_DEFAULTS = [
     ("OPENAI_API_KEY", "openai/gpt-4o-mini"),
@@ -48,6 +48,7 @@ class Settings(BaseModel):
     # OpenAI-compatible speech server is: the user's own settings, never a persona's or a lesson's.
     voice: str | None = Field(default=None, max_length=200)
     voice_api_base: str | None = Field(default=None, max_length=500)
+    small: bool | None = None  # the model is small: compact prompts, and a lesson's gate on its speech
 
 
 # An empty config.yaml (or one holding only comments) is a YAML null: no settings, not an error.
