@@ -89,8 +89,8 @@ def _sets_off(rest: str, after_greeting: bool) -> bool:
     return after_greeting and rest[:1].isspace()
 
 
-def addressed_agent(text: str, agents: Sequence[AgentConfig]) -> str | None:
-    """The id of the class member the message opens by calling (see the module), else ``None``."""
+def _call(text: str, agents: Sequence[AgentConfig]) -> tuple[str, str] | None:
+    """The id of the class member the message opens by calling, and the (folded) rest after the call."""
     folded = _fold(text[:MAX_LOOK]).lstrip()
     if not folded or not agents:
         return None
@@ -99,5 +99,20 @@ def addressed_agent(text: str, agents: Sequence[AgentConfig]) -> str | None:
         rest = folded[start:]
         for name, agent_id in names:
             if rest.startswith(name) and _word_end(rest, len(name)) and _sets_off(rest[len(name):], after_greeting):
-                return agent_id
+                return agent_id, rest[len(name):]
     return None
+
+
+def addressed_agent(text: str, agents: Sequence[AgentConfig]) -> str | None:
+    """The id of the class member the message opens by calling (see the module), else ``None``."""
+    called = _call(text, agents)
+    return called[0] if called is not None else None
+
+
+def without_call(text: str, agents: Sequence[AgentConfig]) -> str:
+    """The message without the call that opens it ("Mia, who won …" → "who won …", folded), for what the
+    question is about: a classmate's name is not part of the question."""
+    called = _call(text, agents)
+    if called is None:
+        return text
+    return called[1].lstrip(" \t,:;!?.-–—") + _fold(text[MAX_LOOK:])

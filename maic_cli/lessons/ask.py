@@ -28,6 +28,7 @@ import re
 from collections.abc import AsyncGenerator
 from typing import Protocol
 
+from ..engine.addressing import without_call
 from ..engine.events import ActionEvent, AgentEndEvent, AgentStartEvent, Event, GroundingEvent, TextDeltaEvent
 from ..engine.models import AgentConfig, LessonContext, RoundOverrides, SlideElement, new_id
 from ..engine.round import RoundResult
@@ -129,7 +130,8 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
     about (already checked), ``question``: what to ground when ``text`` carries more than the question."""
     runner, play = player.runner, player.play
     scene = player.scene
-    grounding = ground(play.lesson, question if question is not None else text, current=scene.id,
+    about = without_call(question if question is not None else text, runner.members())  # "Mia, …": not Mia
+    grounding = ground(play.lesson, about, current=scene.id,
                        answered=play.progress.answers.keys(), focus=focus)
     element = slide_element(player, focus) if focus is not None else None
     beyond = grounding.verdict == "beyond"

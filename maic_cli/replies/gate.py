@@ -217,6 +217,9 @@ def _flags(words: list[str]) -> tuple[bool, frozenset[str]]:
                                                                                      if w in COMPARISONS)
 
 
+_CLAUSES = re.compile(r"\s*;\s*|,?\s+(?:so|because|therefore|but|whereas|while|hence)\s+", re.IGNORECASE)
+
+
 def build_ground(lesson: Iterable[str], learner: Iterable[str] = (), language: str = "english",
                  names: Iterable[str] = ()) -> Ground:
     """The ground of ``lesson``'s sentences and the ``learner``'s words (bounded: :data:`MAX_GROUND_TEXT`);
@@ -236,12 +239,15 @@ def build_ground(lesson: Iterable[str], learner: Iterable[str] = (), language: s
     for text in lesson_texts:
         for sentence in sentences(text):
             copies.append(tuple(tokens(sentence)))
-            negated, compares = _flags(tokens(sentence))
-            said = set(numbers(sentence))
+            negated, _ = _flags(tokens(sentence))
             if sentence.rstrip().endswith("?"):
                 continue  # a question asserts nothing
-            if len(said) >= 2:
-                statements.append(Statement(frozenset(said), negated, compares))
+            # Numbers are said together clause by clause: "four eighths is more than three eighths, so one half is
+            # more cake" says 4/8 and 3/8 together, and 1/2 apart (not "3/8 is more than 1/2").
+            for clause in _CLAUSES.split(sentence):
+                in_clause = set(numbers(clause))
+                if len(in_clause) >= 2:
+                    statements.append(Statement(frozenset(in_clause), *_flags(tokens(clause))))
             said_words = frozenset(content_words(sentence, language))
             if said_words:
                 supports[(said_words, negated)] = None
