@@ -84,7 +84,7 @@ def test_a_lesson_question_in_other_words_is_the_lessons(photo: Lesson) -> None:
 
 
 def test_a_question_outside_the_lesson_is_beyond_it(photo: Lesson) -> None:
-    for question in ("Why is the sky blue?", "Who won the football world cup in 1998?", "Is zero even?"):
+    for question in ("Why is the sky blue?", "Who won the football world cup in 1998?", "Where is Paris?"):
         assert ground(photo, question, current="needs").verdict == "beyond", question
 
 
