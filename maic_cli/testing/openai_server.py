@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 import time
 from collections import deque
@@ -32,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
+
+from .loopback import LoopbackServer
 
 
 @dataclass
@@ -47,12 +48,16 @@ class ServedReply:
 ReplySource = Callable[[dict[str, Any]], "ServedReply | str"]
 
 
-class LoopbackOpenAIServer:
+class LoopbackOpenAIServer(LoopbackServer):
     """Start with :meth:`start` (or as a context manager); ``base_url`` ends in ``/v1``."""
+
+    name = "loopback-openai-server"
+    backlog = 512  # a batch opens many connections at once
 
     def __init__(self, replies: Iterable[ServedReply | str] = (), *,
                  default: ServedReply | str | None = None,
                  responder: ReplySource | None = None) -> None:
+        super().__init__()
         self._queue: deque[ServedReply] = deque(_as_reply(r) for r in replies)
         self._default = _as_reply(default) if default is not None else None
         self._responder = responder
@@ -60,9 +65,6 @@ class LoopbackOpenAIServer:
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._address: tuple[str, int] | None = None
 
     # -- queue -----------------------------------------------------------------
     def enqueue(self, *replies: ServedReply | str) -> None:
@@ -83,49 +85,9 @@ class LoopbackOpenAIServer:
         return ServedReply(text="loopback server: no scripted reply left", status=500)
 
     # -- lifecycle ---------------------------------------------------------------
-    @property
-    def base_url(self) -> str:
-        assert self._address is not None, "server not started"
-        host, port = self._address
-        return f"http://{host}:{port}/v1"
-
-    def start(self) -> LoopbackOpenAIServer:
-        loop = asyncio.new_event_loop()
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", _models)  # some clients use it as a health check
-        # stop() waits at most a second for streams still open (a test may leave one hanging).
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
-        loop.run_until_complete(runner.setup())
-        sock = socket.create_server(("127.0.0.1", 0))
-        self._address = sock.getsockname()[:2]
-        # A batch opens many connections at once: a deep accept queue.
-        loop.run_until_complete(web.SockSite(runner, sock, backlog=512).start())
-
-        def serve() -> None:
-            asyncio.set_event_loop(loop)
-            try:
-                loop.run_forever()
-            finally:
-                loop.run_until_complete(runner.cleanup())
-                loop.close()
-
-        self._loop = loop
-        self._thread = threading.Thread(target=serve, name="loopback-openai-server", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._loop is not None and self._thread is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=10)
-            self._loop = self._thread = None
-
-    def __enter__(self) -> LoopbackOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- answers -------------------------------------------------------------------
     async def _chat(self, request: web.Request) -> web.StreamResponse:
