@@ -96,10 +96,10 @@ def make_prompt_session(history_file: Path | None, agent_ids: list[str], *, comm
     beyond is dropped as it arrives, and the toolbar says so): every key costs time in the line's length, so
     an unbounded line made typing 50 KB take 35 s and 1.2 GB."""
     history = open_history(history_file, note)
-    full = [False]
 
     def toolbar() -> str:
-        return f"the line is at its {max_chars:,}-character limit · {TOOLBAR}" if full[0] else TOOLBAR
+        full = max_chars is not None and len(session.default_buffer.text) >= max_chars
+        return f"the line is at its {max_chars:,}-character limit · {TOOLBAR}" if full else TOOLBAR
 
     if max_chars is not None:
         from prompt_toolkit.input import create_input
@@ -114,7 +114,6 @@ def make_prompt_session(history_file: Path | None, agent_ids: list[str], *, comm
         limit = max_chars
 
         def cap(buffer: Any) -> None:
-            full[0] = len(buffer.text) >= limit
             if len(buffer.text) > limit:
                 position = min(buffer.cursor_position, limit)
                 buffer.text = buffer.text[:limit]
