@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from maic_cli.errors import InputError
+from maic_cli.formats.openmaic_read import read_classroom
 from maic_cli.lessons.lesson import DiscussionScene, Lesson, QuizScene, SlideScene
-from maic_cli.store.openmaic_read import read_classroom
 
 _STORED = zipfile.ZIP_STORED  # no compression: the reader's ratio check lets the content through, to be read
 _BAD = ("\x1b", "\x07", "\u202e", "\x00", "\ud800")
@@ -284,7 +284,7 @@ _MEASURE = """
 import resource, sys, time
 from pathlib import Path
 from maic_cli.errors import InputError
-from maic_cli.store.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_read import read_classroom
 start = time.monotonic()
 try:
     read_classroom(Path(sys.argv[1])); said = "lesson"

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import describe_size, read_bounded
-from .import_common import line
+from .common import line
 
 FORMAT_VERSION = 1
 SUFFIX = ".maic.zip"
