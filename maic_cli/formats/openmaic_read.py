@@ -43,7 +43,6 @@ from .openmaic_format import (
     HOLDER,
     MANIFEST,
     MAX_ACTIONS,
-    html_blocks,
     manifest_problems,
     media_prompts,
     read_manifest,
@@ -51,6 +50,7 @@ from .openmaic_format import (
     scene_order,
     scene_problems,
 )
+from .openmaic_html import html_blocks
 
 _SPEAKER = re.compile(r"\(([a-z0-9][a-z0-9_-]{0,39})\)\s*$")  # "Sam (curious_student)": who says a line
 _MAX_STEPS = 200  # = SlideScene.script's limit
