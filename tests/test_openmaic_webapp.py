@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -212,6 +213,9 @@ def test_code_and_formulas_go_out_as_openmaic_s_own_elements(tmp_path: Path) -> 
     manifest, notes = classroom_manifest(fractions, class_agents(fractions))
     formulas = [element for scene in manifest["scenes"] if scene["type"] == "slide"
                 for element in scene["content"]["canvas"]["elements"] if element["type"] == "latex"]
-    assert formulas and all(element["html"].startswith('<span class="maic-latex"') for element in formulas)
-    assert all(element["latex"] in element["html"] or "&" in element["html"] for element in formulas)
-    assert any("LaTeX source" in note for note in notes)
+    # OpenMAIC's renderer injects ``html`` as it is: MathML a browser sets as mathematics, the source kept in ``latex``
+    # and in the MathML's TeX annotation
+    assert formulas and all(element["html"].startswith('<span class="maic-math"><math ') for element in formulas)
+    assert all(f'<annotation encoding="application/x-tex">{escape(element["latex"], quote=False)}</annotation>'
+               in element["html"] for element in formulas)
+    assert not any("LaTeX source" in note for note in notes)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..engine.models import AgentConfig
 from ..errors import InputError
 from ..lessons.lesson import Lesson
 
@@ -22,6 +23,7 @@ SUFFIXES = (".pptx", ".md", ".markdown", ".pdf", ".zip")
 class Imported:
     lesson: Lesson
     notes: list[str] = field(default_factory=list)  # what was left out
+    personas: list[AgentConfig] = field(default_factory=list)  # the class's agents maic does not have (OpenMAIC's)
 
 
 def import_lesson(path: Path) -> Imported:
@@ -30,10 +32,10 @@ def import_lesson(path: Path) -> Imported:
 
     suffix = path.suffix.lower()
     if suffix == ".zip":  # a classroom exported by OpenMAIC (*.maic.zip)
-        from .openmaic_read import read_classroom
+        from .openmaic_read import read
 
-        lesson, notes = read_classroom(path)
-        return Imported(lesson, notes)
+        classroom = read(path)
+        return Imported(classroom.lesson, classroom.notes, classroom.personas)
     if suffix == ".pptx":
         from .pptx_read import read_pptx
 

@@ -104,13 +104,22 @@ def scene_problems(scene: Any, where: str) -> list[str]:
     return problems
 
 
+def newer_version(manifest: dict[str, Any]) -> int | None:
+    """The manifest's ``formatVersion`` when it is newer than the one maic knows."""
+    version = manifest.get("formatVersion")
+    if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
+        return min(version, 10**9)
+    return None
+
+
 def manifest_problems(manifest: Any, strict: bool = True) -> list[str]:
     """What keeps ``manifest`` from importing (``[]``: it imports), each ``path: problem``.
 
     ``strict`` (for what maic writes): every field OpenMAIC's types require, of the agents and of every scene.
     Not strict (for what maic reads): only what OpenMAIC's importer itself refuses (no stage object, no scenes
-    list), a manifest nested too deep and a format newer than maic knows; the reader skips a scene it cannot
-    use (:func:`scene_problems`) and says so."""
+    list) and more scenes than maic reads; a newer ``formatVersion`` is read all the same (OpenMAIC's importer
+    checks none; the reader says so in a note), and a scene it cannot use (:func:`scene_problems`) is skipped
+    and said."""
     if not isinstance(manifest, dict) or not isinstance(manifest.get("stage"), dict) \
             or not isinstance(manifest.get("scenes"), list):
         return ["the manifest has no stage object or no scenes list"]
@@ -120,12 +129,11 @@ def manifest_problems(manifest: Any, strict: bool = True) -> list[str]:
     if strict and _depth(manifest, MAX_JSON_DEPTH):  # (the reader recurses into nothing, and json has its limit)
         return [f"the manifest nests deeper than {MAX_JSON_DEPTH} levels"]
     problems: list[str] = []
-    version = manifest.get("formatVersion")
-    if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
-        problems.append(f"formatVersion: {min(version, 10**9)} is newer than the version {FORMAT_VERSION} "
-                        "maic reads")
-    if not strict:
+    if not strict:  # a newer formatVersion is read as OpenMAIC's importer reads it: it checks none (a note says it)
         return problems
+    if newer_version(manifest) is not None:
+        problems.append(f"formatVersion: {newer_version(manifest)} is newer than the version {FORMAT_VERSION} "
+                        "maic writes")
     agents = manifest.get("agents", [])
     if not isinstance(agents, list):
         problems.append("agents: not a list")
