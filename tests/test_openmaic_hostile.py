@@ -17,6 +17,7 @@ import time
 import warnings
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,10 @@ _MARKUP_TRAPS = {
         "<a <" * 25_000, '<a b="x' * 14_000, "<a b='" * 16_000, "<!--" * 25_000, "</" * 50_000, "<?" * 50_000,
         "<![CDATA[" * 11_000, "<script>" + "<a" * 45_000, "<p>" + "</a" * 33_000],
 }
+
+
+def _boxes_zip(contents: list[str]) -> bytes:
+    return manifest_zip(_boxes(*contents))
 
 
 def _controls_everywhere() -> dict[str, Any]:
@@ -247,7 +252,7 @@ ATTACKS: dict[str, Callable[[], bytes]] = {
     "200,000 actions": lambda: manifest_zip(_many_actions()),
     "orders NaN, strings, huge, lists": lambda: manifest_zip(_orders()),
     "not a zip (a zip's tail only)": lambda: b"PK\x05\x06" + b"\x00" * 18,
-    **{name: (lambda boxes=boxes: manifest_zip(_boxes(*boxes))) for name, boxes in _MARKUP_TRAPS.items()},
+    **{name: partial(_boxes_zip, boxes) for name, boxes in _MARKUP_TRAPS.items()},
     "empty file": lambda: b"",
 }
 
