@@ -347,6 +347,7 @@ class LessonProgress(BaseModel):
     answers: dict[str, QuizAnswer] = Field(default_factory=dict)  # "<scene id>/<question id>" → answer
     discussed: list[str] = Field(default_factory=list)  # discussion scenes already opened
     lectured: list[str] = Field(default_factory=list)  # slide scenes lectured to their end
+    closed: list[str] = Field(default_factory=list)  # discussion scenes closed (a small model's: close: played)
 
     def score(self) -> tuple[float, int]:
         """(points earned, points possible) over the quizzes answered so far."""
