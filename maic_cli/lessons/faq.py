@@ -87,8 +87,8 @@ def expected_questions(lesson: Lesson) -> list[Expected]:
             for index, faq in enumerate(scene.faq)]
 
 
-NUMBER_WORDS = {w: str(n) for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+NUMBER_WORDS = {w: str(n) for n, w in enumerate(  # not "one": "one and the same", "the right one"
+    "zero - two three four five six seven eight nine ten eleven twelve".split()) if w != "-"}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 
 
@@ -98,7 +98,7 @@ def _digits(text: str) -> str:
 
 
 def _numbers(text: str) -> frozenset[str]:
-    return frozenset(NUMBER.findall(_digits(text)))
+    return frozenset(NUMBER.findall(_digits(text).replace(",", "")))
 
 
 @dataclass(frozen=True)
