@@ -276,5 +276,25 @@ def test_the_export_command_voices_a_built_in_lesson(tmp_path: Path) -> None:
     speech = [a for scene in manifest["scenes"] for a in scene["actions"] if a["type"] == "speech"]
     assert speech and all(a.get("audioRef") in manifest["mediaIndex"] for a in speech)
     lesson = load_lesson(LESSONS / "fractions.yaml")
-    assert len(speech) == sum(1 for s in lesson.scenes if isinstance(s, (SlideScene, DiscussionScene))
-                              for step in s.script if step.say)
+    lines = sum(1 for s in lesson.scenes if isinstance(s, (SlideScene, DiscussionScene)) for step in s.script
+                if step.say) + sum(len(s.close) for s in lesson.scenes if isinstance(s, DiscussionScene))
+    faqs = sum(len(s.faq) for s in lesson.scenes if isinstance(s, (SlideScene, DiscussionScene)))
+    assert faqs and len(speech) == lines + faqs
+
+
+@pytest.mark.parametrize("name", ["fractions", "photosynthesis", "seasons", "python_loops"])
+def test_faqs_and_closing_lines_travel_as_speech_and_come_back(name: str, tmp_path: Path) -> None:
+    lesson = load_lesson(LESSONS / f"{name}.yaml")
+    data, notes = classroom_zip(lesson, class_agents(lesson))
+    manifest = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("manifest.json"))
+    said = [a for scene in manifest["scenes"] for a in scene["actions"] if a["type"] == "speech" and "faq" in a]
+    entries = [e for s in lesson.scenes if isinstance(s, (SlideScene, DiscussionScene)) for e in s.faq]
+    assert len(said) == len(entries) > 0
+    for action, entry in zip(said, entries, strict=True):  # OpenMAIC says the question, then the answer
+        assert action["text"] == f"{entry.phrasings[0]} {entry.a}" and action["faq"]["a"] == entry.a
+    assert any("expected question(s) (faq)" in note for note in notes)
+    (tmp_path / "c.maic.zip").write_bytes(data)
+    back, _ = read_classroom(tmp_path / "c.maic.zip")
+    kept = [s for s in lesson.scenes if not isinstance(s, QuizScene)]
+    returned = [s for s in back.scenes if not isinstance(s, QuizScene)]
+    assert [s.model_dump() for s in returned] == [s.model_dump() for s in kept]

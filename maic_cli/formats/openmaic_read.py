@@ -28,8 +28,9 @@ from ..engine.models import AgentConfig, SlideElement
 from ..errors import InputError, MaicError
 from ..lessons.lesson import (
     LETTERS,
+    MAX_FAQ,
     MAX_SCENES,
-    DiscussionScene,
+    ExpectedQuestion,
     Lesson,
     QuizQuestion,
     QuizScene,
@@ -41,7 +42,6 @@ from ..store.personas import Registry, load_registry
 from .common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
 from .openmaic_class import ClassroomClass, read_class
 from .openmaic_format import (
-    BEFORE,
     FORMAT_VERSION,
     HOLDER,
     MANIFEST,
@@ -56,6 +56,7 @@ from .openmaic_format import (
     scene_problems,
 )
 from .openmaic_html import html_blocks
+from .openmaic_talk import FAQ, expected, marked, read_discussions, said
 
 _MAX_STEPS = 200  # = SlideScene.script's limit
 _SCENE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -311,44 +312,10 @@ def read(path: Path) -> Classroom:
     return Classroom(lesson, lines, cls.new)
 
 
-def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: Any, notes: Counter[str],
-                 cls: ClassroomClass, before: bool = False) -> None:
-    """The ``discussion`` actions of a scene as discussion scenes, each with the lines said just before it:
-    those maic wrote as coming before the scene (``before``), or the others, after it."""
-    lines: list[ScriptStep] = []
-    for action in actions:
-        if action.get("type") == "speech" and scalar(action.get("description")).startswith("discussion") \
-                and isinstance(action.get("text"), str):
-            if said := text(action["text"]):
-                lines.append(ScriptStep(say=said, by=cls.said_by(action.get("description"))))
-        elif action.get("type") == "discussion":
-            if scalar(action.get("description")).startswith(BEFORE) != before:
-                lines = []
-                continue
-            topic = line(action["topic"], 500) if isinstance(action.get("topic"), str) else ""
-            if not topic:
-                notes["discussions without a topic"] += 1
-                lines = []
-                continue
-            prompt = text(action["prompt"], 2000) if isinstance(action.get("prompt"), str) \
-                and action["prompt"].strip() else None
-            given = action.get("id")
-            given = given[len("discussion-"):] if isinstance(given, str) and given.startswith("discussion-") else None
-            title = line(action["title"]) if isinstance(action.get("title"), str) and action["title"].strip() \
-                else None
-            initiator, unknown = cls.opener(action)
-            if unknown:
-                notes["discussions' openers (agentId) naming no agent of the zip: the class's first student opens "
-                      "them"] += 1
-            scenes.append(DiscussionScene(type="discussion", id=scene_id(f"discuss {topic[:30]}", given), topic=topic,
-                                          title=title, prompt=prompt, initiator=initiator, script=lines[:60]))
-            lines = []
-
 def _speech(actions: list[dict[str, Any]], cls: ClassroomClass) -> list[ScriptStep]:
-    """The lines a scene says (not a discussion's), as script steps."""
-    return [ScriptStep(say=said, by=cls.said_by(action.get("description"))) for action in actions
-            if action.get("type") == "speech" and isinstance(action.get("text"), str)
-            and not scalar(action.get("description")).startswith("discussion") and (said := text(action["text"]))]
+    """The lines a scene says (not a discussion's, not a faq), as script steps."""
+    return [step for action in actions if action.get("type") == "speech" and not marked(action)
+            and (step := said(action, cls)) is not None]
 
 
 def _unique_ids(questions: list[QuizQuestion]) -> list[QuizQuestion]:
@@ -390,7 +357,7 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             notes["quiz questions beyond the 50 a quiz holds"] += len(listed_questions) - 50
         questions = _unique_ids([q for i, raw_q in enumerate(listed_questions[:50])
                                  if (q := _question(raw_q, i, notes)) is not None])
-        _discussions(actions, scenes, scene_id, notes, cls, before=True)
+        read_discussions(actions, scenes, scene_id, notes, cls, before=True)
         spoken = _speech(actions, cls)
         if spoken and questions:  # maic's quizzes do not speak: what OpenMAIC says on the quiz opens it, on a slide
             notes["~quiz scene(s)' speech said on a slide of its own just before the quiz"] += 1
@@ -398,7 +365,7 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
                                      script=spoken[:_MAX_STEPS]))
         if questions:
             scenes.append(QuizScene(type="quiz", id=scene_id(scene_title), title=scene_title, questions=questions))
-        _discussions(actions, scenes, scene_id, notes, cls)
+        read_discussions(actions, scenes, scene_id, notes, cls)
         return
     current = _Scene(notes, prompts)
     canvas = raw["content"]["canvas"]
@@ -409,12 +376,15 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
     for element in sorted(elements, key=_box):
         current.element(element, scene_title)
     script: list[ScriptStep] = []
+    faq: list[ExpectedQuestion] = []
     for action in actions:
         kind = action.get("type")
-        if kind == "speech" and isinstance(action.get("text"), str) \
-                and not scalar(action.get("description")).startswith("discussion"):
-            if said := text(action["text"]):
-                script.append(ScriptStep(say=said, by=cls.said_by(action.get("description"))))
+        if kind == "speech" and marked(action) == FAQ:
+            if (entry := expected(action, cls, notes)) is not None and len(faq) < MAX_FAQ:
+                faq.append(entry)
+        elif kind == "speech" and not marked(action):
+            if (step := said(action, cls)) is not None:
+                script.append(step)
         elif kind in ("spotlight", "laser"):
             pointed = action.get("elementId")
             target = current.ids.get(pointed) if isinstance(pointed, str) else None
@@ -428,8 +398,8 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             notes[f"{_word(kind)} actions"] += 1
     if len(script) > _MAX_STEPS:
         notes["script steps beyond the 200 a slide holds"] += len(script) - _MAX_STEPS
-    _discussions(actions, scenes, scene_id, notes, cls, before=True)
+    read_discussions(actions, scenes, scene_id, notes, cls, before=True)
     if current.elements or script or canvas.get("id") != HOLDER:  # (not the empty slide maic writes to hold them)
         scenes.append(SlideScene(type="slide", id=scene_id(scene_title, canvas.get("id")), title=scene_title,
-                                 elements=current.elements, script=script[:_MAX_STEPS]))
-    _discussions(actions, scenes, scene_id, notes, cls)
+                                 elements=current.elements, script=script[:_MAX_STEPS], faq=faq))
+    read_discussions(actions, scenes, scene_id, notes, cls)

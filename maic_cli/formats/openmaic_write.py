@@ -30,11 +30,21 @@ from typing import Any
 
 from .. import __version__
 from ..engine.models import AgentConfig, SlideElement
-from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
+from ..lessons.lesson import (
+    LETTERS,
+    DiscussionScene,
+    ExpectedQuestion,
+    Lesson,
+    QuizQuestion,
+    QuizScene,
+    ScriptStep,
+    SlideScene,
+)
 from ..store.paths import write_atomic
 from ..ui.mathml import mathml
 from ..untrusted import clean
 from .openmaic_format import BEFORE, CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, HOLDER, MANIFEST
+from .openmaic_talk import CLOSING, DISCUSSION_FAQ, FAQ, OPENING
 from .openmaic_voices import Voicing, voice_speech
 
 _FONT = "Microsoft YaHei"
@@ -124,6 +134,7 @@ class _Actions:
         self.teacher = teacher  # who says a line said by no one else
         self.by_lines = 0
         self.speeches: list[tuple[dict[str, Any], str]] = []  # each speech action and who says it
+        self.faqs = 0
 
     def _id(self, kind: str) -> str:
         self.count += 1
@@ -142,10 +153,19 @@ class _Actions:
         kind = "spotlight" if step.spotlight else "laser"
         return {"id": self._id(kind), "type": kind, "elementId": step.target}
 
+    def faq(self, entry: ExpectedQuestion, prefix: str) -> dict[str, Any]:
+        """An expected question as OpenMAIC can hold it: said (the question, then its answer), the entry itself in
+        the action's ``faq`` for maic to read back (:mod:`.openmaic_talk`)."""
+        phrasings = [clean(q) for q in entry.phrasings]
+        action = self.step(ScriptStep(say=f"{phrasings[0]} {clean(entry.a)}", by=entry.by), prefix)
+        action["faq"] = {"q": phrasings if isinstance(entry.q, list) else phrasings[0], "a": clean(entry.a)}
+        self.faqs += 1
+        return action
+
     def discussion(self, scene: DiscussionScene, before: bool = False) -> list[dict[str, Any]]:
         """``before``: it opens the lesson, so it comes before the scene that holds it (said in its
         description, which maic reads back)."""
-        out = [self.step(step, "discussion: ") for step in scene.script]
+        out = [self.step(step, OPENING) for step in scene.script]
         self.count += 1  # the id names the scene, so maic reads the same id back
         action: dict[str, Any] = {"id": f"discussion-{scene.id}", "type": "discussion", "topic": clean(scene.topic)}
         if scene.prompt:
@@ -160,7 +180,9 @@ class _Actions:
             action["description"] = f"opened by {self.names[scene.initiator]} ({scene.initiator})"
         if before:
             action["description"] = f"{BEFORE}; {action.get('description', 'opened by the class')}"
-        return [*out, action]
+        after = [self.step(step, CLOSING) for step in scene.close] + [self.faq(entry, DISCUSSION_FAQ)
+                                                                      for entry in scene.faq]
+        return [*out, action, *after]
 
 
 def _question(question: QuizQuestion) -> dict[str, Any]:
@@ -200,7 +222,8 @@ def _manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[str, Any]
             pictures += sum(1 for element in scene.elements if element.type == "image")
             entry: dict[str, Any] = {"type": "slide", "title": clean(scene.title), "order": len(scenes) + 1,
                                      "content": {"type": "slide", "canvas": _canvas(scene)},
-                                     "actions": [actions.step(step) for step in scene.script]}
+                                     "actions": [*(actions.step(step) for step in scene.script),
+                                                 *(actions.faq(entry, FAQ) for entry in scene.faq)]}
         else:
             assert isinstance(scene, QuizScene)
             entry = {"type": "quiz", "title": clean(scene.title), "order": len(scenes) + 1,
@@ -235,6 +258,9 @@ def _manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[str, Any]
                      "unbalanced braces, a double superscript, too long or too deep)")
     if pictures:
         notes.append(f"{pictures} picture(s) are descriptions in maic: written as text boxes, with no image")
+    if actions.faqs:
+        notes.append(f"{actions.faqs} expected question(s) (faq) are said, question then answer, after their scene's "
+                     "lecture or discussion (OpenMAIC has no place for them; maic reads them back)")
     discussions = sum(1 for scene in lesson.scenes if isinstance(scene, DiscussionScene))
     if discussions:
         notes.append(f"{discussions} discussion(s) become discussion actions at the end of the scene before them "
