@@ -298,3 +298,36 @@ def test_faqs_and_closing_lines_travel_as_speech_and_come_back(name: str, tmp_pa
     kept = [s for s in lesson.scenes if not isinstance(s, QuizScene)]
     returned = [s for s in back.scenes if not isinstance(s, QuizScene)]
     assert [s.model_dump() for s in returned] == [s.model_dump() for s in kept]
+
+
+_LAYOUT = """(() => {
+  const box = (el) => el.getBoundingClientRect();
+  const fracs = [...document.querySelectorAll('mfrac')].map((f) => {
+    const [top, bottom] = [...f.children].map(box);
+    return top.bottom <= bottom.top + 1 && top.height > 0;
+  });
+  const sups = [...document.querySelectorAll('msup')].map((s) => box(s.children[1]).top < box(s.children[0]).top);
+  const hidden = [...document.querySelectorAll('annotation')].every((a) => box(a).height === 0);
+  return {fracs, sups, hidden, maths: document.querySelectorAll('math').length};
+})()"""
+
+
+def test_openmaic_s_renderer_way_shows_the_mathml_as_mathematics_in_chromium(tmp_path: Path) -> None:
+    from maic_cli.testing.browser import find_chromium, open_page
+
+    if find_chromium() is None:
+        pytest.skip("needs chromium")
+    lesson = Lesson(title="F", scenes=[SlideScene(type="slide", id="s", title="S", elements=[
+        SlideElement(id="f", type="formula", content="\\frac{3}{4} + \\frac{1}{4} = 1"),
+        SlideElement(id="g", type="formula", content="E = mc^2")])])
+    manifest, _ = classroom_manifest(lesson, class_agents(lesson))
+    htmls = [e["html"] for e in manifest["scenes"][0]["content"]["canvas"]["elements"] if e["type"] == "latex"]
+    # As OpenMAIC's BaseLatexElement does: the element's html injected as it is into a nowrap box.
+    page = tmp_path / "latex.html"
+    page.write_text("<!doctype html><meta charset=utf-8><body>" + "".join(
+        f"<div style='white-space: nowrap; font-size: 32px' id='b{n}'></div>" for n in range(len(htmls)))
+        + "<script>const h = " + json.dumps(htmls) + ";h.forEach((x, n) => "
+        "{document.getElementById('b' + n).innerHTML = x;});</script>", encoding="utf-8")
+    visit = open_page(page, _LAYOUT)
+    assert visit.errors == []
+    assert visit.value == {"fracs": [True, True], "sups": [True], "hidden": True, "maths": 2}
