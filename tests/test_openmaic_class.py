@@ -105,7 +105,7 @@ def test_openmaic_s_agents_become_the_lesson_s_class_with_their_openers_and_quiz
     said = "\n".join(classroom.notes)
     for expected in ("class of 3 (Dr. Lin, Bo, 显眼包) is the lesson's class (3 persona(s)",
                      "1 agent(s)' OpenMAIC voice (voiceConfig): not carried", "1 audio clip(s)",
-                     "1 discussions' openers (agentId) naming no agent", "quiz scene(s)' speech said on a slide"):
+                     "1 discussion(s) whose agentId names no agent", "quiz scene(s)' speech said on a slide"):
         assert expected in said, expected
     assert all("\n" not in note and "\x1b" not in note for note in classroom.notes)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import resource
 import stat
 import subprocess
@@ -27,7 +28,7 @@ from hypothesis import strategies as st
 
 from maic_cli.errors import InputError
 from maic_cli.formats.openmaic_html import html_blocks
-from maic_cli.formats.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_read import read, read_classroom
 from maic_cli.lessons.lesson import DiscussionScene, Lesson, QuizScene, SlideScene
 
 _STORED = zipfile.ZIP_STORED  # no compression: the reader's ratio check lets the content through, to be read
@@ -131,6 +132,27 @@ _MARKUP_TRAPS = {
 
 def _boxes_zip(contents: list[str]) -> bytes:
     return manifest_zip(_boxes(*contents))
+
+
+def _hostile_class() -> dict[str, Any]:
+    """Agents and what maic reads of them (issue 38): many, huge, colliding, with names that are paths; discussions
+    naming openers of every kind; faq and close marks on actions with fields of every wrong kind."""
+    agents: list[Any] = [{"name": "../../etc/passwd", "role": "teacher", "persona": "p" * 3_000_000},
+                         {"name": "teacher", "role": "student", "persona": "\x1b]52;c;SGVsbG8=\x07 hi"},
+                         {"name": "Sam", "role": "assistant", "persona": "", "avatar": "<img src=x onerror=alert(1)>",
+                          "color": "javascript:alert(1)", "priority": float("1e308")},
+                         {"name": "\u202e\ud800", "role": ["x"], "voiceConfig": "x"}, "not an agent", None]
+    agents += [{"name": f"a{n}", "role": "student", "persona": "x"} for n in range(100_000)]
+    marks = ["discussion: said by Sam (assistant)", "discussion close: said by x (../../x)", "faq: said by Sam (x)",
+             "discussion faq: said by a1 (a1)"]
+    actions: list[Any] = [{"id": f"s{n}", "type": "speech", "text": "t" * 10_000, "description": mark,
+                           "faq": {"q": ["q" * 1000] * 20, "a": "a" * 10_000}} for n, mark in enumerate(marks * 50)]
+    actions += [{"id": "d", "type": "discussion", "topic": "T", "agentId": agent_id, "agentIndex": index}
+                for agent_id, index in [("gen-server-99999", -1), ("default-9", 10**30), ("", 3), (None, True),
+                                        ({"x": 1}, "1"), ("gen-server-1", 0)]]
+    actions += [{"id": "f", "type": "speech", "text": "x", "description": "faq: said by the teacher", "faq": bad}
+                for bad in [None, 1, [], {"q": [], "a": "a"}, {"q": "", "a": ""}, {"q": [1, None], "a": ["a"]}]]
+    return {**base(actions=actions), "agents": agents}
 
 
 def _controls_everywhere() -> dict[str, Any]:
@@ -254,6 +276,7 @@ ATTACKS: dict[str, Callable[[], bytes]] = {
     "not a zip (a zip's tail only)": lambda: b"PK\x05\x06" + b"\x00" * 18,
     **{name: partial(_boxes_zip, boxes) for name, boxes in _MARKUP_TRAPS.items()},
     "empty file": lambda: b"",
+    "agents, openers and faq marks of every wrong kind": lambda: manifest_zip(_hostile_class(), _STORED),
 }
 
 
@@ -278,7 +301,10 @@ def texts(lesson: Lesson) -> list[str]:
             for question in scene.questions:
                 out += [question.question, *question.options, question.rubric or "", question.explanation or ""]
         elif isinstance(scene, DiscussionScene):
-            out += [scene.topic, scene.prompt or "", *(step.say or "" for step in scene.script)]
+            out += [scene.topic, scene.prompt or "", *(step.say or "" for step in scene.script),
+                    *(step.say or "" for step in scene.close)]
+        if isinstance(scene, (SlideScene, DiscussionScene)):
+            out += [text for entry in scene.faq for text in (*entry.phrasings, entry.a)]
     return out
 
 
@@ -311,7 +337,7 @@ _MEASURE = """
 import resource, sys, time
 from pathlib import Path
 from maic_cli.errors import InputError
-from maic_cli.formats.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_read import read, read_classroom
 start = time.monotonic()
 try:
     read_classroom(Path(sys.argv[1])); said = "lesson"
@@ -327,7 +353,7 @@ print(f"{time.monotonic() - start:.2f} {peak} {said}")
 _HEAVY = ["bomb: 19 MB of spaces (ratio ~1000)", "1e6 scenes", "400,000 elements in a 19 MB manifest",
           "1e6 quiz questions", "1e6 array of numbers",
           "huge strings (15 MB title, speech, text)", "200,000 actions", "1e6 nested tags in a text box",
-          "JSON nested 100,000 deep", *_MARKUP_TRAPS]
+          "JSON nested 100,000 deep", "agents, openers and faq marks of every wrong kind", *_MARKUP_TRAPS]
 
 
 @pytest.mark.parametrize("name", _HEAVY)
@@ -360,6 +386,25 @@ def test_a_marked_section_is_no_bug_and_the_text_around_it_is_kept(tmp_path: Pat
     assert isinstance(slide, SlideScene)
     said = [e.content or " | ".join(e.items) for e in slide.elements]
     assert said[0].startswith("before") and "after" in said[0] and said[1] == "a | b"
+
+
+def test_a_hostile_class_is_a_bounded_class_of_clean_personas(tmp_path: Path) -> None:
+    path = tmp_path / "class.maic.zip"
+    path.write_bytes(ATTACKS["agents, openers and faq marks of every wrong kind"]())
+    classroom = read(path)
+    lesson = classroom.lesson
+    assert lesson.agents is not None and len(lesson.agents) == 20
+    assert len(classroom.personas) <= 20 and len({a.id for a in classroom.personas}) == len(classroom.personas)
+    for agent in classroom.personas:
+        assert re.fullmatch(r"[a-z0-9][a-z0-9_]{0,39}", agent.id) and agent.id not in ("teacher", "assistant")
+        assert len(agent.persona) <= 2000 and "<" not in agent.avatar and agent.color == "white"
+        assert not any(bad in value for value in (agent.name, agent.persona) for bad in _BAD)
+        assert 1 <= agent.priority <= 10
+    discussions = [s for s in lesson.scenes if isinstance(s, DiscussionScene)]
+    assert discussions and all(d.initiator is None or d.initiator in lesson.agents for d in discussions)
+    assert all(len(d.close) <= 20 and len(d.faq) <= 40 for d in discussions)
+    assert all(len(entry.a) <= 1200 and len(entry.phrasings) <= 8 for d in discussions for entry in d.faq)
+    assert any("99,984 agent(s) beyond the 20" in note for note in classroom.notes)
 
 
 def test_resource_module_reports_peak_memory() -> None:  # the bound above measures something

@@ -98,11 +98,11 @@ def _agent(raw: dict[str, Any], agent_id: str) -> AgentConfig:
 def read_class(raw_agents: Any, registry: Registry) -> ClassroomClass:
     """The class of a manifest's ``agents`` (maic's own personas recognised in ``registry``)."""
     out = ClassroomClass()
-    listed = [a for a in raw_agents[:1000] if isinstance(a, dict)] if isinstance(raw_agents, list) else []
+    listed = [a for a in raw_agents if isinstance(a, dict)] if isinstance(raw_agents, list) else []
     if not listed:
         return out
     if len(listed) > MAX_AGENTS:
-        out.notes.append(f"{len(listed) - MAX_AGENTS} agent(s) beyond the {MAX_AGENTS} of a lesson's class: not "
+        out.notes.append(f"{len(listed) - MAX_AGENTS:,} agent(s) beyond the {MAX_AGENTS} of a lesson's class: not "
                          "carried")
         listed = listed[:MAX_AGENTS]
     own = {(agent.name, agent.role): agent.id for agent in registry.agents.values()}

@@ -97,7 +97,7 @@ def read_discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_i
                 else None
             initiator, unknown = cls.opener(action)
             if unknown:
-                notes["discussions' openers (agentId) naming no agent of the zip: the class's first student opens "
+                notes["~discussion(s) whose agentId names no agent of the zip: the class's first student opens "
                       "them"] += 1
             current = {"type": "discussion", "id": scene_id(f"discuss {topic[:30]}", given), "topic": topic,
                        "title": title, "prompt": prompt, "initiator": initiator, "script": lines[:60], "close": [],
