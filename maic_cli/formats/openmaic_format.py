@@ -14,7 +14,7 @@ PPTist elements (``text`` holding HTML, ``latex``, ``table`` of cells, ``image``
 ``audio``) placed on a 1000 × 562.5 canvas; a quiz's is ``{type: "quiz", questions: [{id, type: single|multiple|
 short_answer, question, options: [{label, value}], answer: [values], analysis?, commentPrompt?, points?}]}``.
 Actions are the lecture: ``speech`` (text), ``spotlight`` / ``laser`` (elementId), ``discussion`` (topic, prompt,
-agentIndex), whiteboard drawing (``wb_*``), ``play_video``, widget actions.
+agentId), whiteboard drawing (``wb_*``), ``play_video``, widget actions.
 
 :func:`manifest_problems` checks a manifest, each problem as ``path: what``: strictly (every field OpenMAIC's
 types require; the tests run it over every classroom the writer makes) or as OpenMAIC's importer does (a stage

@@ -2,16 +2,19 @@
 
 The zip may have come from anyone: before anything is unpacked its members are counted and their declared sizes
 and the manifest's compression ratio checked; only ``manifest.json`` is read (bounded), parsed as JSON, checked
-as OpenMAIC's importer checks it (:func:`~.openmaic_format.manifest_problems`), and every text taken from it is
-cleaned and cut to what a lesson holds.  Nothing in it is fetched, run or written anywhere.
+as OpenMAIC's importer checks it (:func:`~.openmaic_format.manifest_problems`; a newer ``formatVersion`` is read
+all the same, with a note), and every text taken from it is cleaned and cut to what a lesson holds.  Nothing in
+it is fetched, run or written anywhere.
 
 Scenes in their ``order``: a slide's canvas elements, top to bottom then left to right, become the slide's
-elements (a text box's HTML as text, or bullets when it holds a list or several paragraphs; LaTeX as a formula;
-a table's cells; a picture as a described image; a shape's text as text); its ``speech``, ``spotlight`` and
-``laser`` actions its script (a pointer at an element that was not kept is dropped); a ``discussion`` action a
-discussion scene after it; a quiz's questions a quiz.  What maic cannot hold is listed, one line each: OpenMAIC's
-own agents (the lesson plays with maic's class), interactive pages and projects, whiteboard drawings, videos,
-audio, lines and bare shapes, pointers at what was left out.
+elements (a text box's HTML as text, or bullets when it holds a list or several paragraphs (``openmaic_html``);
+LaTeX as a formula; a table's cells; a picture as a described image; a shape's text as text); its ``speech``,
+``spotlight`` and ``laser`` actions its script (a pointer at an element that was not kept is dropped); a
+``discussion`` action a discussion scene after it, with its opener, closing lines and faqs (``openmaic_talk``); a
+quiz's questions a quiz, its speech a slide just before it.  The classroom's agents are the lesson's class
+(``openmaic_class``: the personas maic does not have are returned, to be written beside the lesson).  What maic
+cannot hold is listed, one line each: interactive pages and projects, whiteboard drawings, videos, audio, lines
+and bare shapes, pointers at what was left out, the agents' OpenMAIC voices.
 """
 
 from __future__ import annotations

@@ -207,7 +207,8 @@ def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[
     return manifest, notes
 
 
-def _manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[str, Any], list[str], _Actions]:
+def _manifest(lesson: Lesson, agents: list[AgentConfig],
+              voiced: bool = False) -> tuple[dict[str, Any], list[str], _Actions]:
     names = {agent.id: agent.name for agent in agents}
     teacher = next((agent.id for agent in agents if agent.role == "teacher"), "teacher")
     actions = _Actions(names, teacher)
@@ -249,8 +250,10 @@ def _manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[str, Any]
                 "agents": [_agent(agent) for agent in agents], "scenes": scenes, "mediaIndex": {}}
     notes = []
     if actions.by_lines:
-        notes.append(f"{actions.by_lines} line(s) said by classmates are spoken by OpenMAIC's teacher (its speech "
-                     "has no speaker; the speaker is kept in each action's description, and maic reads it back)")
+        heard = "shown as OpenMAIC's teacher's, heard in their own voices" if voiced else \
+            "spoken by OpenMAIC's teacher"
+        notes.append(f"{actions.by_lines} line(s) said by classmates are {heard} (its speech has no speaker; the "
+                     "speaker is kept in each action's description, and maic reads it back)")
     unread = sum(1 for scene in lesson.scenes if isinstance(scene, SlideScene)
                  for element in scene.elements if element.type == "formula" and mathml(clean(element.content)) is None)
     if unread:
@@ -273,7 +276,7 @@ def classroom_zip(lesson: Lesson, agents: list[AgentConfig],
                   voicing: Voicing | None = None) -> tuple[bytes, list[str]]:
     """The ``.maic.zip`` bytes of ``lesson`` held by ``agents`` (with ``voicing``: every line in its speaker's
     voice, :mod:`.openmaic_voices`), and the notes of what did not carry across."""
-    manifest, notes, actions = _manifest(lesson, agents)
+    manifest, notes, actions = _manifest(lesson, agents, voicing is not None)
     files: dict[str, bytes] = {}
     if voicing is not None and actions.speeches:
         files, index, usage = voice_speech(actions.speeches, actions.names, voicing)
