@@ -150,8 +150,9 @@ def _hostile_class() -> dict[str, Any]:
     actions += [{"id": "d", "type": "discussion", "topic": "T", "agentId": agent_id, "agentIndex": index}
                 for agent_id, index in [("gen-server-99999", -1), ("default-9", 10**30), ("", 3), (None, True),
                                         ({"x": 1}, "1"), ("gen-server-1", 0)]]
+    wrong: list[Any] = [None, 1, [], {"q": [], "a": "a"}, {"q": "", "a": ""}, {"q": [1, None], "a": ["a"]}]
     actions += [{"id": "f", "type": "speech", "text": "x", "description": "faq: said by the teacher", "faq": bad}
-                for bad in [None, 1, [], {"q": [], "a": "a"}, {"q": "", "a": ""}, {"q": [1, None], "a": ["a"]}]]
+                for bad in wrong]
     return {**base(actions=actions), "agents": agents}
 
 
