@@ -99,3 +99,14 @@ def test_on_a_small_model_a_question_beyond_the_lesson_is_turned_back_by_the_one
     assert result.speakers == ["curious_student"] and not llm.calls
     said = class_runner.classroom.messages[-1]
     assert said.agent_id == "curious_student" and "does not cover that" in said.text
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: p.name if p else "none")
+@pytest.mark.parametrize("text", ["Kit, is it the tilt?", "Hey Curious, why?", "hey kit what now", "Curious Kit: hi",
+                                  "kit_student, why?", "Quill? no, Kit"])
+def test_a_classmate_is_called_by_any_word_of_its_name(policy: DirectorPolicy, text: str) -> None:
+    named = {a.id: a for a in (agent("teacher", "teacher", "Professor Quill"), agent("kit_student", name="Curious Kit"),
+                               agent("class_clown", name="Leo"))}
+    class_runner = ClassRunner(Classroom(), TurnConfig(agent_ids=list(named)), fake(), agents=named, director=policy)
+    result = asyncio.run(class_runner.play(text))
+    assert result.speakers[0] == ("teacher" if text.startswith("Quill") else "kit_student")

@@ -108,3 +108,32 @@ def test_a_first_name_two_members_share_matches_nobody(first: str, last_a: str, 
 @given(st.text(max_size=300))
 def test_any_text_gives_a_member_or_none(text: str) -> None:
     assert addressed_agent(text, CLASS) in {None, *(a.id for a in CLASS)}
+
+
+MANY = [agent("teacher", "teacher", "Professor Quill"), agent("kit", name="Curious Kit"),
+        agent("ada", name="Ada Lovelace Byron"), agent("ben", name="Ben Kit")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Curious, what do you think?", "kit"), ("Hey Curious Kit, why?", "kit"),
+    ("Quill, is that true?", "teacher"), ("hi Professor Quill, one more?", "teacher"),
+    ("Lovelace: why?", "ada"), ("hey byron what now", "ada"), ("Ada Lovelace Byron, hi", "ada"),
+    ("Kit, why?", None),  # Curious Kit and Ben Kit share it
+    ("Ben, why?", "ben"), ("Ben Kit, why?", "ben"), ("Professor, why?", None),  # a title alone calls nobody
+])
+def test_any_word_of_a_name_no_one_else_has_calls_that_member(text: str, expected: str | None) -> None:
+    assert addressed_agent(text, MANY) == expected
+
+
+@given(words=st.lists(NAMES, min_size=2, max_size=4, unique_by=str.casefold),
+       greeting=st.sampled_from(["", "hey ", "ok, ", "Hi "]), mark=st.sampled_from([",", ":", "?", "!"]))
+def test_every_word_of_a_name_calls_that_member_under_any_greeting(words: list[str], greeting: str, mark: str) -> None:
+    members = [agent("teacher", "teacher", "Professor Quill"), agent("named", name=" ".join(words)),
+               agent("other", name="Zz Yy")]
+    for word in words:
+        called = addressed_agent(f"{greeting}{word}{mark} is it true?", members)
+        shared = word.casefold() in {"zz", "yy", "quill", "professor"} or word.casefold().rstrip(".") in {
+            "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "madam", "teacher"} or word.casefold() in GREETINGS
+        assert called == (None if shared else "named"), (word, called)
+    assert addressed_agent(f"{greeting}{' '.join(words)}{mark} hi", members) == "named"
+    assert addressed_agent(f"I think {words[-1]}{mark} is right", members) is None  # never mid-sentence

@@ -44,8 +44,9 @@ def test_words_are_stemmed_and_stop_words_left_out() -> None:
 def test_passages_cover_elements_scripts_and_only_answered_quiz_keys(photo: Lesson) -> None:
     passages = lesson_passages(photo)
     texts = [p.text for p in passages]
-    assert "What a plant needs: Carbon dioxide from the air" in texts  # a bullet, with its slide's title
-    assert "In: carbon dioxide; Out: glucose (sugar)" in texts  # a table row, with its header
+    assert "Carbon dioxide from the air." in texts  # a bullet, a sentence (its slide's title only searched)
+    assert next(p for p in passages if p.text == "Carbon dioxide from the air.").title == "What a plant needs"
+    assert "For carbon dioxide, out is glucose (sugar)." in texts  # a table row, a sentence with its header
     assert "Most of the mass comes from the carbon dioxide in the air." in texts  # a script sentence
     assert not any(p.kind == "quiz" for p in passages)  # before an answer, the key is not given away
     answered = lesson_passages(photo, answered=["check/q1", "check/q3"])

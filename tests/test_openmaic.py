@@ -20,12 +20,12 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.errors import InputError
+from maic_cli.formats.openmaic_format import manifest_problems
+from maic_cli.formats.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_write import classroom_manifest, classroom_zip
 from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.store.lesson_class import class_agents
 from maic_cli.store.lessons import load_lesson
-from maic_cli.store.openmaic_format import manifest_problems
-from maic_cli.store.openmaic_read import read_classroom
-from maic_cli.store.openmaic_write import classroom_manifest, classroom_zip
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 
@@ -140,7 +140,8 @@ def test_a_classroom_of_the_web_app_imports_with_what_did_not_carry_listed(tmp_p
     assert quiz.questions[1].type == "multiple" and quiz.questions[1].answer == ["A", "C"]
     assert quiz.questions[2].type == "short" and quiz.questions[2].rubric == "Chlorophyll reflects green light."
     said = "\n".join(notes)
-    for expected in ("class of 2 (Dr. Lin, Bo)", "interactive scenes", "whiteboard drawing actions",
+    assert lesson.agents == ["dr_lin", "bo"] and discussion.initiator == "bo"  # its agentIndex
+    for expected in ("class of 2 (Dr. Lin, Bo)", "audio clip(s)", "interactive scenes", "whiteboard drawing actions",
                      "pointers at elements that were not kept", "video elements", "line elements",
                      "shapes without text", "quiz questions maic cannot grade"):
         assert expected in said, expected
@@ -196,8 +197,9 @@ def test_the_commands_move_a_class_both_ways(tmp_path: Path) -> None:
     back = tmp_path / "back.yaml"
     result = CliRunner().invoke(app, ["lesson", "import", str(out), "--out", str(back)])
     assert result.exit_code == 0, result.output
-    assert "not carried" in result.output
+    assert "is the lesson's class (0 persona(s) maic did not have)" in result.output
     assert load_lesson(back).title == load_lesson(LESSONS / "fractions.yaml").title
+    assert load_lesson(back).agents == load_lesson(LESSONS / "fractions.yaml").agents
 
 
 @pytest.mark.parametrize(("content", "said"), [
@@ -210,7 +212,6 @@ def test_the_commands_move_a_class_both_ways(tmp_path: Path) -> None:
     (json.dumps({"stage": {}, "scenes": [{"type": "slide", "content": {"type": "slide"}}]}),
      "no slide, quiz or discussion"),
     (json.dumps({"stage": {}, "scenes": [], "agents": [{"name": "x"}]}), "no slide, quiz or discussion"),
-    (json.dumps({"formatVersion": 9, "stage": {}, "scenes": []}), "formatVersion: 9 is newer"),
     (json.dumps({"stage": {}, "scenes": [{"type": "interactive", "content": {"type": "interactive", "url": "x"}}]}),
      "no slide, quiz or discussion maic can play"),
 ])

@@ -9,21 +9,27 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import resource
 import stat
 import subprocess
 import sys
+import time
 import warnings
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from maic_cli.errors import InputError
+from maic_cli.formats.openmaic_html import html_blocks
+from maic_cli.formats.openmaic_read import read, read_classroom
 from maic_cli.lessons.lesson import DiscussionScene, Lesson, QuizScene, SlideScene
-from maic_cli.store.openmaic_read import read_classroom
 
 _STORED = zipfile.ZIP_STORED  # no compression: the reader's ratio check lets the content through, to be read
 _BAD = ("\x1b", "\x07", "\u202e", "\x00", "\ud800")
@@ -105,6 +111,49 @@ def _hostile_html() -> dict[str, Any]:
              '<p><a href="javascript:alert(1)">link</a></p>', "<ul><li><p>one</p><li>two</ul>"]
     return base(canvas={"elements": [{"id": f"t{n}", "type": "text", "left": 0, "top": n * 10, "width": 1,
                                       "height": 1, "rotate": 0, "content": box} for n, box in enumerate(boxes)]})
+
+
+def _boxes(*contents: str) -> dict[str, Any]:
+    """One slide of text boxes holding ``contents`` (HTML)."""
+    return base(canvas={"elements": [{"id": f"t{n}", "type": "text", "left": 0, "top": n * 10, "width": 1,
+                                      "height": 1, "rotate": 0, "content": box} for n, box in enumerate(contents)]})
+
+
+# Markup that once made CPython's html.parser raise (an AssertionError: "a bug in maic") or rescan an unfinished tag
+# from each "<" (20 s a box, minutes for a classroom): issue 35, findings 9 and 10, and variants of them.
+_MARKUP_TRAPS = {
+    "<![<![ in a text box": ["<p>x<![<![</p>", "<![" * 33_000, "<p>a</p><![if x]>b<![endif]>"],
+    "four text boxes of <a x 50,000 (420 KB)": ["<a" * 50_000] * 4,
+    "unfinished tags, comments, quotes and bogus comments": [
+        "<a <" * 25_000, '<a b="x' * 14_000, "<a b='" * 16_000, "<!--" * 25_000, "</" * 50_000, "<?" * 50_000,
+        "<![CDATA[" * 11_000, "<script>" + "<a" * 45_000, "<p>" + "</a" * 33_000],
+}
+
+
+def _boxes_zip(contents: list[str]) -> bytes:
+    return manifest_zip(_boxes(*contents))
+
+
+def _hostile_class() -> dict[str, Any]:
+    """Agents and what maic reads of them (issue 38): many, huge, colliding, with names that are paths; discussions
+    naming openers of every kind; faq and close marks on actions with fields of every wrong kind."""
+    agents: list[Any] = [{"name": "../../etc/passwd", "role": "teacher", "persona": "p" * 3_000_000},
+                         {"name": "teacher", "role": "student", "persona": "\x1b]52;c;SGVsbG8=\x07 hi"},
+                         {"name": "Sam", "role": "assistant", "persona": "", "avatar": "<img src=x onerror=alert(1)>",
+                          "color": "javascript:alert(1)", "priority": float("1e308")},
+                         {"name": "\u202e\ud800", "role": ["x"], "voiceConfig": "x"}, "not an agent", None]
+    agents += [{"name": f"a{n}", "role": "student", "persona": "x"} for n in range(100_000)]
+    marks = ["discussion: said by Sam (assistant)", "discussion close: said by x (../../x)", "faq: said by Sam (x)",
+             "discussion faq: said by a1 (a1)"]
+    actions: list[Any] = [{"id": f"s{n}", "type": "speech", "text": "t" * 10_000, "description": mark,
+                           "faq": {"q": ["q" * 1000] * 20, "a": "a" * 10_000}} for n, mark in enumerate(marks * 50)]
+    actions += [{"id": "d", "type": "discussion", "topic": "T", "agentId": agent_id, "agentIndex": index}
+                for agent_id, index in [("gen-server-99999", -1), ("default-9", 10**30), ("", 3), (None, True),
+                                        ({"x": 1}, "1"), ("gen-server-1", 0)]]
+    wrong: list[Any] = [None, 1, [], {"q": [], "a": "a"}, {"q": "", "a": ""}, {"q": [1, None], "a": ["a"]}]
+    actions += [{"id": "f", "type": "speech", "text": "x", "description": "faq: said by the teacher", "faq": bad}
+                for bad in wrong]
+    return {**base(actions=actions), "agents": agents}
 
 
 def _controls_everywhere() -> dict[str, Any]:
@@ -226,7 +275,9 @@ ATTACKS: dict[str, Callable[[], bytes]] = {
     "200,000 actions": lambda: manifest_zip(_many_actions()),
     "orders NaN, strings, huge, lists": lambda: manifest_zip(_orders()),
     "not a zip (a zip's tail only)": lambda: b"PK\x05\x06" + b"\x00" * 18,
+    **{name: partial(_boxes_zip, boxes) for name, boxes in _MARKUP_TRAPS.items()},
     "empty file": lambda: b"",
+    "agents, openers and faq marks of every wrong kind": lambda: manifest_zip(_hostile_class(), _STORED),
 }
 
 
@@ -251,7 +302,10 @@ def texts(lesson: Lesson) -> list[str]:
             for question in scene.questions:
                 out += [question.question, *question.options, question.rubric or "", question.explanation or ""]
         elif isinstance(scene, DiscussionScene):
-            out += [scene.topic, scene.prompt or "", *(step.say or "" for step in scene.script)]
+            out += [scene.topic, scene.prompt or "", *(step.say or "" for step in scene.script),
+                    *(step.say or "" for step in scene.close)]
+        if isinstance(scene, (SlideScene, DiscussionScene)):
+            out += [text for entry in scene.faq for text in (*entry.phrasings, entry.a)]
     return out
 
 
@@ -284,7 +338,7 @@ _MEASURE = """
 import resource, sys, time
 from pathlib import Path
 from maic_cli.errors import InputError
-from maic_cli.store.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_read import read, read_classroom
 start = time.monotonic()
 try:
     read_classroom(Path(sys.argv[1])); said = "lesson"
@@ -300,7 +354,7 @@ print(f"{time.monotonic() - start:.2f} {peak} {said}")
 _HEAVY = ["bomb: 19 MB of spaces (ratio ~1000)", "1e6 scenes", "400,000 elements in a 19 MB manifest",
           "1e6 quiz questions", "1e6 array of numbers",
           "huge strings (15 MB title, speech, text)", "200,000 actions", "1e6 nested tags in a text box",
-          "JSON nested 100,000 deep"]
+          "JSON nested 100,000 deep", "agents, openers and faq marks of every wrong kind", *_MARKUP_TRAPS]
 
 
 @pytest.mark.parametrize("name", _HEAVY)
@@ -312,6 +366,46 @@ def test_the_heaviest_attacks_stay_bounded_in_time_and_memory(name: str, tmp_pat
     assert done.returncode == 0, done.stderr[-2000:]
     seconds, megabytes, said = done.stdout.strip().split(" ", 2)
     assert float(seconds) < 20 and 0 < int(megabytes) < 600, (name, seconds, megabytes, said)
+
+
+@pytest.mark.parametrize("name", sorted(_MARKUP_TRAPS))
+def test_markup_traps_are_read_in_well_under_a_second_a_box(name: str, tmp_path: Path) -> None:
+    path = tmp_path / "hostile.maic.zip"
+    path.write_bytes(ATTACKS[name]())
+    start = time.monotonic()
+    lesson, _, error = outcome(path)
+    assert error is None, error  # text boxes of odd markup are text, not a broken classroom
+    assert lesson is not None and time.monotonic() - start < 0.5 * len(_MARKUP_TRAPS[name]) + 0.5
+
+
+def test_a_marked_section_is_no_bug_and_the_text_around_it_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "marked.maic.zip"
+    path.write_bytes(manifest_zip(_boxes("<p>before<![<![</p><p>after</p>", "<p>a</p><![if x]><p>b</p>")))
+    lesson, _, error = outcome(path)
+    assert error is None and lesson is not None
+    slide = lesson.scenes[0]
+    assert isinstance(slide, SlideScene)
+    said = [e.content or " | ".join(e.items) for e in slide.elements]
+    assert said[0].startswith("before") and "after" in said[0] and said[1] == "a | b"
+
+
+def test_a_hostile_class_is_a_bounded_class_of_clean_personas(tmp_path: Path) -> None:
+    path = tmp_path / "class.maic.zip"
+    path.write_bytes(ATTACKS["agents, openers and faq marks of every wrong kind"]())
+    classroom = read(path)
+    lesson = classroom.lesson
+    assert lesson.agents is not None and len(lesson.agents) == 20
+    assert len(classroom.personas) <= 20 and len({a.id for a in classroom.personas}) == len(classroom.personas)
+    for agent in classroom.personas:
+        assert re.fullmatch(r"[a-z0-9][a-z0-9_]{0,39}", agent.id) and agent.id not in ("teacher", "assistant")
+        assert len(agent.persona) <= 2000 and "<" not in agent.avatar and agent.color == "white"
+        assert not any(bad in value for value in (agent.name, agent.persona) for bad in _BAD)
+        assert 1 <= agent.priority <= 10
+    discussions = [s for s in lesson.scenes if isinstance(s, DiscussionScene)]
+    assert discussions and all(d.initiator is None or d.initiator in lesson.agents for d in discussions)
+    assert all(len(d.close) <= 20 and len(d.faq) <= 40 for d in discussions)
+    assert all(len(entry.a) <= 1200 and len(entry.phrasings) <= 8 for d in discussions for entry in d.faq)
+    assert any("99,984 agent(s) beyond the 20" in note for note in classroom.notes)
 
 
 def test_resource_module_reports_peak_memory() -> None:  # the bound above measures something
@@ -353,3 +447,17 @@ def test_a_field_of_the_wrong_kind_is_read_past(name: str, tmp_path: Path) -> No
         assert quizzes[0].questions[0].answer == ["B"]
     if name.startswith("speech"):
         assert isinstance(lesson.scenes[0], SlideScene) and lesson.scenes[0].script == []
+
+
+_MARKUP = st.lists(st.sampled_from(["<", ">", "</", "<!", "<!--", "-->", "<![", "]]>", "<?", "'", '"', "=", " ", "&",
+                                    "#", ";", "a", "p", "li", "br", "script", "style", "x", "\n"]), max_size=80)
+
+
+@given(_MARKUP.map("".join))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_any_markup_is_read_without_an_exception_and_shows_no_tag(html: str) -> None:
+    blocks = html_blocks(html)
+    assert all(kind in ("p", "li") and text.strip() for kind, text in blocks)
+    start = time.monotonic()
+    html_blocks(html * 1_000)  # up to 80 KB of it: one pass, never a rescan from each "<"
+    assert time.monotonic() - start < 1.0

@@ -12,15 +12,16 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from html import escape
 from pathlib import Path
 from typing import Any
 
+from maic_cli.formats.openmaic_format import manifest_problems
+from maic_cli.formats.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_write import classroom_manifest, classroom_zip
 from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.store.lesson_class import class_agents
 from maic_cli.store.lessons import load_lesson
-from maic_cli.store.openmaic_format import manifest_problems
-from maic_cli.store.openmaic_read import read_classroom
-from maic_cli.store.openmaic_write import classroom_manifest, classroom_zip
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 
@@ -212,6 +213,9 @@ def test_code_and_formulas_go_out_as_openmaic_s_own_elements(tmp_path: Path) -> 
     manifest, notes = classroom_manifest(fractions, class_agents(fractions))
     formulas = [element for scene in manifest["scenes"] if scene["type"] == "slide"
                 for element in scene["content"]["canvas"]["elements"] if element["type"] == "latex"]
-    assert formulas and all(element["html"].startswith('<span class="maic-latex"') for element in formulas)
-    assert all(element["latex"] in element["html"] or "&" in element["html"] for element in formulas)
-    assert any("LaTeX source" in note for note in notes)
+    # OpenMAIC's renderer injects ``html`` as it is: MathML a browser sets as mathematics, the source kept in ``latex``
+    # and in the MathML's TeX annotation
+    assert formulas and all(element["html"].startswith('<span class="maic-math"><math ') for element in formulas)
+    assert all(f'<annotation encoding="application/x-tex">{escape(element["latex"], quote=False)}</annotation>'
+               in element["html"] for element in formulas)
+    assert not any("LaTeX source" in note for note in notes)

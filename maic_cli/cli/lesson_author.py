@@ -26,6 +26,7 @@ from .help_option import VOICE_HELP
 
 if TYPE_CHECKING:
     from ..authoring.generation import LessonBrief
+    from ..engine.models import AgentConfig
     from ..lessons.lesson import Lesson
     from ..media.export import Targets
 
@@ -38,7 +39,7 @@ def _stamp() -> str:
 
 
 def _yaml_out(out: Path | None, source: Path) -> Path:
-    from ..store.import_common import slug
+    from ..formats.common import slug
 
     path = out if out is not None else Path(f"{slug(source.stem, 'lesson')}.yaml")
     if path.suffix.lower() not in (".yaml", ".yml"):
@@ -78,8 +79,8 @@ def import_command(
     """Turn a teacher's deck, notes or PDF into a lesson file (offline; no model unless --model)."""
     import asyncio
 
+    from ..formats.importer import import_lesson
     from ..llm.port import LLMClient
-    from ..store.lesson_import import import_lesson
     from ..store.lesson_writer import check_writable, write_lesson
     from ..store.prompts import load_prompt_set
     from .lesson_progress import StepReporter, result_summary, run_closing, usage_line
@@ -91,6 +92,10 @@ def import_command(
     for note in imported.notes:
         typer.echo(f"maic: note: {one_line(note)}", err=True)
     header = [f"Imported from {file.name} by maic lesson import on {_stamp()}", f"check it: maic lesson check {path}"]
+    folder = _personas_folder(path, imported.personas, force)
+    if folder is not None:
+        header[1] += f" --agents-dir {folder}"
+        header.insert(1, f"its class's personas: {folder} (maic chat --lesson {path} --agents-dir {folder})")
     if model is not None:
         from ..authoring.scenes import check_prompts, complete_lesson
 
@@ -106,11 +111,38 @@ def import_command(
         header.insert(1, f"lectures, quiz and discussion the material lacked written by {chosen}")
         typer.echo(f"maic: usage: {usage_line(result.usage, result.calls)}; {result_summary(result)}", err=True)
     write_lesson(path, lesson, header, force=force)
+    if folder is not None:
+        _write_personas(folder, imported.personas, file.name)
     kinds = [scene.type for scene in lesson.scenes]
     counts = ", ".join(f"{kinds.count(k)} {k}{'s' if kinds.count(k) != 1 else ''}"
                        for k in ("slide", "quiz", "discussion") if k in kinds)
     typer.echo(f"maic: wrote {one_line(str(path))}: {one_line(lesson.title)!r}, {counts}", err=True)
     typer.echo(str(path))
+
+
+def _personas_folder(path: Path, personas: list[AgentConfig], force: bool) -> Path | None:
+    """Where the personas an imported classroom brings (OpenMAIC's agents) are written: a folder beside the lesson
+    (``<lesson>-agents/``), each file refused when it exists unless ``force``; ``None``: none to write."""
+    if not personas:
+        return None
+    from ..store.lesson_writer import check_writable
+
+    folder = path.with_name(f"{path.stem}-agents")
+    files = [(folder / f"{agent.id}.yaml", agent) for agent in personas]
+    for target, _ in files:
+        check_writable(target, force)
+    return folder
+
+
+def _write_personas(folder: Path, personas: list[AgentConfig], source: str) -> None:
+    from ..formats.openmaic_class import persona_yaml
+    from ..store.paths import private_dir, write_atomic
+
+    private_dir(folder)
+    for agent in personas:
+        write_atomic(folder / f"{agent.id}.yaml", persona_yaml(agent, source))
+    typer.echo(f"maic: wrote {len(personas)} persona file(s) of the classroom's class in {one_line(str(folder))}; "
+               f"play it with --agents-dir {one_line(str(folder))}", err=True)
 
 
 MEDIA_OUT = {".mp4": "video", ".wav": "audio", ".ogg": "audio", ".mp3": "audio", ".vtt": "captions",
@@ -128,7 +160,8 @@ def export_command(
                                "export."),
     captions: Path = typer.Option(None, "--captions", help="Also write its captions (.vtt or .srt)."),
     script: Path = typer.Option(None, "--script", help="Also write its narration script (.md)."),
-    voice: str = typer.Option(None, "--voice", help="A voiced export's engine: " + VOICE_HELP),
+    voice: str = typer.Option(None, "--voice", help="A voiced export's engine (and, with class.maic.zip, the "
+                              "classroom's voices): " + VOICE_HELP),
     voice_api_base: str = typer.Option(None, "--voice-api-base", help="Base URL of an OpenAI-compatible speech "
                                        "server (with --voice openai-compatible)."),
     agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files (the class's "
@@ -136,7 +169,7 @@ def export_command(
 ) -> None:
     """Write a lesson as a deck (script as speaker notes), Markdown notes, an OpenMAIC classroom (.maic.zip), a
     video, its voice track or captions."""
-    from ..store.lesson_export import FORMATS, export_lesson
+    from ..formats.pptx_write import FORMATS, export_lesson
     from ..store.lesson_writer import check_writable
     from ..store.lessons import load_lesson
 
@@ -158,15 +191,39 @@ def export_command(
         _export_media(lesson, Targets(**given), voice, voice_api_base, list(agents_dir or []))
         return
     if out.suffix.lower() == ".zip":
-        from ..store.lesson_class import class_agents
-        from ..store.openmaic_write import export_classroom
-
-        for note in export_classroom(lesson, out, class_agents(lesson)):
-            typer.echo(f"maic: note: {one_line(note)}", err=True)
+        _export_classroom(lesson, out, voice, voice_api_base, list(agents_dir or []))
     else:
         export_lesson(lesson, out, lesson_file)
     typer.echo(f"maic: wrote {one_line(str(out))}: {len(lesson.scenes)} scenes", err=True)
     typer.echo(str(out))
+
+
+def _export_classroom(lesson: Lesson, out: Path, voice: str | None, voice_api_base: str | None,
+                      agents_dir: list[Path]) -> None:
+    """The lesson as an OpenMAIC classroom; with ``--voice``, each line in its speaker's voice in it."""
+    from ..formats.openmaic_voices import Voicing
+    from ..formats.openmaic_write import export_classroom
+    from ..store.lesson_class import class_agents
+    from ..store.personas import load_registry
+
+    agents = class_agents(lesson, load_registry(agents_dir))
+    if voice is None:
+        notes = export_classroom(lesson, out, agents)
+    else:
+        from ..lessons.lesson import DiscussionScene, SlideScene
+        from ..media.ffmpeg import find_ffmpeg
+        from ..media.speakers import voices_for
+        from .media_export import export_engine, progress_bar, speakable
+
+        find_ffmpeg()  # (the clips are mp3, as OpenMAIC's own exports hold them): said before any synthesis
+        engine = export_engine(voice, voice_api_base)
+        by = [step.by for scene in lesson.scenes if isinstance(scene, (SlideScene, DiscussionScene))
+              for step in scene.script if step.by is not None]
+        with progress_bar("export") as progress:
+            voicing = Voicing(engine, voices_for(agents, engine, by), speakable(), progress)
+            notes = export_classroom(lesson, out, agents, voicing)
+    for note in notes:
+        typer.echo(f"maic: note: {one_line(note)}", err=True)
 
 
 def _export_media(lesson: Lesson, targets: Targets, voice: str | None, voice_api_base: str | None,

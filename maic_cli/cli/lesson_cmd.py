@@ -208,7 +208,9 @@ def outline_lines(lesson: Lesson) -> list[str]:
 
 @app.command("check")
 @friendly
-def check(file: Path = typer.Argument(..., help="The lesson file (YAML).")) -> None:
+def check(file: Path = typer.Argument(..., help="The lesson file (YAML)."),
+          agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files the lesson's "
+                                                "class comes from (as for maic chat). Repeatable.")) -> None:
     """Validate a lesson file and print its outline (exit 2 if it is invalid)."""
     from ..store.config import load_settings
     from ..store.lesson_class import class_problems, speaker_warnings
@@ -216,7 +218,7 @@ def check(file: Path = typer.Argument(..., help="The lesson file (YAML).")) -> N
     from ..store.personas import load_registry
 
     lesson = load_lesson(file)
-    registry = load_registry(load_settings().agents_dir)
+    registry = load_registry(load_settings({"agents_dir": agents_dir or None}).agents_dir)
     problems = class_problems(lesson, file, registry)
     if problems:  # what maic chat --lesson would refuse, said now
         raise InputError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))

@@ -8,9 +8,10 @@ dash); after a greeting word a space is enough too (``hey Sam what is …``), si
 already says the name is a call.  A name anywhere else never counts (``I think Sam is right``).
 
 What a class member answers to, case-insensitively: its id (``curious_student``, also with spaces
-for ``_``/``-``), its whole name (``Ms. Rivera``, ``Curious Sam``), its first name (``Sam``), and its
-name without a title (``Rivera`` for ``Ms. Rivera``) — a first name or a title-less name only when
-no other member answers to it too: an ambiguous name matches nobody.  The longest name wins
+for ``_``/``-``), its whole name (``Ms. Rivera``, ``Curious Kit``), any word of its name but a title
+(``Kit`` and ``Curious`` for ``Curious Kit``, ``Quill`` for ``Professor Quill``), and its name
+without a title — a word or a title-less name only when no other member answers to it too: a shared
+word matches nobody.  The longest name wins
 (``Sam Lee`` over ``Sam``).  Names come from persona files (untrusted): they are compared as plain
 text, never made into a pattern.  Pure, no I/O.
 """
@@ -46,7 +47,11 @@ def names_of(agent: AgentConfig) -> set[str]:
         names.add(" ".join(words))
     if len(words) > 1:
         untitled = words[1:] if words[0].rstrip(".") in TITLES else words
-        names.update({untitled[0], " ".join(untitled)})
+        names.add(" ".join(untitled))
+        for word in untitled:  # each word alone ("Kit", "Curious"), its marks off ("O'Neil," → "o'neil")
+            bare = word.strip(SETS_OFF + "\"'()[]")
+            if bare and bare.rstrip(".") not in TITLES and bare not in GREETINGS and any(c.isalnum() for c in bare):
+                names.add(bare)
     return {name for name in names if name}
 
 

@@ -37,6 +37,7 @@ from ..replies.gate import Ground, keep_grounded
 from ..replies.junk import drawn_from, drawn_text, first_junk, inert_params, make_inert
 from ..replies.parser import StructuredStreamParser
 from ..replies.parser_items import Item, TextItem
+from ..replies.prose import tidy
 from ..replies.speech import (
     SentenceGate,
     WordGate,
@@ -158,6 +159,8 @@ class ReplyStream:
             if self.hygiene.ground is not None:
                 content, dropped = keep_grounded(content, self.hygiene.ground)
                 self.ungrounded += dropped
+                if content.strip():  # a lesson's speech reads as prose: no "Second," no ";", nothing said twice
+                    content = tidy(content, "".join(self.speech)[-HEARD_CHARS:])
             if not self._last_spoken:
                 content = content.lstrip()
         content = make_inert(content)

@@ -146,12 +146,13 @@ class QuizScoreEvent(BaseModel):
 class GroundingEvent(BaseModel):
     """Beyond the reference: on a small model, the teacher said the lesson's own sentences because the
     class's reply did not carry them (``fallback``), or met a question outside the lesson (``beyond``)
-    instead of letting the model guess.  Shown as the teacher's message that follows it."""
+    instead of letting the model guess, or said the answer the lesson expects to give (``expected``: a
+    question matched to the lesson's ``faq:``, on a small model).  Shown as the teacher's message that follows it."""
 
     type: Literal["grounding"] = "grounding"
-    kind: Literal["fallback", "beyond"]
+    kind: Literal["fallback", "beyond", "expected"]
     question: str = ""
-    sentences: list[str] = Field(default_factory=list)  # the lesson's passages said (fallback)
+    sentences: list[str] = Field(default_factory=list)  # the lesson's passages said (fallback), the answer (expected)
 
 
 class ErrorEvent(BaseModel):

@@ -8,7 +8,8 @@
   lessons/ask.py) is owed by the first agent who answers: the lesson's lines it holds that no reply of
   this round has said yet (one of them said is the answer said);
 * :func:`answer_text` — what that agent adds to its message when its own (gated) reply does not carry
-  them: the teacher's whole grounded line when nothing of its own was left, else the lines.
+  them: the teacher's whole grounded line when nothing of its own was left, else the lines, as prose
+  (replies/prose.py: none of them said again).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..replies.gate import Ground, build_ground, carried
+from ..replies.prose import compose
 from .models import AgentConfig, TurnRequest
 
 LEARNER_LINES = 3  # the learner's last messages whose numbers and words speech may take up
@@ -71,5 +73,5 @@ def answer_text(request: TurnRequest, agent: AgentConfig, said: str, owed: list[
     if lesson is None or lesson.answer is None or any(carried(said, line, language_of(request)) for line in owed):
         return None
     if said.strip():
-        return " ".join(owed)
-    return lesson.answer if agent.role == "teacher" else f"{STUDENT_OPENING} {' '.join(owed)}"
+        return compose(owed, [said]) or None  # as prose, nothing said again
+    return lesson.answer if agent.role == "teacher" else f"{STUDENT_OPENING} {compose(owed)}"

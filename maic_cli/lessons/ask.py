@@ -1,6 +1,8 @@
 """A learner's question during a lesson, answered from the lesson (``LessonPlayer.ask`` and ``/ask``).
 
-Pure engine, like the player.  The question is grounded first (:func:`~.grounding.ground`): the
+Pure engine, like the player.  A question the lesson expects (its ``faq:``, matched in other words by
+lessons/faq.py) is answered with the lesson's own answer first, on any model (lessons/expected.py).
+Otherwise the question is grounded (:func:`~.grounding.ground`): the
 lesson's best passages, or the verdict that it goes beyond the lesson, go into the agent and
 director prompts (``LessonContext.grounding`` / ``beyond`` / ``focus``) for every model.  Then:
 
@@ -16,6 +18,9 @@ director prompts (``LessonContext.grounding`` / ``beyond`` / ``focus``) for ever
   gated reply does not carry them, and says the teacher's grounded line alone ("Good question. …") when
   nothing of their own was left (engine/grounded_turn.py).  Only when no agent spoke at all does the
   teacher say it in a card of its own (a ``grounding`` event of kind ``fallback``).
+
+On a small model at a discussion, the learner's reply gets one answer (the teacher's, composed from the
+lesson) and then the discussion's closing (lessons/expected.py), not a live round.
 
 ``/ask ID question`` (and ``@ID question``, ID an element of the slide on screen) puts the
 spotlight on that element first and gives the class the element whole as the question's context.
@@ -35,6 +40,8 @@ from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
 from ..errors import InputError
 from .context import LessonTask
+from .expected import answer_expected, reply_in_discussion
+from .faq import match
 from .grounding import (
     Grounding,
     Passage,
@@ -45,7 +52,7 @@ from .grounding import (
     ground,
     needs_answer,
 )
-from .lesson import Lesson, LessonPlay, Scene, SlideScene
+from .lesson import DiscussionScene, Lesson, LessonPlay, Scene, SlideScene
 
 
 class LessonPlayer(Protocol):
@@ -131,12 +138,19 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
     runner, play = player.runner, player.play
     scene = player.scene
     about = without_call(question if question is not None else text, runner.members())  # "Mia, …": not Mia
+    # A question the lesson expects: its own answer (the class's names are not what it asks about).
+    matched = match(play.lesson, about, current=scene.id, ignore=[a.name for a in runner.members()])
+    if matched is not None:
+        return await answer_expected(player, text, matched)
     grounding = ground(play.lesson, about, current=scene.id,
                        answered=play.progress.answers.keys(), focus=focus)
     element = slide_element(player, focus) if focus is not None else None
     beyond = grounding.verdict == "beyond"
     small = runner.spec.compact_prompts
-    answer = fallback_text(grounding) if small and not beyond and needs_answer(text, grounding) else None
+    answer = fallback_text(grounding, about) if small and not beyond and needs_answer(text, grounding) else None
+    if small and isinstance(scene, DiscussionScene) and scene.id not in play.progress.closed:
+        # The learner's reply in a discussion: one answer, then the closing (no live rounds on a small model).
+        return await reply_in_discussion(player, text, answer if not beyond else beyond_text(player.position()))
     if small and grounding.verdict == "lesson" and answer is None:
         beyond = True  # nothing in the lesson to answer it with: the model would only guess
     # The grounding is this question's only: it goes with this round, not into the scene's context.
@@ -175,7 +189,7 @@ async def _fall_back(player: LessonPlayer, question: str, grounding: Grounding, 
     language = player.lesson.language or "english"
     if any(carries(reply, grounding, language) for reply in replies):
         return
-    said = fallback_text(grounding)
+    said = fallback_text(grounding, question)
     if said is None:
         return
     teacher = player.teacher

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Literal
 
 from ..engine.models import SlideElement
+from ..replies.prose import as_prose, compose, is_question
 from .lesson import Lesson, QuizScene, ScriptStep, SlideScene
 
 MAX_PASSAGE = 400  # characters of one passage
@@ -68,6 +69,7 @@ class Passage:
     scene_id: str
     kind: PassageKind
     element_id: str | None = None  # the slide element it comes from (spotlighted when it is read out)
+    title: str = ""  # its slide's title: searched with it, never said with it (a bullet's)
 
     @property
     def is_question(self) -> bool:
@@ -148,18 +150,31 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_PASSAGE else text[:MAX_PASSAGE - 1].rsplit(" ", 1)[0] + "…"
 
 
+def row_sentence(header: list[str], row: list[str]) -> str:
+    """A table row said as a sentence: "For early July (aphelion), distance from the Sun is about 152 million
+    km." (no header: its cells, one after another)."""
+    cells = [c for c in row if c]
+    if not header or not row or not row[0]:
+        return as_sentence(", ".join(cells)) if cells else ""
+    said = [f"{h[:1].lower() + h[1:] if h[1:2].islower() or len(h) < 2 else h} is {c}"
+            for h, c in zip(header[1:], row[1:], strict=False) if c and h]
+    if not said:
+        return as_sentence(", ".join(cells))
+    return as_sentence(f"For {row[0]}, " + (", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]))
+
+
 def element_passages(element: SlideElement, scene: SlideScene) -> list[Passage]:
     """One element's passages: sentences, bullets and rows with the slide's title, a formula, a picture."""
-    def make(text: str, kind: PassageKind) -> Passage:
-        return Passage(_cut(text), scene.id, kind, element.id)
+    def make(text: str, kind: PassageKind, title: str = "") -> Passage:
+        return Passage(_cut(text), scene.id, kind, element.id, title)
 
     if element.type == "bullets":
-        return [make(f"{scene.title}: {item}", "bullet") for item in element.items if item.strip()]
+        return [make(as_sentence(as_prose(item) or item), "bullet", scene.title) for item in element.items
+                if item.strip()]
     if element.type == "table":
         rows = [[cell.strip() for cell in row] for row in element.rows]
         header = rows[0] if len(rows) > 1 else []
-        return [make("; ".join(f"{h}: {c}" if h else c for h, c in zip(header or [""] * len(row), row, strict=False)),
-                     "row") for row in rows[1 if header else 0:] if any(row)]
+        return [make(row_sentence(header, row), "row", scene.title) for row in rows[1 if header else 0:] if any(row)]
     content = (element.content or "").strip()
     if not content:
         return []
@@ -234,7 +249,7 @@ def rank(passages: list[Passage], query: list[str], language: str = "english",
         return []
     import bm25s
 
-    corpus = [terms(p.text, language) or ["\x00"] for p in passages]
+    corpus = [terms(f"{p.title} {p.text}", language) or ["\x00"] for p in passages]
     index = bm25s.BM25()
     index.index(corpus, show_progress=False)
     scores = index.get_scores(list(query))
@@ -345,12 +360,16 @@ def fallback_passages(grounding: Grounding) -> list[Passage]:
     return [first]
 
 
-def fallback_text(grounding: Grounding) -> str | None:
-    """The teacher's own answer in the lesson's sentences (``None``: nothing to say)."""
+def fallback_text(grounding: Grounding, asked: str | None = None) -> str | None:
+    """The teacher's own answer in the lesson's sentences, as prose (``None``: nothing to say); ``asked``:
+    the learner's words — a statement, not a question, is answered with the lesson's closest sentence
+    offered as a check, never called a good question."""
     chosen = fallback_passages(grounding)
-    if not chosen:
+    said = compose(p.text for p in chosen)
+    if not said:
         return None
-    said = " ".join(as_sentence(p.text) for p in chosen)
+    if asked is not None and not is_question(asked) and grounding.verdict != "general":
+        return f"Let us check that against the lesson: {said}"
     if grounding.weak:  # honest about a match on few of the question's words
         return f"Here is the closest the lesson comes to that: {said}"
     if grounding.verdict == "general":

@@ -10,7 +10,10 @@ title, the learner's level, a language and its scenes:
 * ``quiz`` — questions: ``single`` or ``multiple`` choice with the answer key (letters)
   and points, or ``short`` answer with a rubric the model grades against; each may say
   in one sentence why its answer is right (``explanation``, shown after grading).
-* ``discussion`` — a topic, a prompt and the agent who opens it.
+* ``discussion`` — a topic, a prompt and the agent who opens it, its scripted opening and ``close:``.
+
+Slides and discussions may carry ``faq:`` — the questions a teacher expects (:class:`ExpectedQuestion`:
+one or several phrasings ``q``, the answer ``a`` said as written, and who says it, ``by``).
 
 Everything here is data, validated on load: element ids are unique in their slide, a
 script points only at its own slide's elements, an answer key names existing options.
@@ -101,12 +104,50 @@ class ScriptStep(_Strict):
         return self.spotlight or self.laser
 
 
+MAX_FAQ = 40  # expected questions of a scene
+MAX_PHRASINGS = 8  # phrasings of one
+
+
+class ExpectedQuestion(_Strict):
+    """A question the teacher expects on a scene: its phrasings (``q``), the answer said as written (``a``), and
+    who gives it (``by``: an agent id of the class; None, or one outside the class: the teacher)."""
+
+    q: str | Annotated[list[Annotated[str, Field(max_length=300)]], Field(max_length=MAX_PHRASINGS)]
+    a: str = Field(min_length=1, max_length=1200)
+    by: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)
+
+    @field_validator("q")
+    @classmethod
+    def _phrasings(cls, q: str | list[str]) -> str | list[str]:
+        if isinstance(q, str) and not 1 <= len(q.strip()) <= 300:
+            raise ValueError("q: a question of 1 to 300 characters")
+        if isinstance(q, list) and (not q or any(not p.strip() for p in q)):
+            raise ValueError("q: at least one phrasing, none empty")
+        return q
+
+    @field_validator("a")
+    @classmethod
+    def _answer(cls, a: str) -> str:
+        if not a.strip():
+            raise ValueError("a: the answer is empty")
+        return a
+
+    @property
+    def phrasings(self) -> list[str]:
+        """Every phrasing of the question (``q`` as a list)."""
+        return [self.q] if isinstance(self.q, str) else list(self.q)
+
+
+FAQ = Annotated[list[ExpectedQuestion], Field(max_length=MAX_FAQ)]
+
+
 class SlideScene(_Strict):
     type: Literal["slide"]
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     title: str = Field(min_length=1, max_length=200)
     elements: list[BoundedElement] = Field(default_factory=list, max_length=40)
     script: list[ScriptStep] = Field(default_factory=list, max_length=200)
+    faq: FAQ = Field(default_factory=list)
 
     @field_validator("elements")
     @classmethod
@@ -213,8 +254,11 @@ class DiscussionScene(_Strict):
     # Scripted opening lines (``say`` steps, most with ``by:`` a classmate) played before the class goes live:
     # a question, a wrong idea, a disagreement, each answered by the teacher, then the learner is asked in.
     script: list[ScriptStep] = Field(default_factory=list, max_length=60)
+    faq: FAQ = Field(default_factory=list)
+    # Closing lines (``say`` steps) played after the learner's reply has had its one answer.
+    close: list[ScriptStep] = Field(default_factory=list, max_length=20)
 
-    @field_validator("script")
+    @field_validator("script", "close")
     @classmethod
     def _only_speech(cls, script: list[ScriptStep]) -> list[ScriptStep]:
         for number, step in enumerate(script, 1):
@@ -303,6 +347,7 @@ class LessonProgress(BaseModel):
     answers: dict[str, QuizAnswer] = Field(default_factory=dict)  # "<scene id>/<question id>" → answer
     discussed: list[str] = Field(default_factory=list)  # discussion scenes already opened
     lectured: list[str] = Field(default_factory=list)  # slide scenes lectured to their end
+    closed: list[str] = Field(default_factory=list)  # discussion scenes closed (a small model's: close: played)
 
     def score(self) -> tuple[float, int]:
         """(points earned, points possible) over the quizzes answered so far."""

@@ -277,6 +277,7 @@ class LessonPlayer:
         if not isinstance(scene, DiscussionScene):
             raise LessonNavigationError(f"{self.position()} is not a discussion")
         self.progress.state = "lecture"  # under way again (a paused discussion goes on)
+        said: RoundResult | None = None
         if self.progress.step < len(scene.script):
             teacher = self.teacher
             said = await self.runner.play_scripted(self._script_events(scene.script, teacher), trigger=teacher.id)
@@ -288,12 +289,30 @@ class LessonPlayer:
         initiator = scene.initiator if scene.initiator in {a.id for a in members} else None
         if initiator is None:
             initiator = default_initiator(members)
+        if self.runner.spec.compact_prompts:  # a small model: no open-ended live round, the learner is asked in
+            return await self._open_small(scene, initiator, said)
         overrides = RoundOverrides(discussion_topic=scene.topic, discussion_prompt=scene.prompt,
                                    initiator_id=initiator, lesson=self.context("discuss"))
         result = await self.runner.play_round(initiator, overrides=overrides, fresh=True)
         if result.reason == "aborted":
             self.progress.state = "paused"
         if result.speakers and result.reason != "aborted" and scene.id not in self.progress.discussed:
+            self.progress.discussed.append(scene.id)
+        self.runner.save()
+        return result
+
+    async def _open_small(self, scene: DiscussionScene, initiator: str | None,
+                          said: RoundResult | None) -> RoundResult:
+        """A discussion on a small model: its script was its opening; without one, the initiator says its prompt
+        (or topic).  The learner's reply then gets one answer and the closing (lessons/expected.py)."""
+        if scene.script:
+            result = said or RoundResult(reason="cue_user")
+        else:
+            opening = ScriptStep(say=scene.prompt or scene.topic, by=initiator)
+            mark = LessonProgress()
+            result = await self.runner.play_scripted(script_events([opening], mark, self.teacher, self.runner.members(),
+                                                                   pace=self.pace), trigger=initiator)
+        if result.reason != "aborted" and scene.id not in self.progress.discussed:
             self.progress.discussed.append(scene.id)
         self.runner.save()
         return result

@@ -4,8 +4,8 @@ A lesson may name its class (``agents: [...]``, registry ids) and who opens each
 (``initiator``).  An id that names no persona, or an initiator outside the class, is reported as
 ``path:line: field: problem`` — the line of the field in the file — before anyone plays it.
 
-A script step said ``by:`` someone outside the class is no error (the teacher says that line
-instead) but a warning, one line each, from :func:`speaker_warnings`.
+A script step (or a ``close:`` step, or an expected question's answer) said ``by:`` someone outside
+the class is no error (the teacher says that line instead) but a warning, one line each, from :func:`speaker_warnings`.
 """
 
 from __future__ import annotations
@@ -47,12 +47,15 @@ def speaker_warnings(lesson: Lesson, path: Path, registry: Registry) -> list[str
     """A script step said ``by:`` an agent outside the lesson's class (the teacher says it instead):
     ``path:line: scenes.N.script.M.by (scene 'id', step M+1): …``, one line each."""
     ids = list(lesson.agents or [i for i in DEFAULT_CLASS if i in registry.agents])
-    found = [(index, scene.id, number, step.by) for index, scene in enumerate(lesson.scenes)
+    found = [(index, scene.id, field, number, step.by) for index, scene in enumerate(lesson.scenes)
              if isinstance(scene, (SlideScene, DiscussionScene))
-             for number, step in enumerate(scene.script) if step.by is not None and step.by not in ids]
+             for field, steps in (("script", scene.script), ("close", getattr(scene, "close", [])),
+                                  ("faq", scene.faq))
+             for number, step in enumerate(steps) if step.by is not None and step.by not in ids]
     if not found:
         return []
     _, node = read_yaml(path, MAX_LESSON_BYTES)
-    return [f"{path}:{line_of(node, ('scenes', index, 'script', number, 'by'))}: scenes.{index}.script.{number}.by "
-            f"(scene {one_line(scene_id)!r}, step {number + 1}): {one_line(by)[:80]!r} is not in the lesson's class "
-            f"({', '.join(ids)}): the teacher says this line" for index, scene_id, number, by in found]
+    return [f"{path}:{line_of(node, ('scenes', index, field, number, 'by'))}: scenes.{index}.{field}.{number}.by "
+            f"(scene {one_line(scene_id)!r}, {'question' if field == 'faq' else 'step'} {number + 1}): "
+            f"{one_line(by)[:80]!r} is not in the lesson's class ({', '.join(ids)}): the teacher says "
+            f"{'this answer' if field == 'faq' else 'this line'}" for index, scene_id, field, number, by in found]

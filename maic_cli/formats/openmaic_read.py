@@ -2,33 +2,38 @@
 
 The zip may have come from anyone: before anything is unpacked its members are counted and their declared sizes
 and the manifest's compression ratio checked; only ``manifest.json`` is read (bounded), parsed as JSON, checked
-as OpenMAIC's importer checks it (:func:`~.openmaic_format.manifest_problems`), and every text taken from it is
-cleaned and cut to what a lesson holds.  Nothing in it is fetched, run or written anywhere.
+as OpenMAIC's importer checks it (:func:`~.openmaic_format.manifest_problems`; a newer ``formatVersion`` is read
+all the same, with a note), and every text taken from it is cleaned and cut to what a lesson holds.  Nothing in
+it is fetched, run or written anywhere.
 
 Scenes in their ``order``: a slide's canvas elements, top to bottom then left to right, become the slide's
-elements (a text box's HTML as text, or bullets when it holds a list or several paragraphs; LaTeX as a formula;
-a table's cells; a picture as a described image; a shape's text as text); its ``speech``, ``spotlight`` and
-``laser`` actions its script (a pointer at an element that was not kept is dropped); a ``discussion`` action a
-discussion scene after it; a quiz's questions a quiz.  What maic cannot hold is listed, one line each: OpenMAIC's
-own agents (the lesson plays with maic's class), interactive pages and projects, whiteboard drawings, videos,
-audio, lines and bare shapes, pointers at what was left out.
+elements (a text box's HTML as text, or bullets when it holds a list or several paragraphs (``openmaic_html``);
+LaTeX as a formula; a table's cells; a picture as a described image; a shape's text as text); its ``speech``,
+``spotlight`` and ``laser`` actions its script (a pointer at an element that was not kept is dropped); a
+``discussion`` action a discussion scene after it, with its opener, closing lines and faqs (``openmaic_talk``); a
+quiz's questions a quiz, its speech a slide just before it.  The classroom's agents are the lesson's class
+(``openmaic_class``: the personas maic does not have are returned, to be written beside the lesson).  What maic
+cannot hold is listed, one line each: interactive pages and projects, whiteboard drawings, videos, audio, lines
+and bare shapes, pointers at what was left out, the agents' OpenMAIC voices.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ..engine.models import SlideElement
-from ..errors import InputError
+from ..engine.models import AgentConfig, SlideElement
+from ..errors import InputError, MaicError
 from ..lessons.lesson import (
     LETTERS,
+    MAX_FAQ,
     MAX_SCENES,
-    DiscussionScene,
+    ExpectedQuestion,
     Lesson,
     QuizQuestion,
     QuizScene,
@@ -36,23 +41,26 @@ from ..lessons.lesson import (
     ScriptStep,
     SlideScene,
 )
-from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
+from ..store.personas import Registry, load_registry
+from .common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
+from .openmaic_class import ClassroomClass, read_class
 from .openmaic_format import (
-    BEFORE,
+    FORMAT_VERSION,
     HOLDER,
     MANIFEST,
     MAX_ACTIONS,
-    html_blocks,
+    MAX_MEMBERS,
     manifest_problems,
     media_prompts,
+    newer_version,
     read_manifest,
     scalar,
     scene_order,
     scene_problems,
 )
-from .personas import DEFAULT_CLASS
+from .openmaic_html import html_blocks
+from .openmaic_talk import FAQ, expected, marked, read_discussions, said
 
-_SPEAKER = re.compile(r"\(([a-z0-9][a-z0-9_-]{0,39})\)\s*$")  # "Sam (curious_student)": who says a line
 _MAX_STEPS = 200  # = SlideScene.script's limit
 _SCENE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
@@ -178,15 +186,6 @@ def _word(kind: Any) -> str:
     return (line(kind[:20]) or "untyped") if isinstance(kind, str) else "untyped"
 
 
-def _speaker(action: dict[str, Any]) -> str | None:
-    """Who says a line or opens a discussion, as maic wrote it in the action's description (``said by Sam
-    (curious_student)``): an agent of maic's default class, else nobody (the teacher; the class's first student
-    for a discussion)."""
-    description = action.get("description")
-    match = _SPEAKER.search(description) if isinstance(description, str) else None
-    return match.group(1) if match and match.group(1) in DEFAULT_CLASS else None
-
-
 def _question(raw: Any, index: int, notes: Counter[str]) -> QuizQuestion | None:
     if not isinstance(raw, dict) or not isinstance(raw.get("question"), str) or not raw["question"].strip():
         notes["quiz questions without a question"] += 1
@@ -221,13 +220,37 @@ def _question(raw: Any, index: int, notes: Counter[str]) -> QuizQuestion | None:
         return None
 
 
+@dataclass
+class Classroom:
+    """What a classroom zip holds for maic: the lesson, the personas of its class maic does not have (to be
+    written beside it), and what did not carry across (one line each)."""
+
+    lesson: Lesson
+    notes: list[str]
+    personas: list[AgentConfig] = field(default_factory=list)
+
+
 def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
     """The lesson in OpenMAIC's classroom zip ``path``, and what did not carry across (one line each)."""
+    classroom = read(path)
+    return classroom.lesson, classroom.notes
+
+
+def _registry() -> Registry:
+    try:
+        return load_registry()
+    except MaicError:  # a persona folder that cannot be read: no persona is recognised, each is written anew
+        return Registry()
+
+
+def read(path: Path) -> Classroom:
+    """The classroom zip ``path`` as a :class:`Classroom`."""
     manifest = read_manifest(path)
     if problems := manifest_problems(manifest, strict=False):
         raise InputError(f"{path}: {MANIFEST}: {problems[0]}"
                          + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
     notes: Counter[str] = Counter()
+    cls = read_class(manifest.get("agents"), _registry())
     stage = manifest["stage"]
     title = line(stage.get("name") or "") if isinstance(stage.get("name"), str) else ""
     scenes: list[Scene] = []
@@ -254,7 +277,7 @@ def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
             usable.append((scene_order(raw.get("order"), index), index, raw))
     try:
         for _, _, raw in sorted(usable, key=lambda item: (item[0], item[1])):
-            _scene(raw, scenes, scene_id, notes, prompts)
+            _scene(raw, scenes, scene_id, notes, prompts, cls)
     except ValidationError as exc:  # what the cleaning and the limits above missed: said, not a traceback
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ()))
@@ -265,13 +288,17 @@ def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
         scenes = scenes[:MAX_SCENES]
     if not scenes:
         raise InputError(f"{path}: the classroom has no slide, quiz or discussion maic can play")
-    agents = [a for a in manifest.get("agents") or [] if isinstance(a, dict)] \
-        if isinstance(manifest.get("agents"), list) else []
     lines = []
-    if agents:
-        names = ", ".join(line(a["name"], 40) if isinstance(a.get("name"), str) else "?" for a in agents[:8])
-        lines.append(f"OpenMAIC's class of {len(agents)} ({names}{', …' if len(agents) > 8 else ''}) is not "
-                     "carried: the lesson plays with maic's class (maic agents list)")
+    if (version := newer_version(manifest)) is not None:
+        lines.append(f"formatVersion {version} is newer than the {FORMAT_VERSION} maic knows: read as OpenMAIC reads "
+                     "it (what maic does not know is left out)")
+    lines += cls.notes
+    audio = [entry for entry in list(manifest["mediaIndex"].values())[:MAX_MEMBERS]
+             if isinstance(entry, dict) and entry.get("type") == "audio" and not entry.get("missing")] \
+        if isinstance(manifest.get("mediaIndex"), dict) else []
+    if audio:
+        lines.append(f"{len(audio)} audio clip(s) of the class's voices: not carried (maic voices the lesson itself, "
+                     "each agent in the voice it casts; maic lesson export --voice puts them in a classroom)")
     lines += [f"{count} {what[1:]}" if what.startswith("~") else f"{count} {what}: not carried"
               for what, count in notes.items()]
     description = text(stage["description"], 2000) if isinstance(stage.get("description"), str) \
@@ -280,42 +307,19 @@ def read_classroom(path: Path) -> tuple[Lesson, list[str]]:
         and stage["language"].strip() else None
     try:
         lesson = Lesson(title=title or "Imported classroom", description=description, language=language,
-                        scenes=scenes)
+                        agents=cls.ids or None, scenes=scenes)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ()))
         raise InputError(f"{path}: {MANIFEST}: {where}: {line(str(first.get('msg', '')), 200)}") from None
-    return lesson, lines
+    return Classroom(lesson, lines, cls.new)
 
 
-def _discussions(actions: list[dict[str, Any]], scenes: list[Scene], scene_id: Any, notes: Counter[str],
-                 before: bool = False) -> None:
-    """The ``discussion`` actions of a scene as discussion scenes, each with the lines said just before it:
-    those maic wrote as coming before the scene (``before``), or the others, after it."""
-    lines: list[ScriptStep] = []
-    for action in actions:
-        if action.get("type") == "speech" and scalar(action.get("description")).startswith("discussion") \
-                and isinstance(action.get("text"), str):
-            if said := text(action["text"]):
-                lines.append(ScriptStep(say=said, by=_speaker(action)))
-        elif action.get("type") == "discussion":
-            if scalar(action.get("description")).startswith(BEFORE) != before:
-                lines = []
-                continue
-            topic = line(action["topic"], 500) if isinstance(action.get("topic"), str) else ""
-            if not topic:
-                notes["discussions without a topic"] += 1
-                lines = []
-                continue
-            prompt = text(action["prompt"], 2000) if isinstance(action.get("prompt"), str) \
-                and action["prompt"].strip() else None
-            given = action.get("id")
-            given = given[len("discussion-"):] if isinstance(given, str) and given.startswith("discussion-") else None
-            title = line(action["title"]) if isinstance(action.get("title"), str) and action["title"].strip() \
-                else None
-            scenes.append(DiscussionScene(type="discussion", id=scene_id(f"discuss {topic[:30]}", given), topic=topic,
-                                          title=title, prompt=prompt, initiator=_speaker(action), script=lines[:60]))
-            lines = []
+def _speech(actions: list[dict[str, Any]], cls: ClassroomClass) -> list[ScriptStep]:
+    """The lines a scene says (not a discussion's, not a faq), as script steps."""
+    return [step for action in actions if action.get("type") == "speech" and not marked(action)
+            and (step := said(action, cls)) is not None]
+
 
 def _unique_ids(questions: list[QuizQuestion]) -> list[QuizQuestion]:
     """The questions, a repeated id made ``q<n>`` (a number no other question has)."""
@@ -335,7 +339,7 @@ def _unique_ids(questions: list[QuizQuestion]) -> list[QuizQuestion]:
 
 
 def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Counter[str],
-           prompts: dict[str, str]) -> None:
+           prompts: dict[str, str], cls: ClassroomClass) -> None:
     """One scene of the manifest as maic's scenes (none, a slide or a quiz, and the discussions after it)."""
     scene_title = line(raw.get("title") or "") if isinstance(raw.get("title"), str) else ""
     scene_title = scene_title or f"Scene {len(scenes) + 1}"
@@ -356,10 +360,15 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             notes["quiz questions beyond the 50 a quiz holds"] += len(listed_questions) - 50
         questions = _unique_ids([q for i, raw_q in enumerate(listed_questions[:50])
                                  if (q := _question(raw_q, i, notes)) is not None])
-        _discussions(actions, scenes, scene_id, notes, before=True)
+        read_discussions(actions, scenes, scene_id, notes, cls, before=True)
+        spoken = _speech(actions, cls)
+        if spoken and questions:  # maic's quizzes do not speak: what OpenMAIC says on the quiz opens it, on a slide
+            notes["~quiz scene(s)' speech said on a slide of its own just before the quiz"] += 1
+            scenes.append(SlideScene(type="slide", id=scene_id(f"{scene_title} intro"), title=scene_title,
+                                     script=spoken[:_MAX_STEPS]))
         if questions:
             scenes.append(QuizScene(type="quiz", id=scene_id(scene_title), title=scene_title, questions=questions))
-        _discussions(actions, scenes, scene_id, notes)
+        read_discussions(actions, scenes, scene_id, notes, cls)
         return
     current = _Scene(notes, prompts)
     canvas = raw["content"]["canvas"]
@@ -370,12 +379,15 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
     for element in sorted(elements, key=_box):
         current.element(element, scene_title)
     script: list[ScriptStep] = []
+    faq: list[ExpectedQuestion] = []
     for action in actions:
         kind = action.get("type")
-        if kind == "speech" and isinstance(action.get("text"), str) \
-                and not scalar(action.get("description")).startswith("discussion"):
-            if said := text(action["text"]):
-                script.append(ScriptStep(say=said, by=_speaker(action)))
+        if kind == "speech" and marked(action) == FAQ:
+            if (entry := expected(action, cls, notes)) is not None and len(faq) < MAX_FAQ:
+                faq.append(entry)
+        elif kind == "speech" and not marked(action):
+            if (step := said(action, cls)) is not None:
+                script.append(step)
         elif kind in ("spotlight", "laser"):
             pointed = action.get("elementId")
             target = current.ids.get(pointed) if isinstance(pointed, str) else None
@@ -389,8 +401,8 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             notes[f"{_word(kind)} actions"] += 1
     if len(script) > _MAX_STEPS:
         notes["script steps beyond the 200 a slide holds"] += len(script) - _MAX_STEPS
-    _discussions(actions, scenes, scene_id, notes, before=True)
+    read_discussions(actions, scenes, scene_id, notes, cls, before=True)
     if current.elements or script or canvas.get("id") != HOLDER:  # (not the empty slide maic writes to hold them)
         scenes.append(SlideScene(type="slide", id=scene_id(scene_title, canvas.get("id")), title=scene_title,
-                                 elements=current.elements, script=script[:_MAX_STEPS]))
-    _discussions(actions, scenes, scene_id, notes)
+                                 elements=current.elements, script=script[:_MAX_STEPS], faq=faq))
+    read_discussions(actions, scenes, scene_id, notes, cls)

@@ -1,16 +1,19 @@
 """``maic lesson export --out class.maic.zip``: a lesson as a classroom OpenMAIC imports.
 
 Each slide becomes a slide scene on OpenMAIC's 1000 × 562.5 canvas: the title as a title text box, then the
-elements top to bottom (text and bullets as HTML text boxes, formulas as LaTeX, tables as table cells, code as
-OpenMAIC's code elements, a picture's description as a text box); element ids are kept, so the script's spotlight
-and laser actions point at them.  The script becomes ``speech``, ``spotlight`` and ``laser`` actions.  A quiz
-becomes a quiz scene (choices keep their letters as values; a short answer's rubric is its grading guidance).
-OpenMAIC has no discussion scene: a discussion is a ``discussion`` action at the end of the scene before it
-(or at the start of the first scene), its scripted lines ``speech`` actions just before it.
+elements top to bottom (text and bullets as HTML text boxes; formulas as LaTeX elements whose ``html``, which
+OpenMAIC's renderer shows as it is, is MathML made from the LaTeX (``ui/mathml.py``); tables as table cells; code
+as OpenMAIC's code elements; a picture's description as a text box); element ids are kept, so the script's
+spotlight and laser actions point at them.  The script becomes ``speech``, ``spotlight`` and ``laser`` actions.  A
+quiz becomes a quiz scene (choices keep their letters as values; a short answer's rubric is its grading
+guidance).  OpenMAIC has no discussion scene: a discussion is a ``discussion`` action at the end of the scene
+before it (or at the start of the first scene), its scripted lines ``speech`` actions just before it.  With a
+:class:`~.openmaic_voices.Voicing` every speech action is voiced in its speaker's voice, the audio in the zip.
 
 What OpenMAIC cannot hold is said, one line each, in the notes :func:`classroom_zip` returns: a classmate's line
-is spoken by OpenMAIC's teacher (its speech has no speaker; maic keeps the speaker in the action's description, as
-``said by Name (agent_id)``, and reads it back), a picture has no image, a discussion has no scene of its own.
+is shown as OpenMAIC's teacher's (its speech has no speaker; maic keeps the speaker in the action's description,
+as ``said by Name (agent_id)``, reads it back, and voices it in the classmate's voice), a picture has no image, a
+discussion has no scene of its own, and who opens it is said in its description (see :meth:`_Actions.discussion`).
 Every element carries its maic kind in its ``name`` (``maic:bullets``, ``maic:formula``), so a classroom maic
 wrote comes back as it was.
 """
@@ -27,10 +30,22 @@ from typing import Any
 
 from .. import __version__
 from ..engine.models import AgentConfig, SlideElement
-from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
+from ..lessons.lesson import (
+    LETTERS,
+    DiscussionScene,
+    ExpectedQuestion,
+    Lesson,
+    QuizQuestion,
+    QuizScene,
+    ScriptStep,
+    SlideScene,
+)
+from ..store.paths import write_atomic
+from ..ui.mathml import mathml
 from ..untrusted import clean
 from .openmaic_format import BEFORE, CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, HOLDER, MANIFEST
-from .paths import write_atomic
+from .openmaic_talk import CLOSING, DISCUSSION_FAQ, FAQ, OPENING
+from .openmaic_voices import Voicing, voice_speech
 
 _FONT = "Microsoft YaHei"
 _COLOR = "#333333"
@@ -62,10 +77,12 @@ def _text_box(element_id: str, top: float, height: float, name: str, content: st
 
 
 def _element(element: SlideElement, top: float, height: float) -> dict[str, Any]:
-    if element.type == "formula":  # OpenMAIC's renderer shows ``html`` (KaTeX's, made when it generates a slide)
+    if element.type == "formula":  # OpenMAIC's renderer injects ``html`` as it is (KaTeX's, when it makes a slide)
         latex = clean(element.content)
-        return {**_base(element.id, top, height, "maic:formula"), "type": "latex", "latex": latex,
-                "html": f'<span class="maic-latex" style="font-family: serif;">{escape(latex)}</span>',
+        shown = mathml(latex)
+        html = f'<span class="maic-math">{shown}</span>' if shown is not None else \
+            f'<span class="maic-latex" style="font-family: serif;">{escape(latex)}</span>'
+        return {**_base(element.id, top, height, "maic:formula"), "type": "latex", "latex": latex, "html": html,
                 "color": _COLOR, "align": "left", "fixedRatio": False}
     if element.type == "table":
         width = max((len(row) for row in element.rows), default=1)
@@ -111,10 +128,13 @@ def _canvas(scene: SlideScene) -> dict[str, Any]:
 class _Actions:
     """Numbers the actions of the whole classroom (OpenMAIC wants every action to have an id)."""
 
-    def __init__(self, names: dict[str, str]) -> None:
+    def __init__(self, names: dict[str, str], teacher: str) -> None:
         self.count = 0
         self.names = names  # agent id -> name, for a classmate's line
+        self.teacher = teacher  # who says a line said by no one else
         self.by_lines = 0
+        self.speeches: list[tuple[dict[str, Any], str]] = []  # each speech action and who says it
+        self.faqs = 0
 
     def _id(self, kind: str) -> str:
         self.count += 1
@@ -128,25 +148,41 @@ class _Actions:
                 action["description"] = f"{prefix}said by {self.names.get(step.by, step.by)} ({step.by})"
             elif prefix:
                 action["description"] = f"{prefix}said by the teacher"
+            self.speeches.append((action, step.by or self.teacher))
             return action
         kind = "spotlight" if step.spotlight else "laser"
         return {"id": self._id(kind), "type": kind, "elementId": step.target}
 
+    def faq(self, entry: ExpectedQuestion, prefix: str) -> dict[str, Any]:
+        """An expected question as OpenMAIC can hold it: said (the question, then its answer), the entry itself in
+        the action's ``faq`` for maic to read back (:mod:`.openmaic_talk`)."""
+        phrasings = [clean(q) for q in entry.phrasings]
+        action = self.step(ScriptStep(say=f"{phrasings[0]} {clean(entry.a)}", by=entry.by), prefix)
+        action["faq"] = {"q": phrasings if isinstance(entry.q, list) else phrasings[0], "a": clean(entry.a)}
+        self.faqs += 1
+        return action
+
     def discussion(self, scene: DiscussionScene, before: bool = False) -> list[dict[str, Any]]:
         """``before``: it opens the lesson, so it comes before the scene that holds it (said in its
         description, which maic reads back)."""
-        out = [self.step(step, "discussion: ") for step in scene.script]
+        out = [self.step(step, OPENING) for step in scene.script]
         self.count += 1  # the id names the scene, so maic reads the same id back
         action: dict[str, Any] = {"id": f"discussion-{scene.id}", "type": "discussion", "topic": clean(scene.topic)}
         if scene.prompt:
             action["prompt"] = clean(scene.prompt)
         if scene.title:
             action["title"] = clean(scene.title)
-        if scene.initiator in self.names:  # (OpenMAIC's agentId names an agent of its registry: none here)
+        # Who opens it is said in its description, not in ``agentId``: OpenMAIC's importer gives every agent a new
+        # id (lib/import/use-import-classroom.ts) and its player skips a discussion whose agentId is not one of the
+        # selected agents (lib/playback/engine.ts), so an id maic wrote would silence the discussion; without one,
+        # its player picks a student to open it (components/stage.tsx: pickStudentAgent).
+        if scene.initiator in self.names:
             action["description"] = f"opened by {self.names[scene.initiator]} ({scene.initiator})"
         if before:
             action["description"] = f"{BEFORE}; {action.get('description', 'opened by the class')}"
-        return [*out, action]
+        after = [self.step(step, CLOSING) for step in scene.close] + [self.faq(entry, DISCUSSION_FAQ)
+                                                                      for entry in scene.faq]
+        return [*out, action, *after]
 
 
 def _question(question: QuizQuestion) -> dict[str, Any]:
@@ -167,8 +203,15 @@ def _agent(agent: AgentConfig) -> dict[str, Any]:
 
 def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[str, Any], list[str]]:
     """The manifest of ``lesson`` held by ``agents``, and what OpenMAIC cannot carry (one line each)."""
+    manifest, notes, _ = _manifest(lesson, agents)
+    return manifest, notes
+
+
+def _manifest(lesson: Lesson, agents: list[AgentConfig],
+              voiced: bool = False) -> tuple[dict[str, Any], list[str], _Actions]:
     names = {agent.id: agent.name for agent in agents}
-    actions = _Actions(names)
+    teacher = next((agent.id for agent in agents if agent.role == "teacher"), "teacher")
+    actions = _Actions(names, teacher)
     scenes: list[dict[str, Any]] = []
     waiting: list[dict[str, Any]] = []  # a discussion before any scene: opens the next one
     pictures = 0
@@ -180,7 +223,8 @@ def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[
             pictures += sum(1 for element in scene.elements if element.type == "image")
             entry: dict[str, Any] = {"type": "slide", "title": clean(scene.title), "order": len(scenes) + 1,
                                      "content": {"type": "slide", "canvas": _canvas(scene)},
-                                     "actions": [actions.step(step) for step in scene.script]}
+                                     "actions": [*(actions.step(step) for step in scene.script),
+                                                 *(actions.faq(entry, FAQ) for entry in scene.faq)]}
         else:
             assert isinstance(scene, QuizScene)
             entry = {"type": "quiz", "title": clean(scene.title), "order": len(scenes) + 1,
@@ -206,34 +250,50 @@ def classroom_manifest(lesson: Lesson, agents: list[AgentConfig]) -> tuple[dict[
                 "agents": [_agent(agent) for agent in agents], "scenes": scenes, "mediaIndex": {}}
     notes = []
     if actions.by_lines:
-        notes.append(f"{actions.by_lines} line(s) said by classmates are spoken by OpenMAIC's teacher (its speech "
-                     "has no speaker; the speaker is kept in each action's description, and maic reads it back)")
-    formulas = sum(1 for scene in lesson.scenes if isinstance(scene, SlideScene)
-                   for element in scene.elements if element.type == "formula")
-    if formulas:
-        notes.append(f"{formulas} formula(s) show their LaTeX source in OpenMAIC (its renderer draws the KaTeX it "
-                     "makes when it generates a slide; maic makes none)")
+        heard = "shown as OpenMAIC's teacher's, heard in their own voices" if voiced else \
+            "spoken by OpenMAIC's teacher"
+        notes.append(f"{actions.by_lines} line(s) said by classmates are {heard} (its speech has no speaker; the "
+                     "speaker is kept in each action's description, and maic reads it back)")
+    unread = sum(1 for scene in lesson.scenes if isinstance(scene, SlideScene)
+                 for element in scene.elements if element.type == "formula" and mathml(clean(element.content)) is None)
+    if unread:
+        notes.append(f"{unread} formula(s) show their LaTeX source in OpenMAIC (maic could not set them as MathML: "
+                     "unbalanced braces, a double superscript, too long or too deep)")
     if pictures:
         notes.append(f"{pictures} picture(s) are descriptions in maic: written as text boxes, with no image")
+    if actions.faqs:
+        notes.append(f"{actions.faqs} expected question(s) (faq) are said, question then answer, after their scene's "
+                     "lecture or discussion (OpenMAIC has no place for them; maic reads them back)")
     discussions = sum(1 for scene in lesson.scenes if isinstance(scene, DiscussionScene))
     if discussions:
         notes.append(f"{discussions} discussion(s) become discussion actions at the end of the scene before them "
-                     "(OpenMAIC has no discussion scene)")
-    return manifest, notes
+                     "(OpenMAIC has no discussion scene; its player picks a student to open each: an agentId "
+                     "naming maic's agent would name none of the agents its importer makes, and it skips those)")
+    return manifest, notes, actions
 
 
-def classroom_zip(lesson: Lesson, agents: list[AgentConfig]) -> tuple[bytes, list[str]]:
-    """The ``.maic.zip`` bytes of ``lesson`` held by ``agents``, and the notes of what did not carry across."""
-    manifest, notes = classroom_manifest(lesson, agents)
+def classroom_zip(lesson: Lesson, agents: list[AgentConfig],
+                  voicing: Voicing | None = None) -> tuple[bytes, list[str]]:
+    """The ``.maic.zip`` bytes of ``lesson`` held by ``agents`` (with ``voicing``: every line in its speaker's
+    voice, :mod:`.openmaic_voices`), and the notes of what did not carry across."""
+    manifest, notes, actions = _manifest(lesson, agents, voicing is not None)
+    files: dict[str, bytes] = {}
+    if voicing is not None and actions.speeches:
+        files, index, usage = voice_speech(actions.speeches, actions.names, voicing)
+        manifest["mediaIndex"].update(index)
+        notes.append(f"{sum(1 for a, _ in actions.speeches if 'audioRef' in a)} line(s) voiced in the class's voices "
+                     f"({len(files)} audio file(s), {usage.seconds:.0f} s; {usage.sentences} synthesized)")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=2))
+        for path, data in files.items():
+            archive.writestr(path, data, compress_type=zipfile.ZIP_STORED)  # (mp3 is compressed already)
     return buffer.getvalue(), notes
 
 
-def export_classroom(lesson: Lesson, out: Path, agents: list[AgentConfig]) -> list[str]:
+def export_classroom(lesson: Lesson, out: Path, agents: list[AgentConfig], voicing: Voicing | None = None) -> list[str]:
     """Write ``lesson`` held by ``agents`` to ``out`` (atomically) as a classroom zip; the notes of what did not
     carry across."""
-    data, notes = classroom_zip(lesson, agents)
+    data, notes = classroom_zip(lesson, agents, voicing)
     write_atomic(out, data)
     return notes
