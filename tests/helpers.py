@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from maic_cli.engine.models import AgentConfig
+from maic_cli.lessons.lesson import DiscussionScene, Lesson, SlideScene
 from maic_cli.replies.parser import StructuredStreamParser
 from maic_cli.replies.parser_items import ActionItem, TextItem
 
@@ -61,3 +63,26 @@ def modules_imported_by_code(code: str, argv: list[str]) -> set[str]:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return set(out.stdout.rpartition(MODULES_MARK)[2].split())
+
+
+def without_faq(path: Path) -> Lesson:
+    """A built-in lesson with none of its expected questions (``faq:``): what the class composes when no
+    expected question matches."""
+    from maic_cli.store.lessons import load_lesson
+
+    lesson = load_lesson(path)
+    for scene in lesson.scenes:
+        if isinstance(scene, (SlideScene, DiscussionScene)):
+            scene.faq = []
+    return lesson
+
+
+def without_faq_file(path: Path, into: Path) -> Path:
+    """``path`` (a lesson file) written to ``into`` without its ``faq:`` entries."""
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for scene in data["scenes"]:
+        scene.pop("faq", None)
+    into.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return into

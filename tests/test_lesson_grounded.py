@@ -25,8 +25,7 @@ from maic_cli.lessons.player import LessonPlayer
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM
 from maic_cli.llm.spec import ModelSpec
-from maic_cli.store.lessons import load_lesson
-from tests.helpers import agent, reply
+from tests.helpers import agent, reply, without_faq, without_faq_file
 
 LESSONS = Path(__file__).parent.parent / "lessons"
 CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T"), agent("mia", "student", "Mia"))}
@@ -54,7 +53,7 @@ def player(answer: str, spec: ModelSpec, lesson: str = "photosynthesis") -> tupl
     log = Log()
     runner = ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), max_turns=1), llm, agents=CLASS,
                          hooks=[log], spec=spec)
-    play = LessonPlay(lesson=load_lesson(LESSONS / f"{lesson}.yaml"))
+    play = LessonPlay(lesson=without_faq(LESSONS / f"{lesson}.yaml"))
     lesson_player = LessonPlayer(runner, play)
     lesson_player.start()
     return lesson_player, log, llm
@@ -205,7 +204,8 @@ def test_chat_on_a_small_model_behind_a_server_says_the_lessons_sentence(
     with LoopbackOpenAIServer(default=ServedReply(reply(WRONG))) as server:
         result = CliRunner().invoke(app, [
             "chat", "--model", "openai/smollm2", "--api-base", server.base_url, "--session", str(tmp_path / "s.json"),
-            "--lesson", "photosynthesis", "--max-turns", "1", "--transcript", str(transcript)], input=f"{QUESTION}\n")
+            "--lesson", str(without_faq_file(LESSONS / "photosynthesis.yaml", tmp_path / "photosynthesis.yaml")),
+            "--max-turns", "1", "--transcript", str(transcript)], input=f"{QUESTION}\n")
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert WRONG not in out and "Ms. Rivera: Good question. " in out
@@ -259,7 +259,7 @@ def test_a_students_lucky_phrase_does_not_excuse_the_teachers_wrong_answer() -> 
     # the llm policy: the rules (the small model's default) let only the teacher answer a lesson question
     runner = ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), max_turns=2), llm, agents=CLASS,
                          hooks=[log], spec=SMALL, director=policy_from_flag("llm"))
-    lesson_player = LessonPlayer(runner, LessonPlay(lesson=load_lesson(LESSONS / "photosynthesis.yaml")))
+    lesson_player = LessonPlayer(runner, LessonPlay(lesson=without_faq(LESSONS / "photosynthesis.yaml")))
     lesson_player.start()
     asyncio.run(lesson_player.ask(QUESTION))
     texts = agent_texts(lesson_player)  # the teacher's wrong reply never shows: its card is the lesson's answer

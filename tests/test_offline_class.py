@@ -16,15 +16,13 @@ from maic_cli.engine.classroom import Classroom
 from maic_cli.engine.events import ActionEvent, DoneEvent, Event
 from maic_cli.engine.models import TurnConfig
 from maic_cli.engine.runner import ClassRunner, RunnerHooks
-from maic_cli.lessons.lesson import LessonPlay
-from maic_cli.lessons.lesson import DiscussionScene
+from maic_cli.lessons.lesson import DiscussionScene, LessonPlay
 from maic_cli.lessons.player import LessonPlayer
 from maic_cli.llm.port import LLMRequest
 from maic_cli.llm.scripted import FunctionLLM
 from maic_cli.llm.spec import ModelSpec
 from maic_cli.replies.gate import build_ground, passes, sentences
-from maic_cli.store.lessons import load_lesson
-from tests.helpers import action, agent, reply
+from tests.helpers import action, agent, reply, without_faq
 
 LESSONS = Path(__file__).parent.parent / "lessons"
 CLASS = {a.id: a for a in (agent("teacher", "teacher", "Ms. T"),
@@ -58,7 +56,7 @@ def lesson_class(answer: Callable[[LLMRequest], str], spec: ModelSpec, *, turns:
     log = Log()
     runner = ClassRunner(Classroom(), TurnConfig(agent_ids=list(CLASS), max_turns=turns),
                          FunctionLLM(respond, name=spec.raw), agents=CLASS, hooks=[log], spec=spec)
-    lesson_player = LessonPlayer(runner, LessonPlay(lesson=load_lesson(LESSONS / "fractions.yaml")))
+    lesson_player = LessonPlayer(runner, LessonPlay(lesson=without_faq(LESSONS / "fractions.yaml")))
     lesson_player.start()
     return lesson_player, log
 
@@ -90,7 +88,7 @@ def test_no_pointer_at_a_discussion() -> None:
 
 def test_a_small_models_discussion_plays_no_live_round_and_closes_after_one_answer() -> None:
     lines = iter([reply(FALSE), reply(FALSE), reply(TRUE)])
-    lesson_player, log = lesson_class(lambda _: next(lines, reply(TRUE)), SMALL, turns=2, next_agent="mia")
+    lesson_player, _ = lesson_class(lambda _: next(lines, reply(TRUE)), SMALL, turns=2, next_agent="mia")
     lesson_player.play.progress.scene = 4
     lesson_player.start()
     scene = lesson_player.scene
@@ -103,7 +101,7 @@ def test_a_small_models_discussion_plays_no_live_round_and_closes_after_one_answ
     after = agent_texts(lesson_player)[len(said):]
     assert FALSE not in " ".join(text for _, text in after)
     assert "Good question" not in after[0][1]  # a statement is not called a question
-    closing = [step.say for step in (scene.close or [])]
+    closing = [step.say or "" for step in scene.close]
     assert len(after) >= 2 and (not closing or closing[-1] in after[-1][1] or closing[-1] in " ".join(
         text for _, text in after))
     assert scene.id in lesson_player.progress.closed

@@ -34,10 +34,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..replies.gate import Ground, keep_grounded
-from ..replies.prose import tidy
 from ..replies.junk import drawn_from, drawn_text, first_junk, inert_params, make_inert
 from ..replies.parser import StructuredStreamParser
 from ..replies.parser_items import Item, TextItem
+from ..replies.prose import tidy
 from ..replies.speech import (
     SentenceGate,
     WordGate,

@@ -138,7 +138,8 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
     runner, play = player.runner, player.play
     scene = player.scene
     about = without_call(question if question is not None else text, runner.members())  # "Mia, …": not Mia
-    matched = match(play.lesson, about, current=scene.id)  # a question the lesson expects: its own answer
+    # A question the lesson expects: its own answer (the class's names are not what it asks about).
+    matched = match(play.lesson, about, current=scene.id, ignore=[a.name for a in runner.members()])
     if matched is not None:
         return await answer_expected(player, text, matched)
     grounding = ground(play.lesson, about, current=scene.id,

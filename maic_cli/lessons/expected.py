@@ -58,11 +58,12 @@ def _speaker(player: LessonPlayer, text: str, by: str | None) -> AgentConfig:
 async def answer_expected(player: LessonPlayer, text: str, matched: Match) -> RoundResult:
     """The learner's ``text``, answered with the expected question it matched (see the module)."""
     runner, faq = player.runner, matched.expected.faq
-    speaker = _speaker(player, text, faq.by)
-    if not runner.spec.compact_prompts:
+    if not runner.spec.compact_prompts:  # the by agent first, else whom the learner called, else the director's pick
         lesson = player.context().model_copy(update={"grounding": [faq.a], "beyond": False, "answer": None})
         runner.add_learner_message(text)
-        return await runner.play_round(speaker.id, overrides=RoundOverrides(lesson=lesson))
+        trigger = faq.by if faq.by in runner.agents else runner.trigger_for(text)
+        return await runner.play_round(trigger, overrides=RoundOverrides(lesson=lesson))
+    speaker = _speaker(player, text, faq.by)
     runner.add_learner_message(text)
     grounded = GroundingEvent(kind="expected", question=text[:500], sentences=[faq.a])
     result = await runner.play_scripted(says(speaker, faq.a, [grounded], player.pace), trigger=speaker.id)

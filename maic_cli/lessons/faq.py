@@ -30,15 +30,38 @@ from dataclasses import dataclass
 from .grounding import lesson_passages, terms
 from .lesson import DiscussionScene, ExpectedQuestion, Lesson, SlideScene
 
-THRESHOLD = 0.55  # the lowest score that is a match (tuned on faq_tune.yaml)
-MARGIN = 0.04  # how far the best faq leads the next one
-CURRENT = 0.06  # the scene on screen's faqs, ahead by this much
-ANSWER_WORD = 0.5  # a question word found only in the faq's answer or its other phrasings
+THRESHOLD = 0.5  # the lowest score that is a match (tuned on faq_tune.yaml)
+MARGIN = 0.06  # how far the best faq leads the next one
+CURRENT = 0.1  # the scene on screen's faqs, ahead by this much
+ANSWER_WORD = 0.7  # a question word found only in the faq's answer or its other phrasings
 SCENE_WORD = 0.25  # ... only on the faq's own slide (its title, elements, script)
 ASKED_WEIGHT = 0.6  # of the score: the question's share (the phrasing's share is the rest)
 NUMBER = re.compile(r"\d+(?:[./]\d+)?")
 NEGATION = re.compile(r"\b(?:not|no|never|without|n't|isn't|aren't|doesn't|don't|wasn't|weren't|can't|cannot)\b",
                       re.IGNORECASE)
+
+
+KINDS = (  # what a question asks for, by its opening words (the first that fits)
+    ("if", re.compile(r"\b(what if|what would happen|would|wouldn't|if)\b")),
+    ("amount", re.compile(r"\bhow (much|many|far|long|big|often|hot|cold)\b|\bby how\b")),
+    ("why", re.compile(r"\bwhy\b|\bhow come\b|\bwhat makes\b|\bwhat causes\b|\bbecause\b")),
+    ("when", re.compile(r"\bwhen\b|\bwhat time\b|\bwhich month\b|\bwhat month\b")),
+    ("where", re.compile(r"\bwhere\b")),
+    ("how", re.compile(r"\bhow\b")),
+    ("what", re.compile(r"\b(what|which|who)\b")),
+    ("yes", re.compile(r"^\W*(is|are|was|were|do|does|did|can|could|will|should|must|has|have|isn't|aren't|doesn't|"
+                       r"don't|didn't|can't)\b")),
+)
+SAME_KIND = 0.1  # a phrasing that asks for what the question asks for, ahead by this much
+OTHER_KIND = 0.2  # ... one that asks for something else (a why for a how much), behind by this much
+NO_KIND = 0.12  # ... one that asks no such thing (a yes-or-no faq for a why), behind by this much
+SPECIFIC = frozenset({"amount", "why", "when", "where", "how"})
+
+
+def kind(text: str) -> str:
+    """What ``text`` asks for: if, amount, why, when, where, how, what, yes (a yes/no question) or say."""
+    folded = text.casefold().replace("’", "'")
+    return next((name for name, pattern in KINDS if pattern.search(folded)), "say")
 
 
 @dataclass(frozen=True)
@@ -64,8 +87,18 @@ def expected_questions(lesson: Lesson) -> list[Expected]:
             for index, faq in enumerate(scene.faq)]
 
 
+NUMBER_WORDS = {w: str(n) for n, w in enumerate(  # not "one": "one and the same", "the right one"
+    "zero - two three four five six seven eight nine ten eleven twelve".split()) if w != "-"}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+def _digits(text: str) -> str:
+    """``text`` with its number words as digits ("one to ten" is "1 to 10")."""
+    return _NUMBER_WORD.sub(lambda m: NUMBER_WORDS[m.group(1).lower()], text)
+
+
 def _numbers(text: str) -> frozenset[str]:
-    return frozenset(NUMBER.findall(text))
+    return frozenset(NUMBER.findall(_digits(text).replace(",", "")))
 
 
 @dataclass(frozen=True)
@@ -87,9 +120,11 @@ def _scene_text(scene: SlideScene | DiscussionScene) -> str:
 def _build(lesson: Lesson) -> _Index:
     language = lesson.language or "english"
     expected = tuple(expected_questions(lesson))
-    phrasings = tuple(tuple(frozenset(terms(p, language, asking=True)) for p in e.faq.phrasings) for e in expected)
-    answers = tuple(frozenset(terms(e.faq.a, language)).union(*ps) for e, ps in zip(expected, phrasings, strict=True))
-    documents: list[frozenset[str]] = [frozenset(terms(p.text, language)) for p in lesson_passages(lesson)]
+    phrasings = tuple(tuple(frozenset(terms(_digits(p), language, asking=True)) for p in e.faq.phrasings)
+                      for e in expected)
+    answers = tuple(frozenset(terms(_digits(e.faq.a), language)).union(*ps)
+                    for e, ps in zip(expected, phrasings, strict=True))
+    documents: list[frozenset[str]] = [frozenset(terms(_digits(p.text), language)) for p in lesson_passages(lesson)]
     documents += [words for ps in phrasings for words in ps] + list(answers)
     frequency = Counter(word for document in documents for word in document)
     total = max(len(documents), 1)
@@ -119,17 +154,20 @@ def _share(words: Iterable[str], found: dict[str, float], weights: dict[str, flo
     return sum(weights.get(w, unknown) * found.get(w, 0.0) for w in listed) / total
 
 
-def scores(lesson: Lesson, question: str, current: str | None = None) -> list[tuple[Expected, float]]:
-    """Every expected question of ``lesson`` with its score for ``question`` (see the module), best first."""
+def scores(lesson: Lesson, question: str, current: str | None = None,
+           ignore: Iterable[str] = ()) -> list[tuple[Expected, float]]:
+    """Every expected question of ``lesson`` with its score for ``question`` (see the module), best first;
+    ``ignore``: words that are not the question's (the class members' names)."""
     index = _index_of(lesson)
     if not index.expected:
         return []
     language = lesson.language or "english"
-    asked = list(dict.fromkeys(terms(question, language, asking=True)))
+    skip = {w for name in ignore for w in terms(name, language)}
+    asked = [w for w in dict.fromkeys(terms(_digits(question), language, asking=True)) if w not in skip]
     if not asked:
         return []
     unknown = max(index.weights.values(), default=1.0) * 1.2  # a word the lesson never says: rarest of all
-    numbers, negated = _numbers(question), bool(NEGATION.search(question))
+    numbers, negated, asks = _numbers(question), bool(NEGATION.search(question)), kind(question)
     found: list[tuple[Expected, float]] = []
     for expected, phrasings, answer in zip(index.expected, index.phrasings, index.answers, strict=True):
         scene = index.scene_words.get(expected.scene_id, frozenset())
@@ -148,6 +186,12 @@ def scores(lesson: Lesson, question: str, current: str | None = None) -> list[tu
             if negated != bool(NEGATION.search(text)):
                 score *= 0.95
             best = max(best, score)
+        kinds = {kind(text) for text in expected.faq.phrasings}
+        if asks in kinds:
+            best += SAME_KIND
+        elif asks in SPECIFIC:
+            # "how much is it tilted" is not "why is it tilted"; a why is a little less a yes-or-no question
+            best -= OTHER_KIND if kinds & SPECIFIC else NO_KIND
         if expected.scene_id == current:
             best += CURRENT
         found.append((expected, best))
@@ -155,10 +199,10 @@ def scores(lesson: Lesson, question: str, current: str | None = None) -> list[tu
     return found
 
 
-def match(lesson: Lesson, question: str, current: str | None = None, *, threshold: float = THRESHOLD,
-          margin: float = MARGIN) -> Match | None:
+def match(lesson: Lesson, question: str, current: str | None = None, *, ignore: Iterable[str] = (),
+          threshold: float = THRESHOLD, margin: float = MARGIN) -> Match | None:
     """The expected question ``question`` is (see the module), or ``None``."""
-    ranked = scores(lesson, question, current)
+    ranked = scores(lesson, question, current, ignore)
     if not ranked or ranked[0][1] < threshold:
         return None
     best, score = ranked[0]

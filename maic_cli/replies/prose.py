@@ -23,7 +23,9 @@ from collections.abc import Iterable
 
 LIST_WORDS = ("first", "second", "third", "fourth", "fifth", "next", "then", "finally", "lastly", "also",
               "and", "firstly", "secondly", "thirdly", "plus", "besides")
-_LEAD = re.compile(r"^(?:[\s;:,.\-–—•*]+|(?:\(?\d{1,2}[.)]\s+))+")
+_LEAD = re.compile(r"^(?:[\s;:,.\-–—•*…!?]+|(?:\(?\d{1,2}[.)]\s+))+")
+_LOOSE = re.compile(r"\s+([;:,])")  # "sun ; sun": a mark with a space before it
+_BEFORE_END = re.compile(r"[\s;:,\-–—]+(?=[.!?]+$)")  # "tasks;." at the end
 _LIST_WORD = re.compile(r"^(?:" + "|".join(LIST_WORDS) + r")\s*,\s*", re.IGNORECASE)
 _TRAIL = re.compile(r"[\s;:,\-–—]+$")
 _END = ".!?"
@@ -49,13 +51,13 @@ def as_prose(piece: str) -> str:
     text = " ".join(piece.split())
     if _CUT.search(text):  # cut short: nothing whole is left of this sentence
         return ""
-    text = text.rstrip("…").rstrip()
+    text = _LOOSE.sub(r"\1", text.rstrip("…").rstrip())
     for _ in range(3):
         before = text
         text = _LIST_WORD.sub("", _LEAD.sub("", text))
         if text == before:
             break
-    text = _TRAIL.sub("", text)
+    text = _TRAIL.sub("", _BEFORE_END.sub("", text))
     if not _WORD.search(text):
         return ""
     text = text[0].upper() + text[1:]
