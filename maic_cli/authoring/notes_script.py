@@ -35,11 +35,9 @@ MAX_SAY = 4000  # = ScriptStep.say's limit
 MAX_NOTES_CHARS = 100_000  # of one slide's notes; the rest is not read
 
 _MARKER = re.compile(r"^\s*\[\s*(spotlight|laser)\s*:\s*([A-Za-z0-9_.-]{1,64})\s*\]\s*$", re.IGNORECASE)
-_ANY_MARKER = re.compile(r"^\s*\[\s*(?:(?:spotlight|laser|quiz|discussion)\s*:[^\]\n]{0,200}"
-                         r"|script|faq|close)\s*\]\s*$", re.IGNORECASE)
+_ANY_MARKER = re.compile(r"^\s*\[\s*(?:(?:spotlight|laser|quiz|discussion)\s*:[^\]\n]{0,200}|script)\]\s*$",
+                         re.IGNORECASE)
 _SCRIPT = re.compile(r"^\s*\[\s*script\s*\]\s*$", re.IGNORECASE)
-# An expected question's line (notes_faq): "Q: …", "A: …", "A (Name): …" (kind, who, text)
-QA_LINE = re.compile(r"^\s*([QA])\s*(?:\(\s*([^()\n]{1,60}?)\s*\))?\s*:\s*(\S.*)$", re.IGNORECASE | re.DOTALL)
 _SPEAKER = re.compile(r"^\s*([^\W\d_][^:\n]{0,59}?)\s*:\s+(\S.*)$", re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+(?=[\"'“‘(\[]*[A-Z0-9À-ÖØ-Þ])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -214,9 +212,8 @@ def step_line(step: ScriptStep, labels: Mapping[str, str] | None = None, speaker
         return f"[laser: {step.laser}]"
     said = " ".join((step.say or "").split())
     if step.by is not None:
-        return f"{(labels or {}).get(step.by, step.by)}: {said}"  # "Q: …" after a name is a line, not a question
-    if said.startswith("\\") or _ANY_MARKER.match(said) is not None or QA_LINE.match(said) is not None \
-            or _spoken(said, speakers or {})[0] is not None:
+        return f"{(labels or {}).get(step.by, step.by)}: {said}"
+    if said.startswith("\\") or _ANY_MARKER.match(said) is not None or _spoken(said, speakers or {})[0] is not None:
         return "\\" + said  # would read as a marker or a speaker: said as it is
     return said
 

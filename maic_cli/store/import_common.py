@@ -17,7 +17,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..authoring.notes_faq import read_notes
 from ..authoring.notes_script import notes_script
 from ..engine.models import SlideElement
 from ..errors import InputError
@@ -147,9 +146,8 @@ class Draft:
                 extra += 1
                 scene_id = f"{wanted[:36]}_{extra}"
             taken.add(scene_id)
-            notes, faq, _ = read_notes(scene.notes, self.speakers)  # Q: … / A: … lines: its expected questions
             scenes.append(SlideScene(type="slide", id=scene_id, title=scene.title, elements=scene.elements,
-                                     script=notes_script(notes, scene.elements, self.speakers), faq=faq))
+                                     script=notes_script(scene.notes, scene.elements, self.speakers)))
         if dropped:
             self.notes.append(f"{dropped} element(s) beyond {MAX_ELEMENTS} on a slide left out")
         if not scenes:

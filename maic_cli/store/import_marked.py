@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from ..authoring.notes_faq import read_notes
 from ..authoring.notes_script import line_step
 from ..lessons.lesson import DiscussionScene, QuizQuestion, QuizScene, Scene, ScriptStep
 from .import_common import Draft, DraftSlide, line
@@ -71,8 +70,7 @@ def _discussion(slide: DraftSlide, scene_id: str, speakers: dict[str, str]) -> D
     head: list[str] = []
     script: list[ScriptStep] = []
     in_script = False
-    rest, faq, close = read_notes(slide.notes, speakers, closing=True)
-    for text in rest.splitlines():
+    for text in slide.notes.splitlines():
         if not in_script and _SCRIPT.match(text):
             in_script = True
             continue
@@ -91,7 +89,7 @@ def _discussion(slide: DraftSlide, scene_id: str, speakers: dict[str, str]) -> D
     prompt = " ".join(" ".join((text[1:] if text.startswith("\\") else text).split()) for text in said)
     initiator = line(found.get("opened by", ""), 40) or None
     return DiscussionScene(type="discussion", id=scene_id, title=None if title == topic else title, topic=topic,
-                           prompt=prompt or None, initiator=initiator, script=script, faq=faq, close=close)
+                           prompt=prompt or None, initiator=initiator, script=script)
 
 
 def fold_marked(draft: Draft) -> None:

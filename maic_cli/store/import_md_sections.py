@@ -19,7 +19,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..authoring.notes_faq import FaqReader
 from ..authoring.notes_script import line_step
 from ..errors import InputError
 from ..lessons.lesson import LETTERS, DiscussionScene, QuizQuestion, QuizScene, ScriptStep
@@ -124,16 +123,7 @@ def read_discussion(draft: Draft, topic: str, paragraphs: list[tuple[str, str]])
     prompt: list[str] = []
     script: list[ScriptStep] = []
     in_script = False
-    reader = FaqReader(draft.speakers, closing=True)  # Q: … / A: … lines and the closing lines, taken out
-    kept: list[tuple[str, str]] = []
     for raw, written in paragraphs:
-        lines = [left for said_line in text(written, 20_000).splitlines() for left in reader.feed(said_line)]
-        reader.end_paragraph()
-        if lines or not written.strip():
-            kept.append((raw, "\n".join(lines)))
-    if left := reader.done():
-        kept.append(("\n".join(left), "\n".join(left)))
-    for raw, written in kept:
         said = text(written, 20_000)  # cleaned, as every text a file gives
         if not in_script and scene_id is None and (found := ID_COMMENT.match(raw)) is not None:
             scene_id = found.group(1)
@@ -170,4 +160,4 @@ def read_discussion(draft: Draft, topic: str, paragraphs: list[tuple[str, str]])
             scene_id += "_2"
     draft.add_scene(DiscussionScene(type="discussion", id=scene_id, title=title, topic=line(topic, 500),
                                     prompt=line(" ".join(prompt), 2000) or None, initiator=initiator,
-                                    script=script, faq=reader.faq, close=reader.close))
+                                    script=script))

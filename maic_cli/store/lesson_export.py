@@ -28,7 +28,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..authoring.notes_faq import close_lines, faq_lines
 from ..authoring.notes_script import script_notes, step_line
 from ..engine.models import SlideElement
 from ..errors import InputError
@@ -147,7 +146,6 @@ def _discussion_notes(scene: DiscussionScene, labels: Mapping[str, str], speaker
     lines.append(f"[discussion: {scene.id}]")
     if scene.script:
         lines += ["[script]", *(step_line(step, labels, speakers) for step in scene.script)]
-    lines += [*faq_lines(scene.faq, labels), *close_lines(scene.close, labels, speakers)]
     return "\n".join(lines)
 
 
@@ -164,8 +162,7 @@ def deck_bytes(lesson: Lesson, labels: Mapping[str, str] | None = None,
         deck.core_properties.subject = lesson.description
     for scene in lesson.scenes:
         if isinstance(scene, SlideScene):
-            notes = "\n".join([script_notes(scene.script, labels, speakers), *faq_lines(scene.faq, labels)])
-            slide = _slide(deck, scene.title, notes.strip("\n"), scene.id)
+            slide = _slide(deck, scene.title, script_notes(scene.script, labels, speakers), scene.id)
             top = int(Inches(1.5))
             for element in scene.elements:
                 top = _add_element(slide, element, top)

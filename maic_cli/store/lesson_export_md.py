@@ -15,10 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..authoring.notes_faq import CLOSE_MARK, FAQ_MARK, close_lines, faq_lines
 from ..authoring.notes_script import script_notes, step_line
 from ..engine.models import SlideElement
-from ..lessons.lesson import LETTERS, DiscussionScene, ExpectedQuestion, Lesson, QuizScene, ScriptStep, SlideScene
+from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizScene, ScriptStep, SlideScene
 from .import_md_sections import DISCUSSION_FIELD
 
 _INLINE = re.compile(r"[\\`*\[\]<]|&(?=#?[A-Za-z0-9]+;)|(?<![^\W_])_|_(?![^\W_])")
@@ -138,14 +137,6 @@ def _script(script: list[ScriptStep], labels: Mapping[str, str], speakers: Mappi
             for part in (text if _PLAIN_MARKER.match(text) else md_inline(text), "")]
 
 
-def _faq(faq: list[ExpectedQuestion], close: list[ScriptStep], labels: Mapping[str, str],
-         speakers: Mapping[str, str]) -> list[str]:
-    """The expected questions and closing lines as paragraphs, one a line (``notes_faq``), each escaped but its
-    marker."""
-    lines = [*faq_lines(faq, labels), *close_lines(close, labels, speakers)]
-    return [part for text in lines for part in (text if text in (FAQ_MARK, CLOSE_MARK) else md_inline(text), "")]
-
-
 def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
                    speakers: Mapping[str, str] | None = None) -> str:
     """The lesson as Markdown notes (``labels``: how a classmate's line names them; ``speakers``: the names a
@@ -161,7 +152,6 @@ def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
             for element in scene.elements:
                 out += [*element_lines(element), ""]
             out += _script(scene.script, labels, speakers)
-            out += _faq(scene.faq, [], labels, speakers)
         elif isinstance(scene, QuizScene):
             out += [f"## Quiz: {md_heading(scene.title)}", "", f"<!-- id: {scene.id} -->", ""]
             for number, question in enumerate(scene.questions, 1):
@@ -188,5 +178,4 @@ def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
                 out += ["[script]", ""]
                 for step in scene.script:
                     out += [md_inline(step_line(step, labels, speakers)), ""]
-            out += _faq(scene.faq, scene.close, labels, speakers)
     return "\n".join(out).rstrip("\n") + "\n"
