@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..authoring.notes_faq import split_faq
 from ..authoring.notes_script import notes_script
 from ..engine.models import SlideElement
 from ..errors import InputError
@@ -126,7 +127,7 @@ class Draft:
     def _lesson(self) -> Lesson:
         taken: set[str] = set()
         scenes: list[Scene] = []
-        dropped = 0
+        dropped = faq_dropped = 0
         for number, scene in enumerate(self.scenes, 1):
             if not isinstance(scene, DraftSlide):
                 scene_id, extra = scene.id, 1
@@ -146,10 +147,14 @@ class Draft:
                 extra += 1
                 scene_id = f"{wanted[:36]}_{extra}"
             taken.add(scene_id)
+            notes, faq, left_out = split_faq(scene.notes)  # "Q: … / A: …": the questions the teacher expects
+            faq_dropped += left_out
             scenes.append(SlideScene(type="slide", id=scene_id, title=scene.title, elements=scene.elements,
-                                     script=notes_script(scene.notes, scene.elements, self.speakers)))
+                                     script=notes_script(notes, scene.elements, self.speakers), faq=faq))
         if dropped:
             self.notes.append(f"{dropped} element(s) beyond {MAX_ELEMENTS} on a slide left out")
+        if faq_dropped:
+            self.notes.append(f"{faq_dropped} Q:/A: question(s) beyond a lesson's limits left out")
         if not scenes:
             raise InputError(f"{self.path}: no slides found (nothing to make a lesson from)")
         if len(scenes) > MAX_SCENES:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from ..authoring.notes_faq import split_faq
 from ..authoring.notes_script import line_step
 from ..lessons.lesson import DiscussionScene, QuizQuestion, QuizScene, Scene, ScriptStep
 from .import_common import Draft, DraftSlide, line
@@ -33,6 +34,7 @@ _DISCUSSION = re.compile(rf"^\s*\[discussion:\s*({_ID})\s*\]\s*$", re.MULTILINE)
 _FIELD = re.compile(r"^\s*(answer|rubric|explanation|points|opened by)\s*:\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
 _LETTERED = re.compile(r"^\s*[A-J][.)]\s+")
 _SCRIPT = re.compile(r"^\s*\[\s*script\s*\]\s*$", re.IGNORECASE)
+CLOSE = re.compile(r"^\s*\[\s*close\s*\]\s*$", re.IGNORECASE)  # a discussion's closing lines follow
 _POINTS = re.compile(r"^[0-9]{1,3}$")  # ASCII digits: "²" is a digit to str.isdigit, not to int
 MAX_QUESTIONS = 50  # = QuizScene.questions' limit
 MAX_DISCUSSION_STEPS = 60  # = DiscussionScene.script's limit
@@ -69,8 +71,16 @@ def _question(slide: DraftSlide, question_id: str, kind: str) -> QuizQuestion:
 def _discussion(slide: DraftSlide, scene_id: str, speakers: dict[str, str]) -> DiscussionScene:
     head: list[str] = []
     script: list[ScriptStep] = []
-    in_script = False
-    for text in slide.notes.splitlines():
+    in_script = in_close = False
+    close: list[ScriptStep] = []
+    rest, faq, _ = split_faq(slide.notes)
+    for text in rest.splitlines():
+        if in_close or CLOSE.match(text):  # the closing lines, to the end of the notes
+            in_close = in_script = True
+            step = None if CLOSE.match(text) else line_step(text, set(), speakers)
+            if step is not None and step.say is not None and len(close) < 20:
+                close.append(step)
+            continue
         if not in_script and _SCRIPT.match(text):
             in_script = True
             continue
@@ -89,7 +99,7 @@ def _discussion(slide: DraftSlide, scene_id: str, speakers: dict[str, str]) -> D
     prompt = " ".join(" ".join((text[1:] if text.startswith("\\") else text).split()) for text in said)
     initiator = line(found.get("opened by", ""), 40) or None
     return DiscussionScene(type="discussion", id=scene_id, title=None if title == topic else title, topic=topic,
-                           prompt=prompt or None, initiator=initiator, script=script)
+                           prompt=prompt or None, initiator=initiator, script=script, faq=faq, close=close)
 
 
 def fold_marked(draft: Draft) -> None:

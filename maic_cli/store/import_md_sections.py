@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..authoring.notes_faq import split_faq
 from ..authoring.notes_script import line_step
 from ..errors import InputError
 from ..lessons.lesson import LETTERS, DiscussionScene, QuizQuestion, QuizScene, ScriptStep
@@ -35,6 +36,7 @@ _QUESTION_COMMENT = re.compile(r"^\s*<!--\s*question\s*:\s*([A-Za-z0-9][A-Za-z0-
                                r"(single|multiple|short)\s*-->\s*$")
 DISCUSSION_FIELD = re.compile(r"^\s*(title|opened by)\s*:\s*(.*)$", re.IGNORECASE | re.DOTALL)
 _SCRIPT = re.compile(r"^\s*\[\s*script\s*\]\s*$", re.IGNORECASE)
+CLOSE = re.compile(r"^\s*\[\s*close\s*\]\s*$", re.IGNORECASE)  # a discussion's closing lines follow
 _POINTS = re.compile(r"^[0-9]{1,3}$")
 
 
@@ -115,6 +117,9 @@ def _question(path: Path, number: int, draft: dict[str, Any]) -> QuizQuestion:
         raise InputError(f"{where}: {'.'.join(map(str, error['loc'])) or 'question'}: {error['msg']}") from None
 
 
+_QA = re.compile(r"^\s*(?:Q|A\s*(?:\([a-z0-9_-]{1,40}\))?)\s*:")
+
+
 def read_discussion(draft: Draft, topic: str, paragraphs: list[tuple[str, str]]) -> None:
     """A discussion from its heading's ``topic`` and its ``(raw, text)`` paragraphs, added to ``draft``."""
     scene_id: str | None = None
@@ -123,8 +128,19 @@ def read_discussion(draft: Draft, topic: str, paragraphs: list[tuple[str, str]])
     prompt: list[str] = []
     script: list[ScriptStep] = []
     in_script = False
+    asked = [written for _, written in paragraphs if _QA.match(written)]  # "Q: … / A: …" paragraphs
+    left, faq, _ = split_faq("\n\n".join(asked))
+    paragraphs = [(raw, written) for raw, written in paragraphs if not _QA.match(written)]
+    paragraphs += [(part, part) for part in left.split("\n\n") if part.strip()]  # a Q: with no A: stays
+    close: list[ScriptStep] = []
+    in_close = False
     for raw, written in paragraphs:
         said = text(written, 20_000)  # cleaned, as every text a file gives
+        if in_close or CLOSE.match(said):  # the closing lines, to the end of the section
+            in_close = in_script = True
+            close += [step for text_line in said.splitlines() if not CLOSE.match(text_line)
+                      and (step := line_step(text_line, set(), draft.speakers)) is not None][:20 - len(close)]
+            continue
         if not in_script and scene_id is None and (found := ID_COMMENT.match(raw)) is not None:
             scene_id = found.group(1)
             continue
@@ -160,4 +176,4 @@ def read_discussion(draft: Draft, topic: str, paragraphs: list[tuple[str, str]])
             scene_id += "_2"
     draft.add_scene(DiscussionScene(type="discussion", id=scene_id, title=title, topic=line(topic, 500),
                                     prompt=line(" ".join(prompt), 2000) or None, initiator=initiator,
-                                    script=script))
+                                    script=script, faq=faq, close=close))

@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..authoring.notes_faq import faq_notes
 from ..authoring.notes_script import script_notes, step_line
 from ..engine.models import SlideElement
 from ..errors import InputError
@@ -146,7 +147,9 @@ def _discussion_notes(scene: DiscussionScene, labels: Mapping[str, str], speaker
     lines.append(f"[discussion: {scene.id}]")
     if scene.script:
         lines += ["[script]", *(step_line(step, labels, speakers) for step in scene.script)]
-    return "\n".join(lines)
+    if scene.close:
+        lines += ["[close]", *(step_line(step, labels, speakers) for step in scene.close)]
+    return "\n\n".join(part for part in ("\n".join(lines), faq_notes(scene.faq)) if part)
 
 
 def deck_bytes(lesson: Lesson, labels: Mapping[str, str] | None = None,
@@ -162,7 +165,9 @@ def deck_bytes(lesson: Lesson, labels: Mapping[str, str] | None = None,
         deck.core_properties.subject = lesson.description
     for scene in lesson.scenes:
         if isinstance(scene, SlideScene):
-            slide = _slide(deck, scene.title, script_notes(scene.script, labels, speakers), scene.id)
+            notes = "\n\n".join(part for part in (script_notes(scene.script, labels, speakers), faq_notes(scene.faq))
+                                  if part)
+            slide = _slide(deck, scene.title, notes, scene.id)
             top = int(Inches(1.5))
             for element in scene.elements:
                 top = _add_element(slide, element, top)

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ..authoring.notes_faq import faq_notes
 from ..authoring.notes_script import script_notes, step_line
 from ..engine.models import SlideElement
-from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizScene, ScriptStep, SlideScene
+from ..lessons.lesson import LETTERS, DiscussionScene, ExpectedQuestion, Lesson, QuizScene, ScriptStep, SlideScene
 from .import_md_sections import DISCUSSION_FIELD
 
 _INLINE = re.compile(r"[\\`*\[\]<]|&(?=#?[A-Za-z0-9]+;)|(?<![^\W_])_|_(?![^\W_])")
@@ -137,6 +138,12 @@ def _script(script: list[ScriptStep], labels: Mapping[str, str], speakers: Mappi
             for part in (text if _PLAIN_MARKER.match(text) else md_inline(text), "")]
 
 
+def _faq(faq: list[ExpectedQuestion]) -> list[str]:
+    """The expected questions as ``Q: … / A: …`` paragraphs (authoring/notes_faq.py reads them back)."""
+    return [line for block in faq_notes(faq).split("\n\n") if block
+            for line in ("\n".join(md_inline(part) for part in block.splitlines()), "")]
+
+
 def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
                    speakers: Mapping[str, str] | None = None) -> str:
     """The lesson as Markdown notes (``labels``: how a classmate's line names them; ``speakers``: the names a
@@ -152,6 +159,7 @@ def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
             for element in scene.elements:
                 out += [*element_lines(element), ""]
             out += _script(scene.script, labels, speakers)
+            out += _faq(scene.faq)
         elif isinstance(scene, QuizScene):
             out += [f"## Quiz: {md_heading(scene.title)}", "", f"<!-- id: {scene.id} -->", ""]
             for number, question in enumerate(scene.questions, 1):
@@ -178,4 +186,9 @@ def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
                 out += ["[script]", ""]
                 for step in scene.script:
                     out += [md_inline(step_line(step, labels, speakers)), ""]
+            if scene.close:  # the closing lines (import_md_sections reads them after "[close]")
+                out += ["[close]", ""]
+                for step in scene.close:
+                    out += [md_inline(step_line(step, labels, speakers)), ""]
+            out += _faq(scene.faq)
     return "\n".join(out).rstrip("\n") + "\n"
