@@ -20,7 +20,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..engine.models import SlideElement
-from ..lessons.lesson import LETTERS, DiscussionScene, QuizQuestion, QuizScene, ScriptStep, SlideScene
+from ..lessons.lesson import (
+    LETTERS,
+    MAX_FAQ,
+    MAX_PHRASINGS,
+    DiscussionScene,
+    ExpectedQuestion,
+    QuizQuestion,
+    QuizScene,
+    ScriptStep,
+    SlideScene,
+)
 from .schemas import DiscussionReply, QuestionDraft, tidy
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -178,8 +188,25 @@ def slide_script(raw: list[Any], elements: list[SlideElement], fixes: Fixes,
     return steps
 
 
-def slide_scene(scene_id: str, title: str, elements: list[SlideElement], script: list[ScriptStep]) -> SlideScene:
-    return SlideScene(type="slide", id=scene_id, title=title, elements=elements, script=script)
+def slide_scene(scene_id: str, title: str, elements: list[SlideElement], script: list[ScriptStep],
+                faq: list[ExpectedQuestion] | None = None) -> SlideScene:
+    return SlideScene(type="slide", id=scene_id, title=title, elements=elements, script=script, faq=faq or [])
+
+
+def expected(raw: list[Any], fixes: Fixes) -> list[ExpectedQuestion]:
+    """A model's expected questions, each kept only when it is one (``q`` a phrasing or a few, ``a`` the answer)."""
+    found: list[ExpectedQuestion] = []
+    for entry in raw[:MAX_FAQ]:
+        try:
+            if not isinstance(entry, dict):
+                raise ValueError("not an object")
+            asked = entry.get("q")
+            phrasings = [tidy(str(q)) for q in (asked if isinstance(asked, list) else [asked]) if q]
+            found.append(ExpectedQuestion(q=phrasings[0] if len(phrasings) == 1 else phrasings[:MAX_PHRASINGS],
+                                          a=tidy(str(entry.get("a") or ""))))
+        except (ValidationError, ValueError, IndexError):
+            fixes["expected questions left out"] += 1
+    return found
 
 
 # -- quizzes -----------------------------------------------------------------------------------
@@ -276,7 +303,9 @@ def discussion_scene(scene_id: str, title: str, raw: DiscussionReply, initiators
         initiator = initiators[0] if initiators else None
         fixes["unknown discussion initiators replaced"] += 1
     try:
+        close = [ScriptStep(say=tidy(str(line))[:4000]) for line in raw.close[:20] if tidy(str(line))]
         return DiscussionScene(type="discussion", id=scene_id, title=title, topic=raw.topic,
-                               prompt=raw.prompt or None, initiator=initiator)
+                               prompt=raw.prompt or None, initiator=initiator, faq=expected(raw.faq, fixes),
+                               close=close)
     except ValidationError as exc:
         raise StepProblem(first_problem(exc)) from None

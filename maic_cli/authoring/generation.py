@@ -28,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 from ..engine.models import SlideElement
 from ..engine.prompt_set import PromptSet, resolve
 from ..errors import MaicError
-from ..lessons.lesson import DiscussionScene, Lesson, QuizScene, Scene, ScriptStep, SlideScene
+from ..lessons.lesson import DiscussionScene, ExpectedQuestion, Lesson, QuizScene, Scene, ScriptStep, SlideScene
 from ..llm.port import LLMClient, LLMError, LLMRequest, Usage, read_reply
 from ..replies.json_reply import first_json_object
 from ..replies.sanitize import replace_surrogates
@@ -141,6 +141,7 @@ class Pipeline:
         self.number = 0  # steps started
         self.total: int | None = None  # steps in all, once the outline is known
         self.calls = self.retried = self.repaired = 0
+        self.last_faq: list[ExpectedQuestion] = []  # the last lecture step's expected questions
         self.facts: dict[str, Any] = {"topic": brief.topic, "level": brief.level, "language": brief.language,
                                       "scenes": brief.scenes, "compact": brief.limits.fixed_shapes,
                                       "title": brief.topic, "objectives": [], "outline": [], "instruction": "",
@@ -244,7 +245,7 @@ class Pipeline:
             schema.elements_schema(self.brief.limits),
             lambda reply: fix.slide_elements(reply.elements, self.brief.limits.elements[1], self.fixes))
         script = await self.script(label, planned, elements, place)
-        return fix.slide_scene(scene_id, planned.title, elements, script)
+        return fix.slide_scene(scene_id, planned.title, elements, script, self.last_faq)
 
     async def script(self, label: str, planned: schema.OutlineScene, elements: list[SlideElement],
                      place: Place) -> list[ScriptStep]:
@@ -256,10 +257,14 @@ class Pipeline:
         students = [{"id": i.id, "name": i.name} for i in self.brief.initiators if i.id in speakers]
         data = {"scene": planned.model_dump(), "elements": shown, "position": place.position,
                 "previous_end": place.previous_end, "students": students}
-        return await self.ask(
-            f"{label}: lecture", "generation/script.j2", data, schema.ScriptReply,
-            schema.script_schema(ids, self.brief.limits, speakers),
-            lambda reply: fix.slide_script(reply.steps, elements, self.fixes, speakers))
+        def build(reply: schema.ScriptReply) -> list[ScriptStep]:
+            steps = fix.slide_script(reply.steps, elements, self.fixes, speakers)
+            self.last_faq = fix.expected(reply.faq, self.fixes)  # the questions the teacher expects on it
+            return steps
+
+        self.last_faq = []
+        return await self.ask(f"{label}: lecture", "generation/script.j2", data, schema.ScriptReply,
+                              schema.script_schema(ids, self.brief.limits, speakers), build)
 
     async def quiz(self, label: str, scene_id: str, planned: schema.OutlineScene,
                    taught: list[dict[str, Any]]) -> QuizScene:

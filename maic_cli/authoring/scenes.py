@@ -181,7 +181,7 @@ async def complete_lesson(lesson: Lesson, brief: LessonBrief, llm: LLMClient, *,
         if not scene.script:
             script = await pipeline.script(f"slide {index + 1}/{len(scenes)}", planned[index], scene.elements,
                                            place(slides, index, previous_end))
-            scene = scene.model_copy(update={"script": script})
+            scene = scene.model_copy(update={"script": script, "faq": scene.faq or pipeline.last_faq})
             scenes[index] = scene
         previous_end = last_sentence(scene.script)
     taught = [slide_summary(s) for s in scenes if isinstance(s, SlideScene)]

@@ -167,7 +167,16 @@ def script_schema(element_ids: list[str], limits: Limits, speakers: list[str] | 
         variants += [_object(spotlight=_enum(element_ids)), _object(laser=_enum(element_ids))]
     if speakers:
         variants.append(_object(say=say, by=_enum(speakers)))
-    return _object(steps=_array({"anyOf": variants}, limits.steps))
+    return _object(steps=_array({"anyOf": variants}, limits.steps), faq=faq_schema(limits))
+
+
+FAQ_COUNT = (3, 8)  # expected questions a provider model writes for a slide or a discussion
+
+
+def faq_schema(limits: Limits) -> dict[str, Any]:
+    """The questions a teacher expects: one to three phrasings each, and the answer said as written."""
+    entry = _object(q=_array(_line(limits, 300), (1, 3)), a=_prose(limits, 1200))
+    return _array(entry, FAQ_COUNT)
 
 
 def quiz_schema(limits: Limits) -> dict[str, Any]:
@@ -191,8 +200,11 @@ def quiz_schema(limits: Limits) -> dict[str, Any]:
 
 def discussion_schema(initiators: list[str], limits: Limits) -> dict[str, Any]:
     who = _enum(initiators) if initiators else _word(limits)
+    if limits.fixed_shapes:
+        return _object(topic=_prose(limits, limits.long_chars), prompt=_prose(limits, limits.long_chars),
+                       initiator=who)
     return _object(topic=_prose(limits, limits.long_chars), prompt=_prose(limits, limits.long_chars),
-                   initiator=who)
+                   initiator=who, faq=faq_schema(limits), close=_array(_prose(limits, limits.speech_chars), (1, 3)))
 
 
 # -- the replies, read leniently ----------------------------------------------------------------
@@ -251,6 +263,7 @@ class ElementsReply(_Reply):
 
 class ScriptReply(_Reply):
     steps: list[dict[str, Any]] = Field(min_length=1, max_length=200)
+    faq: list[Any] = Field(default_factory=list, max_length=40)  # read leniently (authoring/fixes.py)
 
 
 class QuestionDraft(_Reply):
@@ -277,3 +290,5 @@ class DiscussionReply(_Reply):
     topic: str = Field(min_length=1, max_length=500)
     prompt: str = Field(default="", max_length=2000)
     initiator: str = ""
+    faq: list[Any] = Field(default_factory=list, max_length=40)
+    close: list[Any] = Field(default_factory=list, max_length=20)
