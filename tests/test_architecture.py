@@ -10,8 +10,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "maic_cli"
 # The rooms, bottom to top, and which rooms each may import (arrows point down only).  Modules at
 # the top of the package (errors, files, untrusted, yamlfile, signals) are shared by every room and
 # import no room.
-ROOMS = ("replies", "prompts", "llm", "speech", "engine", "lessons", "authoring", "store", "ui", "media", "evaluation",
-         "report", "chat", "cli")
+ROOMS = ("replies", "prompts", "llm", "speech", "engine", "lessons", "authoring", "store", "ui", "media", "formats",
+         "evaluation", "report", "chat", "cli")
 _BELOW_CLASS = {"replies", "prompts", "llm"}
 MAY_IMPORT = {
     "replies": {"replies"},
@@ -25,6 +25,9 @@ MAY_IMPORT = {
     "ui": {"ui", "lessons", "engine"} | _BELOW_CLASS,
     # audio, captions and video of a class or a lesson: what the replay, lesson export and batch share
     "media": {"media", "speech", "ui", "lessons", "engine"} | _BELOW_CLASS,
+    # a lesson read from and written to other formats (decks, notes, PDFs, OpenMAIC classrooms): the lesson
+    # commands import it; store never does (a lesson file is store's, the formats around it are not)
+    "formats": {"formats", "media", "speech", "store", "ui", "authoring", "lessons", "engine"} | _BELOW_CLASS,
     "evaluation": {"evaluation", "media", "speech", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
     # the batch report: built from the runs' results (evaluation), which never import it
     "report": {"report", "evaluation", "store", "lessons", "engine"} | _BELOW_CLASS,
@@ -33,7 +36,7 @@ MAY_IMPORT = {
     "testing": set(ROOMS) | {"testing"},  # helpers for the tests (not in the wheel); no room imports them
 }
 # Rooms that never touch the terminal's rendering library: the class and everything a class is made of.
-NO_RICH = ("replies", "prompts", "llm", "speech", "engine", "lessons", "authoring", "store")
+NO_RICH = ("replies", "prompts", "llm", "speech", "engine", "lessons", "authoring", "store", "formats")
 
 
 def module_name(path: Path) -> str:

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from maic_cli.authoring.notes_script import notes_script, script_notes
 from maic_cli.engine.models import SlideElement
 from maic_cli.errors import InputError
-from maic_cli.store.import_markdown import read_markdown
-from maic_cli.store.lesson_import import import_lesson
+from maic_cli.formats.importer import import_lesson
+from maic_cli.formats.md_read import read_markdown
 
 pytest.importorskip("markdown_it")
 

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
+from maic_cli.formats.importer import import_lesson
+from maic_cli.formats.pptx_write import notes_markdown
 from maic_cli.lessons.lesson import DiscussionScene, Lesson, QuizScene, SlideScene
-from maic_cli.store.lesson_export import notes_markdown
-from maic_cli.store.lesson_import import import_lesson
 from maic_cli.store.lessons import load_lesson
 
 pptx = pytest.importorskip("pptx")
@@ -105,7 +105,7 @@ def test_an_existing_export_is_kept_without_force(tmp_path: Path) -> None:
 
 
 def test_every_kind_of_element_survives_the_deck(tmp_path: Path) -> None:
-    from maic_cli.store.lesson_export import export_lesson
+    from maic_cli.formats.pptx_write import export_lesson
 
     kinds = [{"id": "t", "type": "text", "content": "Line one\n\nline three"}, {"id": "e", "type": "text"},
              {"id": "f", "type": "formula", "content": "E = m c^2"}, {"id": "c", "type": "chart", "content": "Sales"},

@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.errors import InputError
+from maic_cli.formats.importer import import_lesson
+from maic_cli.formats.pptx_read import check_zip
+from maic_cli.formats.pptx_write import placeholder_png
 from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
-from maic_cli.store.import_pptx import check_zip
-from maic_cli.store.lesson_export import placeholder_png
-from maic_cli.store.lesson_import import import_lesson
 from maic_cli.store.lessons import load_lesson
 
 pptx = pytest.importorskip("pptx")

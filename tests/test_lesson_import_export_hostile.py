@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
+from maic_cli.formats.importer import import_lesson
+from maic_cli.formats.pptx_write import export_lesson
 from maic_cli.lessons.lesson import Lesson, QuizScene, SlideScene
-from maic_cli.store.lesson_export import export_lesson
-from maic_cli.store.lesson_import import import_lesson
 from maic_cli.store.lesson_writer import lesson_yaml
 
 _DIGITS = ["²", "٣", "३", "३0", "１", "⑤", "𝟚"]
@@ -144,7 +144,7 @@ def test_a_shape_python_pptx_cannot_type_still_gives_its_text(tmp_path: Path) ->
 
 
 def test_a_wide_table_with_old_mac_line_endings_is_cut_too(tmp_path: Path) -> None:
-    from maic_cli.store.import_md_bounds import bound_source
+    from maic_cli.formats.md_bounds import bound_source
 
     source = "## s\r\r" + "|" + "a|" * 500 + "\r" + "|" + "-|" * 500 + "\r" + ("|" + "a|" * 500 + "\r") * 200
     bounded = bound_source(tmp_path / "cr.md", source)

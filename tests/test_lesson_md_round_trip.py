@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maic_cli.engine.models import SlideElement
+from maic_cli.formats.importer import import_lesson
+from maic_cli.formats.pptx_write import export_lesson
 from maic_cli.lessons.lesson import DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
-from maic_cli.store.lesson_export import export_lesson
-from maic_cli.store.lesson_import import import_lesson
 
 pytest.importorskip("markdown_it")
 

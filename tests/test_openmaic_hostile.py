@@ -13,6 +13,7 @@ import resource
 import stat
 import subprocess
 import sys
+import time
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -20,10 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from maic_cli.errors import InputError
+from maic_cli.formats.openmaic_html import html_blocks
+from maic_cli.formats.openmaic_read import read_classroom
 from maic_cli.lessons.lesson import DiscussionScene, Lesson, QuizScene, SlideScene
-from maic_cli.store.openmaic_read import read_classroom
 
 _STORED = zipfile.ZIP_STORED  # no compression: the reader's ratio check lets the content through, to be read
 _BAD = ("\x1b", "\x07", "\u202e", "\x00", "\ud800")
@@ -105,6 +109,23 @@ def _hostile_html() -> dict[str, Any]:
              '<p><a href="javascript:alert(1)">link</a></p>', "<ul><li><p>one</p><li>two</ul>"]
     return base(canvas={"elements": [{"id": f"t{n}", "type": "text", "left": 0, "top": n * 10, "width": 1,
                                       "height": 1, "rotate": 0, "content": box} for n, box in enumerate(boxes)]})
+
+
+def _boxes(*contents: str) -> dict[str, Any]:
+    """One slide of text boxes holding ``contents`` (HTML)."""
+    return base(canvas={"elements": [{"id": f"t{n}", "type": "text", "left": 0, "top": n * 10, "width": 1,
+                                      "height": 1, "rotate": 0, "content": box} for n, box in enumerate(contents)]})
+
+
+# Markup that once made CPython's html.parser raise (an AssertionError: "a bug in maic") or rescan an unfinished tag
+# from each "<" (20 s a box, minutes for a classroom): issue 35, findings 9 and 10, and variants of them.
+_MARKUP_TRAPS = {
+    "<![<![ in a text box": ["<p>x<![<![</p>", "<![" * 33_000, "<p>a</p><![if x]>b<![endif]>"],
+    "four text boxes of <a x 50,000 (420 KB)": ["<a" * 50_000] * 4,
+    "unfinished tags, comments, quotes and bogus comments": [
+        "<a <" * 25_000, '<a b="x' * 14_000, "<a b='" * 16_000, "<!--" * 25_000, "</" * 50_000, "<?" * 50_000,
+        "<![CDATA[" * 11_000, "<script>" + "<a" * 45_000, "<p>" + "</a" * 33_000],
+}
 
 
 def _controls_everywhere() -> dict[str, Any]:
@@ -226,6 +247,7 @@ ATTACKS: dict[str, Callable[[], bytes]] = {
     "200,000 actions": lambda: manifest_zip(_many_actions()),
     "orders NaN, strings, huge, lists": lambda: manifest_zip(_orders()),
     "not a zip (a zip's tail only)": lambda: b"PK\x05\x06" + b"\x00" * 18,
+    **{name: (lambda boxes=boxes: manifest_zip(_boxes(*boxes))) for name, boxes in _MARKUP_TRAPS.items()},
     "empty file": lambda: b"",
 }
 
@@ -284,7 +306,7 @@ _MEASURE = """
 import resource, sys, time
 from pathlib import Path
 from maic_cli.errors import InputError
-from maic_cli.store.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_read import read_classroom
 start = time.monotonic()
 try:
     read_classroom(Path(sys.argv[1])); said = "lesson"
@@ -300,7 +322,7 @@ print(f"{time.monotonic() - start:.2f} {peak} {said}")
 _HEAVY = ["bomb: 19 MB of spaces (ratio ~1000)", "1e6 scenes", "400,000 elements in a 19 MB manifest",
           "1e6 quiz questions", "1e6 array of numbers",
           "huge strings (15 MB title, speech, text)", "200,000 actions", "1e6 nested tags in a text box",
-          "JSON nested 100,000 deep"]
+          "JSON nested 100,000 deep", *_MARKUP_TRAPS]
 
 
 @pytest.mark.parametrize("name", _HEAVY)
@@ -312,6 +334,27 @@ def test_the_heaviest_attacks_stay_bounded_in_time_and_memory(name: str, tmp_pat
     assert done.returncode == 0, done.stderr[-2000:]
     seconds, megabytes, said = done.stdout.strip().split(" ", 2)
     assert float(seconds) < 20 and 0 < int(megabytes) < 600, (name, seconds, megabytes, said)
+
+
+@pytest.mark.parametrize("name", sorted(_MARKUP_TRAPS))
+def test_markup_traps_are_read_in_well_under_a_second_a_box(name: str, tmp_path: Path) -> None:
+    path = tmp_path / "hostile.maic.zip"
+    path.write_bytes(ATTACKS[name]())
+    start = time.monotonic()
+    lesson, _, error = outcome(path)
+    assert error is None, error  # text boxes of odd markup are text, not a broken classroom
+    assert lesson is not None and time.monotonic() - start < 0.5 * len(_MARKUP_TRAPS[name]) + 0.5
+
+
+def test_a_marked_section_is_no_bug_and_the_text_around_it_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "marked.maic.zip"
+    path.write_bytes(manifest_zip(_boxes("<p>before<![<![</p><p>after</p>", "<p>a</p><![if x]><p>b</p>")))
+    lesson, _, error = outcome(path)
+    assert error is None and lesson is not None
+    slide = lesson.scenes[0]
+    assert isinstance(slide, SlideScene)
+    said = [e.content or " | ".join(e.items) for e in slide.elements]
+    assert said[0].startswith("before") and "after" in said[0] and said[1] == "a | b"
 
 
 def test_resource_module_reports_peak_memory() -> None:  # the bound above measures something
@@ -353,3 +396,17 @@ def test_a_field_of_the_wrong_kind_is_read_past(name: str, tmp_path: Path) -> No
         assert quizzes[0].questions[0].answer == ["B"]
     if name.startswith("speech"):
         assert isinstance(lesson.scenes[0], SlideScene) and lesson.scenes[0].script == []
+
+
+_MARKUP = st.lists(st.sampled_from(["<", ">", "</", "<!", "<!--", "-->", "<![", "]]>", "<?", "'", '"', "=", " ", "&",
+                                    "#", ";", "a", "p", "li", "br", "script", "style", "x", "\n"]), max_size=80)
+
+
+@given(_MARKUP.map("".join))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_any_markup_is_read_without_an_exception_and_shows_no_tag(html: str) -> None:
+    blocks = html_blocks(html)
+    assert all(kind in ("p", "li") and text.strip() for kind, text in blocks)
+    start = time.monotonic()
+    html_blocks(html * 1_000)  # up to 80 KB of it: one pass, never a rescan from each "<"
+    assert time.monotonic() - start < 1.0

@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maic_cli.engine.models import SlideElement
+from maic_cli.formats.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_write import classroom_zip
 from maic_cli.lessons.lesson import (
     LETTERS,
     DiscussionScene,
@@ -21,8 +23,6 @@ from maic_cli.lessons.lesson import (
     SlideScene,
 )
 from maic_cli.store.lesson_class import class_agents
-from maic_cli.store.openmaic_read import read_classroom
-from maic_cli.store.openmaic_write import classroom_zip
 from maic_cli.store.personas import DEFAULT_CLASS
 
 _word = st.text(st.sampled_from("abcxyzAZ019<>&'\"*_()=+-/\\éü中ß!?.,;:#%"), min_size=1, max_size=8)

@@ -15,12 +15,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from maic_cli.formats.openmaic_format import manifest_problems
+from maic_cli.formats.openmaic_read import read_classroom
+from maic_cli.formats.openmaic_write import classroom_manifest, classroom_zip
 from maic_cli.lessons.lesson import DiscussionScene, QuizScene, SlideScene
 from maic_cli.store.lesson_class import class_agents
 from maic_cli.store.lessons import load_lesson
-from maic_cli.store.openmaic_format import manifest_problems
-from maic_cli.store.openmaic_read import read_classroom
-from maic_cli.store.openmaic_write import classroom_manifest, classroom_zip
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 

@@ -40,7 +40,7 @@ def _stamp() -> str:
 
 
 def _yaml_out(out: Path | None, source: Path) -> Path:
-    from ..store.import_common import slug
+    from ..formats.common import slug
 
     path = out if out is not None else Path(f"{slug(source.stem, 'lesson')}.yaml")
     if path.suffix.lower() not in (".yaml", ".yml"):
@@ -80,8 +80,8 @@ def import_command(
     """Turn a teacher's deck, notes or PDF into a lesson file (offline; no model unless --model)."""
     import asyncio
 
+    from ..formats.importer import import_lesson
     from ..llm.port import LLMClient
-    from ..store.lesson_import import import_lesson
     from ..store.lesson_writer import check_writable, write_lesson
     from ..store.prompts import load_prompt_set
     from .lesson_progress import StepReporter, result_summary, run_closing, usage_line
@@ -142,7 +142,7 @@ def export_command(
 ) -> None:
     """Write a lesson as a deck (script as speaker notes), Markdown notes, a web player (.html), a SCORM 1.2
     package (.scorm.zip), an OpenMAIC classroom (.maic.zip), a video, its voice track or captions."""
-    from ..store.lesson_export import FORMATS, export_lesson
+    from ..formats.pptx_write import FORMATS, export_lesson
     from ..store.lesson_writer import check_writable
     from ..store.lessons import load_lesson
 
@@ -171,8 +171,8 @@ def export_command(
         export_player(lesson, lesson_file, out, voice=voice, voice_api_base=voice_api_base,
                       agents_dir=list(agents_dir or []), mastery=mastery)
     elif out.suffix.lower() == ".zip":
+        from ..formats.openmaic_write import export_classroom
         from ..store.lesson_class import class_agents
-        from ..store.openmaic_write import export_classroom
 
         for note in export_classroom(lesson, out, class_agents(lesson)):
             typer.echo(f"maic: note: {one_line(note)}", err=True)

@@ -1,6 +1,6 @@
 """``maic lesson export L --out lesson.html | lesson.scorm.zip``: the web player, and the SCORM package of it.
 
-The lesson is cleaned as every export cleans it (``store.lesson_export.clean_lesson``); its class is the
+The lesson is cleaned as every export cleans it (``formats.pptx_write.clean_lesson``); its class is the
 lesson's ``agents:`` (else maic's default class, ``--agents-dir`` adding persona folders).  With ``--voice`` each
 line is voiced in its speaker's voice (the export's engine, ``media_export``) and the track is embedded; ffmpeg is
 checked before anything is synthesized.  The file is written atomically.
@@ -22,7 +22,7 @@ def export_player(lesson: Lesson, source: Path, out: Path, *, voice: str | None,
     from ..authoring.fixes import slug
     from ..formats.player import Voiced, lines, player_html
     from ..formats.scorm import package_bytes
-    from ..store.lesson_export import clean_lesson
+    from ..formats.pptx_write import clean_lesson
     from ..store.paths import write_atomic
     from ..store.personas import DEFAULT_CLASS, load_registry
 

@@ -1,1 +1,1 @@
-"""Files: personas, scenarios, sessions, transcripts, and where user data lives."""
+"""Files: personas, lessons, scenarios, sessions, transcripts, learners, settings, and where user data lives."""

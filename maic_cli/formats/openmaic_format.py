@@ -27,13 +27,12 @@ import io
 import json
 import stat
 import zipfile
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..files import describe_size, read_bounded
-from .import_common import line
+from .common import line
 
 FORMAT_VERSION = 1
 SUFFIX = ".maic.zip"
@@ -52,7 +51,6 @@ RATIO_FROM = 2**20
 MAX_JSON_DEPTH = 64
 HOLDER = "maic-discussions"  # the canvas id of the empty slide maic writes to hold a lesson of discussions only
 BEFORE = "before the scene"  # a discussion action's description: it comes before its scene (maic's)
-MAX_HTML = 100_000  # characters of one text box's HTML that are parsed
 MAX_MANIFEST_SCENES = 1_000  # OpenMAIC's classrooms have tens
 MAX_ACTIONS = 5_000  # a scene's actions that are read (a long lecture has a few hundred)
 
@@ -154,57 +152,6 @@ def manifest_problems(manifest: Any, strict: bool = True) -> list[str]:
                         or entry["type"] not in MEDIA_TYPES:
                     problems.append(f"mediaIndex[{str(path)[:60]!r}]: not a media record")
     return problems
-
-
-class _Text(HTMLParser):
-    """A text box's HTML as paragraphs and list items (tags, scripts and styles dropped)."""
-
-    def __init__(self, keep_space: bool = False) -> None:
-        super().__init__(convert_charrefs=True)
-        self.keep_space = keep_space  # code: its indentation is part of it
-        self.blocks: list[tuple[str, str]] = []  # (kind: p | li, text)
-        self._kind: str | None = None
-        self._skip = 0
-        self._buffer: list[str] = []
-
-    def _flush(self) -> None:
-        raw = "".join(self._buffer)
-        joined = raw.rstrip().replace("\n", " ") if self.keep_space else " ".join(raw.split())
-        if joined.strip():
-            self.blocks.append((self._kind or "p", joined))
-        self._buffer = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._skip += 1
-        elif tag in ("p", "li", "div", "h1", "h2", "h3", "h4", "h5", "h6", "br", "tr"):
-            self._flush()
-            if tag == "li":
-                self._kind = "li"
-            elif tag != "br":
-                self._kind = "li" if self._kind == "li" and tag == "p" else "p"
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._skip = max(0, self._skip - 1)
-        elif tag in ("p", "li", "div", "h1", "h2", "h3", "h4", "h5", "h6", "tr"):
-            self._flush()
-            if tag == "li":
-                self._kind = None
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self._buffer.append(data)
-
-
-def html_blocks(html: str, keep_space: bool = False) -> list[tuple[str, str]]:
-    """``(p | li, text)`` of each paragraph or list item of ``html``, in order (``keep_space``: as written, for
-    code; else with runs of white space as one space)."""
-    parser = _Text(keep_space)
-    parser.feed(html[:MAX_HTML])
-    parser.close()
-    parser._flush()
-    return parser.blocks
 
 
 def read_manifest(path: Path) -> Any:

@@ -28,9 +28,9 @@ from typing import Any
 from .. import __version__
 from ..engine.models import AgentConfig, SlideElement
 from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
+from ..store.paths import write_atomic
 from ..untrusted import clean
 from .openmaic_format import BEFORE, CANVAS_RATIO, CANVAS_WIDTH, FORMAT_VERSION, HOLDER, MANIFEST
-from .paths import write_atomic
 
 _FONT = "Microsoft YaHei"
 _COLOR = "#333333"

@@ -98,7 +98,7 @@ class Draft:
     description: str | None = None
     scenes: list[Scene | DraftSlide] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the importer left out, for the user
-    speakers: dict[str, str] = field(default_factory=dict)  # who a notes line may name (lesson_speakers)
+    speakers: dict[str, str] = field(default_factory=dict)  # who a notes line may name (speakers)
     agents: list[str] | None = None  # the class, where the material names it (Markdown front matter)
     max_slides: int = MAX_SCENES  # a deck's quiz slides fold into one scene: it may hold more slides
 

@@ -1,6 +1,6 @@
 """``maic lesson export --out notes.md``: a lesson as the Markdown notes ``maic lesson import`` reads back.
 
-The notes follow ``import_markdown``'s format, and whatever import would read as structure
+The notes follow ``md_read``'s format, and whatever import would read as structure
 is escaped: in running text every inline mark (``*``, ``_``, backticks, brackets, ``<``, an
 ``&`` that starts an entity, backslashes) and a mark that starts a block (``#``, ``>``, ``-``,
 ``+``, ``1.``, ``$$`` …); a slide's title that reads as a section (``Quiz: …``) has its first
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from ..authoring.notes_script import script_notes, step_line
 from ..engine.models import SlideElement
 from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizScene, ScriptStep, SlideScene
-from .import_md_sections import DISCUSSION_FIELD
+from .md_sections import DISCUSSION_FIELD
 
 _INLINE = re.compile(r"[\\`*\[\]<]|&(?=#?[A-Za-z0-9]+;)|(?<![^\W_])_|_(?![^\W_])")
 _INLINE_HEADING = re.compile(_INLINE.pattern + "|#")

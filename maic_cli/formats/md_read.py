@@ -24,7 +24,7 @@
   question without options needs ``Rubric:`` (or ``Answer:``), what a good short answer
   says.  ``Explanation:`` (one sentence, shown after grading) and ``Points:`` are optional.
 * ``## Discussion: the question`` starts a discussion; its paragraphs are the prompt, then
-  its opening script (``import_md_sections``).
+  its opening script (``md_sections``).
 * In a slide's paragraphs, ``Name: …`` (a classmate of the class) is a line that classmate says.
 
 ``maic lesson export`` writes the same format with what a viewer hides: an ``<!-- id: ID -->``
@@ -33,7 +33,7 @@ id; alone, an empty element), and ``[script]`` before a script read line by line
 ``notes_script``).  Everything else it escapes, so the notes come back as the same scenes.
 
 The file is untrusted and bounded before markdown-it sees it: 2 MB, table rows cut to the
-cells a lesson keeps and tables to the rows it keeps (``import_md_bounds``).  A quiz that
+cells a lesson keeps and tables to the rows it keeps (``md_bounds``).  A quiz that
 breaks these rules is refused as ``path:line: question N: problem`` (exit 2).
 """
 
@@ -46,9 +46,9 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import read_bounded
-from .import_common import MAX_CELL, MAX_ITEMS, MAX_ROWS, Draft, DraftSlide, line, text
-from .import_md_bounds import bound_source
-from .import_md_sections import ID_COMMENT, read_discussion, read_quiz
+from .common import MAX_CELL, MAX_ITEMS, MAX_ROWS, Draft, DraftSlide, line, text
+from .md_bounds import bound_source
+from .md_sections import ID_COMMENT, read_discussion, read_quiz
 
 MAX_NOTES_BYTES = 2 * 2**20
 _SECTION = re.compile(r"^\s*(quiz|discussion)\s*(?:[:.–—-]\s*(.*))?$", re.IGNORECASE | re.DOTALL)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..authoring.notes_script import speaker_label, speaker_names
 from ..errors import MaicError
-from .personas import DEFAULT_CLASS, load_registry
+from ..store.personas import DEFAULT_CLASS, load_registry
 
 
 @dataclass(frozen=True)

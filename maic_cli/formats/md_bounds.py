@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
-from .import_common import MAX_ROWS
+from .common import MAX_ROWS
 
 MAX_LINES = 20_000  # non-blank lines
 MAX_MARKS = 60_000

@@ -7,9 +7,9 @@ as speaker notes — then a slide per quiz question (options lettered, the answe
 explanation in the notes) and one per discussion.  Each shape is named by its element's
 id (a slide's title by its scene's id) and its alt text says its kind, the notes mark
 spotlight and laser steps (``[spotlight: ID]``) and quiz and discussion slides (``[quiz: …]``,
-see ``import_marked``), so ``maic lesson import`` reads the deck back with the same scenes,
+see ``pptx_marked``), so ``maic lesson import`` reads the deck back with the same scenes,
 titles, elements and script.  The Markdown follows the format ``maic lesson import``
-reads (``lesson_export_md``).  A classmate's line is written ``Name: …`` (``lesson_speakers``).
+reads (``md_write``).  A classmate's line is written ``Name: …`` (``speakers``).
 
 The lesson file is untrusted: its text is cleaned as an import cleans it (no control
 character or terminal escape reaches the deck or the notes; invisible characters are shown
@@ -32,10 +32,10 @@ from ..authoring.notes_script import script_notes, step_line
 from ..engine.models import SlideElement
 from ..errors import InputError
 from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, ScriptStep, SlideScene
+from ..store.paths import write_atomic
 from ..untrusted import clean, one_line
-from .lesson_export_md import notes_markdown
-from .lesson_speakers import class_speakers
-from .paths import write_atomic
+from .md_write import notes_markdown
+from .speakers import class_speakers
 
 FORMATS = (".pptx", ".md")
 MONOSPACE_FONT = "Courier New"
@@ -121,7 +121,7 @@ def _slide(deck: Any, title: str, notes: str, scene_id: str | None = None) -> An
 
 
 def _question_notes(quiz: QuizScene, question: QuizQuestion) -> str:
-    """The answer (or rubric), explanation and points, and the marker ``import_marked`` reads back."""
+    """The answer (or rubric), explanation and points, and the marker ``pptx_marked`` reads back."""
     lines = [f"Answer: {', '.join(question.answer)}" if question.answer else
              f"Rubric: {' '.join((question.rubric or '').split())}"]
     if question.explanation:

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from ..authoring.notes_script import line_step
 from ..lessons.lesson import DiscussionScene, QuizQuestion, QuizScene, Scene, ScriptStep
-from .import_common import Draft, DraftSlide, line
+from .common import Draft, DraftSlide, line
 
 _ID = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 _QUIZ = re.compile(rf"^\s*\[quiz:\s*({_ID})\s+({_ID})\s+(single|multiple|short)\s*\]\s*$", re.MULTILINE)

@@ -9,7 +9,7 @@ lower-case word keeps it as its id, and a hint in its alt text (``text``, ``bull
 ``formula``, ``code (python)``) keeps its kind: ``maic lesson export`` writes both, so a
 deck it made comes back as it was.  The notes become the script (``notes_script``); slides
 whose notes mark them as quiz questions or a discussion come back as those scenes
-(``import_marked``).
+(``pptx_marked``).
 
 A deck is a zip, and may be hostile: before python-pptx opens it, the zip's members are
 counted and their declared sizes (which bound what unpacking may produce) and
@@ -30,8 +30,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import describe_size, read_bounded
-from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, Draft, DraftSlide, line, text
-from .import_marked import fold_marked
+from .common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, Draft, DraftSlide, line, text
+from .pptx_marked import fold_marked
 
 MAX_DECK_BYTES = 50 * 2**20
 MAX_MEMBERS = 5_000

@@ -1,6 +1,6 @@
 """The quiz and discussion sections of Markdown notes (``## Quiz: …``, ``## Discussion: …``).
 
-A quiz is read line by line (see ``import_markdown``): numbered questions, ``- [x]`` options,
+A quiz is read line by line (see ``md_read``): numbered questions, ``- [x]`` options,
 ``Answer:``/``Rubric:``, ``Explanation:`` and ``Points:`` lines, and (as ``maic lesson export``
 writes them, hidden in a viewer) ``<!-- id: ID -->`` after the heading for the quiz's id and
 ``<!-- question: ID TYPE -->`` after a question for its id and type.
@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from ..authoring.notes_script import line_step
 from ..errors import InputError
 from ..lessons.lesson import LETTERS, DiscussionScene, QuizQuestion, QuizScene, ScriptStep
-from .import_common import Draft, DraftSlide, line, slug, text
+from .common import Draft, DraftSlide, line, slug, text
 
 MAX_QUESTIONS = 50
 MAX_DISCUSSION_STEPS = 60  # = DiscussionScene.script's limit

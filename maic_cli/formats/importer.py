@@ -1,10 +1,10 @@
 """``maic lesson import``: a teacher's deck (.pptx), notes (.md), handout (.pdf) or an OpenMAIC classroom
 (.maic.zip, :mod:`.openmaic_read`) read as a lesson.
 
-The kind is told by the file's suffix; each reader (``import_pptx``, ``import_markdown``,
-``import_pdf``) returns a draft that :mod:`.import_common` turns into a validated
+The kind is told by the file's suffix; each reader (``pptx_read``, ``md_read``,
+``pdf_read``) returns a draft that :mod:`.common` turns into a validated
 :class:`~maic_cli.lessons.lesson.Lesson`.  A notes line ``Name: …`` naming one of the default
-class (``lesson_speakers``) is that agent's line.  No model is called here: nothing is invented.
+class (``speakers``) is that agent's line.  No model is called here: nothing is invented.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class Imported:
 
 def import_lesson(path: Path) -> Imported:
     """The lesson in ``path`` (raises :class:`InputError`, ``path: problem``, for anything unusable)."""
-    from .lesson_speakers import class_speakers
+    from .speakers import class_speakers
 
     suffix = path.suffix.lower()
     if suffix == ".zip":  # a classroom exported by OpenMAIC (*.maic.zip)
@@ -35,15 +35,15 @@ def import_lesson(path: Path) -> Imported:
         lesson, notes = read_classroom(path)
         return Imported(lesson, notes)
     if suffix == ".pptx":
-        from .import_pptx import read_pptx
+        from .pptx_read import read_pptx
 
         draft = read_pptx(path, class_speakers().names)
     elif suffix in (".md", ".markdown"):
-        from .import_markdown import read_markdown
+        from .md_read import read_markdown
 
         draft = read_markdown(path, lambda agents: class_speakers(agents).names)
     elif suffix == ".pdf":
-        from .import_pdf import read_pdf
+        from .pdf_read import read_pdf
 
         draft = read_pdf(path)
     else:

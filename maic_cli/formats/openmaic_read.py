@@ -36,13 +36,13 @@ from ..lessons.lesson import (
     ScriptStep,
     SlideScene,
 )
-from .import_common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
+from ..store.personas import DEFAULT_CLASS
+from .common import MAX_CELL, MAX_ELEMENTS, MAX_ITEMS, MAX_ROWS, line, slug, text
 from .openmaic_format import (
     BEFORE,
     HOLDER,
     MANIFEST,
     MAX_ACTIONS,
-    html_blocks,
     manifest_problems,
     media_prompts,
     read_manifest,
@@ -50,7 +50,7 @@ from .openmaic_format import (
     scene_order,
     scene_problems,
 )
-from .personas import DEFAULT_CLASS
+from .openmaic_html import html_blocks
 
 _SPEAKER = re.compile(r"\(([a-z0-9][a-z0-9_-]{0,39})\)\s*$")  # "Sam (curious_student)": who says a line
 _MAX_STEPS = 200  # = SlideScene.script's limit

@@ -28,7 +28,7 @@ from typing import Any
 from ..errors import InputError
 from ..files import read_bounded
 from ..lessons.lesson import MAX_SCENES
-from .import_common import MAX_ITEMS, Draft, DraftSlide, line, text
+from .common import MAX_ITEMS, Draft, DraftSlide, line, text
 
 MAX_PDF_BYTES = 50 * 2**20
 MAX_PAGE_CHARS = 20_000
