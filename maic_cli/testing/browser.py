@@ -124,7 +124,7 @@ async def _visit(devtools: DevTools, url: str, expression: str, frame: tuple[int
         if event.get("method") == "Page.loadEventFired":
             break
     evaluated = await devtools.send("Runtime.evaluate", expression=expression, returnByValue=True,
-                                    awaitPromise=True)
+                                    awaitPromise=True, userGesture=True)
     if "exceptionDetails" in evaluated:
         visit.errors.append("evaluate: " + str(evaluated["exceptionDetails"].get("text")))
     visit.value = evaluated.get("result", {}).get("value")
