@@ -17,6 +17,7 @@ from maic_cli.lessons.rubric import measure, read_rubric
 from maic_cli.store.lessons import load_lesson
 from maic_cli.store.personas import DEFAULT_CLASS, load_registry
 from maic_cli.testing.browser import open_page
+from maic_cli.testing.firefox import find_firefox, open_in_firefox
 from tests.player_pages import ROOT, WALK, export, need_chromium
 
 PHOTOSYNTHESIS = ROOT / "lessons" / "photosynthesis.yaml"
@@ -220,3 +221,26 @@ def test_the_pages_rubric_check_agrees_with_maics(tmp_path: Path) -> None:
     for mine, theirs, item in zip(ours, page_verdicts, items, strict=True):
         if mine.verdict == "wrong":
             assert theirs[1] == 0, (item, theirs)
+
+
+def test_the_player_works_in_firefox_from_file(tmp_path: Path) -> None:
+    """The same learner's walk in a real headless Firefox (WebDriver BiDi), the page opened from file://."""
+    if find_firefox() is None:
+        pytest.skip("Firefox is not installed, so the player is not opened in it (Debian: apt-get install "
+                    "firefox-esr; .ci/run installs it when it runs as root)")
+    page = export(PHOTOSYNTHESIS, tmp_path / "lesson.html")
+    expression = "(async () => {" + WALK % {"doc": "document"} + """
+      const graded = answer([[2], [0, 2], 'It gives the plant energy.']);
+      return JSON.stringify({seen, graded}); })()"""
+    try:
+        visit = open_in_firefox(page, expression)
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        pytest.skip(f"Firefox is installed but cannot open a page headless here: {exc}")
+    assert visit.errors == []
+    value = json.loads(visit.value)
+    assert value["seen"][1]["spot"] == ["Where does a tree's mass come from?"]
+    assert value["seen"][0]["who"] == "Ms. Rivera:" and value["seen"][0]["card"] == "teacher"
+    assert value["graded"]["result"].startswith("Score: 6 of 7") or value["graded"]["result"] == "Score: 7 of 7"
+    assert value["graded"]["focused"] == "result"
+    (tmp_path / "firefox.png").write_bytes(visit.screenshot)
+    assert visit.screenshot.startswith(b"\x89PNG")

@@ -21,8 +21,8 @@ def export_player(lesson: Lesson, source: Path, out: Path, *, voice: str | None,
 
     from ..authoring.fixes import slug
     from ..formats.player import Voiced, lines, player_html
-    from ..formats.scorm import package_bytes
     from ..formats.pptx_write import clean_lesson
+    from ..formats.scorm import package_bytes
     from ..store.paths import write_atomic
     from ..store.personas import DEFAULT_CLASS, load_registry
 
