@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from maic_cli.formats.player import json_block, player_html, rubric_data
 from maic_cli.lessons.lesson import Lesson
@@ -244,3 +246,39 @@ def test_the_player_works_in_firefox_from_file(tmp_path: Path) -> None:
     assert value["graded"]["focused"] == "result"
     (tmp_path / "firefox.png").write_bytes(visit.screenshot)
     assert visit.screenshot.startswith(b"\x89PNG")
+
+
+@pytest.mark.usefixtures("chromium")
+def test_keys_and_focus(tmp_path: Path) -> None:
+    page = export(PHOTOSYNTHESIS, tmp_path / "lesson.html")
+    expression = """(async () => {
+      const $ = (id) => document.getElementById(id), where = () => $('where').textContent;
+      const key = (k) => document.body.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+      const out = {start: where()};
+      key('ArrowRight'); out.right = where();
+      key('ArrowLeft'); out.left = where();
+      $('next').focus();
+      for (let i = 0; i < 4; i++) $('next').click();
+      out.crossed = where(); out.focusAfterButton = document.activeElement.id;
+      document.activeElement.blur();
+      for (let i = 0; i < 3; i++) $('next').click();
+      out.focusAfterBlur = document.activeElement.tagName + ' ' + document.activeElement.textContent;
+      key(' '); out.pressed = $('play').getAttribute('aria-pressed');
+      key(' '); out.released = $('play').getAttribute('aria-pressed');
+      return out; })()"""
+    visit = open_page(page, expression)
+    assert visit.errors == []
+    value = visit.value
+    assert value["start"].endswith("line 1 of 4") and value["right"].endswith("line 2 of 4")
+    assert value["left"] == value["start"]
+    assert value["crossed"].startswith("Scene 2 of 5") and value["focusAfterButton"] == "next"  # kept on Next
+    assert value["focusAfterBlur"] == "H2 Why it matters"  # focus that was lost goes to the new scene's heading
+    assert (value["pressed"], value["released"]) == ("true", "false")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_json_block_round_trips_any_text(text: str) -> None:
+    block = json_block({"t": text, "k": [text]})
+    assert not set(block) & {"<", ">", "&", "\u2028", "\u2029"}
+    assert json.loads(block) == {"t": text, "k": [text]}

@@ -185,3 +185,48 @@ def test_outside_an_lms_the_package_plays_as_the_plain_player(tmp_path: Path) ->
     visit = open_page(page, expression)
     assert visit.errors == [] and visit.requests == [page.resolve().as_uri()]
     assert visit.value["result"].startswith("Score: ")
+
+
+GARBAGE = ["not json {", '{"a": {"__proto__": {"x": 1}, "9.9": "A", "4.0": 7}, "d": "zzz", "s": 1e9}', "[1, 2, 3]",
+           '{"a": {"4.0": "Z", "4.2": "energy"}, "d": [4, 99], "s": 3}']
+
+
+@pytest.mark.parametrize("kept", GARBAGE)
+def test_suspend_data_from_the_lms_is_read_as_untrusted(tmp_path: Path, runtime: Path, kept: str) -> None:
+    folder = package(tmp_path)
+    expression = """(async () => { await window.launched; await window.leave();
+      await window.launch({"cmi.core.entry": "resume", "cmi.suspend_data": KEPT});
+      const doc = document.getElementById('sco').contentWindow.document;
+      return {where: doc.getElementById('where').textContent, result: doc.querySelector('.result').textContent,
+              polluted: ({}).x === undefined ? null : ({}).x}; })()""".replace("KEPT", json.dumps(kept))
+    with LmsStandIn(runtime, folder) as lms:
+        visit = open_url(lms.url, expression)
+    assert visit.errors == []
+    value = visit.value
+    assert value["polluted"] is None
+    if kept.startswith('{"a": {"4.0": "Z"'):  # a well-formed place: stop 3; the submitted quiz is graded again
+        assert value["where"].startswith("Scene 1 of 5") and value["result"].startswith("Score: ")
+    else:
+        assert value["where"] == "Scene 1 of 5 · What a plant needs · line 1 of 4" and value["result"] == ""
+
+
+def test_a_lesson_without_a_quiz_is_completed_at_its_end(tmp_path: Path, runtime: Path) -> None:
+    source = tmp_path / "talk.yaml"
+    source.write_text("title: A short talk\nscenes:\n  - type: slide\n    id: one\n    title: One idea\n"
+                      "    elements: [{id: a, type: text, content: Plants need light.}]\n"
+                      "    script: [{say: Plants need light.}, {spotlight: a}, {say: That is all.}]\n",
+                      encoding="utf-8")
+    folder = package(tmp_path, lesson=source)
+    expression = """(async () => { await window.launched;
+      const doc = document.getElementById('sco').contentWindow.document;
+      const before = window.API.cmi.core.lesson_status;
+      for (let i = 0; i < 5; i++) doc.getElementById('next').click();
+      await window.leave();
+      return {before, kept: window.kept(), calls: window.calls}; })()"""
+    with LmsStandIn(runtime, folder) as lms:
+        visit = open_url(lms.url, expression)
+    assert visit.errors == []
+    assert visit.value["before"] == "incomplete"
+    assert visit.value["kept"]["cmi.core.lesson_status"] == "completed"
+    assert visit.value["kept"]["cmi.core.score.raw"] == ""  # no quiz, no score
+    assert visit.value["calls"][-1] == "LMSFinish"

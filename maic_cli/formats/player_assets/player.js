@@ -401,19 +401,22 @@
     return self;
   })();
 
-  var resumed = lms.start();
-  if (resumed && typeof resumed === "object") {
-    var a = resumed.a || {};
+  var resumed = lms.start();  /* what the LMS kept: read as untrusted (any shape, any size) */
+  if (resumed && typeof resumed === "object" && !Array.isArray(resumed)) {
+    var a = resumed.a && typeof resumed.a === "object" ? resumed.a : {};
     Object.keys(a).forEach(function (key) {
       var parts = key.split("."), si = Number(parts[0]), k = Number(parts[1]);
-      var scene = scenes[si];
-      if (scene && scene.type === "quiz" && scene.questions[k] && typeof a[key] === "string") {
+      var scene = Object.prototype.hasOwnProperty.call(scenes, si) ? scenes[si] : null;
+      if (scene && scene.type === "quiz" && Object.prototype.hasOwnProperty.call(scene.questions, k) &&
+          typeof a[key] === "string") {
         writeAnswer(si, k, scene.questions[k], a[key]);
         answers[key] = a[key];
       }
     });
-    (resumed.d || []).forEach(function (si) { if (scenes[si] && scenes[si].type === "quiz") gradeQuiz(si, false); });
-    if (typeof resumed.s === "number" && resumed.s >= 0 && resumed.s < stops.length) at = resumed.s;
+    (Array.isArray(resumed.d) ? resumed.d : []).forEach(function (si) {
+      if (typeof si === "number" && scenes[si] && scenes[si].type === "quiz" && !done[si]) gradeQuiz(si, false);
+    });
+    if (typeof resumed.s === "number" && resumed.s >= 0 && resumed.s < stops.length) at = Math.floor(resumed.s);
   }
   /* read-only, for checking the page's rubric check against maic's own (tests/test_player.py) */
   window.maicRubric = Object.freeze({ measure: measure });
