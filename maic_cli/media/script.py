@@ -11,7 +11,9 @@ bounded in number.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -28,11 +30,17 @@ MAX_SENTENCE_CHARS = 500  # a longer run without a full stop is cut at a word
 MAX_SHOWN = 1000  # board changes in one export
 MAX_BOARD_ELEMENTS = 40  # whiteboard elements kept in one picture of the board
 LEARNER = "learner"  # the speaker id of the learner's own lines
+POINTERS = ("spotlight", "laser")  # actions that move a pointer and change nothing on the whiteboard
 
 
 @dataclass(frozen=True)
 class Board:
-    """The board as one picture shows it: the current slide (and its place), what is pointed at, the whiteboard."""
+    """The board as one picture shows it: the current slide (and its place), what is pointed at, the whiteboard.
+
+    A board shares its slide with the store it was made from (a slide is never changed in place: a ``lesson``
+    event replaces the slides), and holds copies of the whiteboard's elements (a code edit changes one in place).
+    ``content`` is a digest of the slide and the whiteboard, made once, so telling boards apart costs nothing per
+    action even when a slide holds a 20,000-row table."""
 
     title: str = ""
     slide: Slide | None = None
@@ -41,12 +49,35 @@ class Board:
     spotlight: str | None = None
     laser: str | None = None
     whiteboard: tuple[WhiteboardElement, ...] = ()
+    content: str = field(default="", compare=False)
 
     def key(self) -> str:
         """What tells two boards apart (two equal keys draw the same picture)."""
-        return json.dumps([self.title, self.slide.model_dump() if self.slide else None, self.number, self.total,
-                           self.spotlight, self.laser, [e.model_dump() for e in self.whiteboard]],
-                          sort_keys=True, default=str)
+        content = self.content or _digest(self.slide, self.whiteboard)
+        return json.dumps([self.title, content, self.number, self.total, self.spotlight, self.laser])
+
+
+_SLIDE_DIGESTS: OrderedDict[int, tuple[Slide, str]] = OrderedDict()  # id → (the slide, kept alive; its digest)
+
+
+def _slide_digest(slide: Slide | None) -> str:
+    if slide is None:
+        return ""
+    known = _SLIDE_DIGESTS.get(id(slide))
+    if known is not None and known[0] is slide:
+        _SLIDE_DIGESTS.move_to_end(id(slide))
+        return known[1]
+    digest = hashlib.sha256(slide.model_dump_json().encode("utf-8", "surrogatepass")).hexdigest()
+    _SLIDE_DIGESTS[id(slide)] = (slide, digest)
+    while len(_SLIDE_DIGESTS) > 256:
+        _SLIDE_DIGESTS.popitem(last=False)
+    return digest
+
+
+def _digest(slide: Slide | None, whiteboard: tuple[WhiteboardElement, ...]) -> str:
+    board = hashlib.sha256(json.dumps([e.model_dump() for e in whiteboard], sort_keys=True, default=str)
+                           .encode("utf-8", "surrogatepass")).hexdigest() if whiteboard else ""
+    return f"{_slide_digest(slide)}:{board}"
 
 
 @dataclass(frozen=True)
@@ -87,18 +118,23 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def board_of(store: StoreState, title: str = "", *, card: bool = False) -> Board:
-    """A copy of what ``store`` shows (the pointers only where they point at an element of the slide shown);
-    a ``card`` (a quiz's questions, a discussion's topic) is no slide of the lesson: it has no number."""
+def board_of(store: StoreState, title: str = "", *, card: bool = False, like: Board | None = None) -> Board:
+    """What ``store`` shows (the pointers only where they point at an element of the slide shown); a ``card`` (a
+    quiz's questions, a discussion's topic) is no slide of the lesson: it has no number.  ``like``: a board whose
+    whiteboard is still the store's (only a pointer moved), whose copies are kept instead of made again."""
     slide = store.slide
     ids = {element.id for element in slide.elements} if slide else set()
     number = min(max(store.current_slide, 0), len(store.slides) - 1) + 1 if slide and not card else 0
-    return Board(title=title, slide=slide.model_copy(deep=True) if slide else None,
-                 number=number, total=0 if card else len(store.slides),
+    if like is not None:
+        whiteboard = like.whiteboard
+    else:
+        whiteboard = tuple(e.model_copy(deep=True) for e in store.whiteboard[-MAX_BOARD_ELEMENTS:]) \
+            if store.whiteboard_open or store.whiteboard else ()
+    content = _digest(slide, whiteboard) if like is None or like.slide is not slide \
+        else like.content or _digest(slide, whiteboard)
+    return Board(title=title, slide=slide, number=number, total=0 if card else len(store.slides),
                  spotlight=store.spotlight if store.spotlight in ids else None,
-                 laser=store.laser if store.laser in ids else None,
-                 whiteboard=tuple(e.model_copy(deep=True) for e in store.whiteboard[-MAX_BOARD_ELEMENTS:])
-                 if store.whiteboard_open or store.whiteboard else ())
+                 laser=store.laser if store.laser in ids else None, whiteboard=whiteboard, content=content)
 
 
 @dataclass
@@ -108,6 +144,7 @@ class _Builder:
     shown: int = 0
     turn: int = 0
     last_key: str | None = None
+    last_board: Board | None = None
     last_speaker: str | None = None
 
     def say(self, speaker: str, name: str, text: str, *, new_turn: bool = False) -> None:
@@ -123,6 +160,7 @@ class _Builder:
 
     def show(self, board: Board) -> None:
         key = board.key()
+        self.last_board = board
         if key == self.last_key or self.shown >= MAX_SHOWN:
             return
         self.last_key = key
@@ -176,7 +214,8 @@ def from_class(store: StoreState, steps: Iterable[Event | LearnerSaid], *, learn
                 pending[step.message_id] = []
         classroom.apply(step)
         if step.type in ("action", "lesson", "scene") and build.shown < MAX_SHOWN:
-            build.show(board_of(classroom.store, title))
+            pointer = step.type == "action" and step.action_name in POINTERS  # moves a pointer, draws nothing
+            build.show(board_of(classroom.store, title, like=build.last_board if pointer else None))
     for message_id in list(pending):
         flush(message_id)
     if len(build.items) > 1 and isinstance(build.items[1], Shown):
