@@ -88,6 +88,7 @@ class Said:
     name: str
     text: str  # cleaned, one line
     turn: int
+    color: str = ""  # the agent's colour (a persona's), for the speaker's band in a video
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ class _Builder:
     last_board: Board | None = None
     last_speaker: str | None = None
 
-    def say(self, speaker: str, name: str, text: str, *, new_turn: bool = False) -> None:
+    def say(self, speaker: str, name: str, text: str, *, new_turn: bool = False, color: str = "") -> None:
         if new_turn or speaker != self.last_speaker:
             self.turn += 1
             self.last_speaker = speaker
@@ -155,7 +156,7 @@ class _Builder:
         for sentence in sentences(text):
             if self.said >= MAX_SENTENCES:
                 return
-            self.items.append(Said(speaker=speaker, name=name, text=sentence, turn=self.turn))
+            self.items.append(Said(speaker=speaker, name=name, text=sentence, turn=self.turn, color=color[:40]))
             self.said += 1
 
     def show(self, board: Board) -> None:
@@ -185,14 +186,14 @@ def from_class(store: StoreState, steps: Iterable[Event | LearnerSaid], *, learn
     classroom = Classroom(store=store.model_copy(deep=True))
     build = _Builder()
     build.show(board_of(classroom.store, title))
-    speaking: dict[str, tuple[str, str]] = {}  # message id → (agent id, name)
+    speaking: dict[str, tuple[str, str, str]] = {}  # message id → (agent id, name, colour)
     pending: dict[str, list[str]] = {}
 
     def flush(message_id: str, *, new_turn: bool = False) -> None:
         text = "".join(pending.pop(message_id, []))
         who = speaking.get(message_id)
         if who is not None and text.strip():
-            build.say(who[0], who[1], text, new_turn=new_turn)
+            build.say(who[0], who[1], text, new_turn=new_turn, color=who[2])
 
     for step in steps:
         if isinstance(step, LearnerSaid):
@@ -202,7 +203,7 @@ def from_class(store: StoreState, steps: Iterable[Event | LearnerSaid], *, learn
             build.say(LEARNER, learner, step.text, new_turn=True)
             continue
         if step.type == "agent_start":
-            speaking[step.message_id] = (step.agent_id, step.agent_name)
+            speaking[step.message_id] = (step.agent_id, step.agent_name, step.color)
             pending[step.message_id] = []
             build.last_speaker = None  # a new message is a new turn, even by the same agent
         elif step.type == "text_delta" and step.message_id in pending:
@@ -223,18 +224,21 @@ def from_class(store: StoreState, steps: Iterable[Event | LearnerSaid], *, learn
     return build.items
 
 
-def _quiz_slide(scene: QuizScene) -> Slide:
-    elements = []
-    for question in scene.questions[:20]:
-        options = [f"{LETTERS[i]}. {option}" for i, option in enumerate(question.options)]
-        elements.append(SlideElement(id=question.id, type="bullets" if options else "text",
-                                     content=question.question, items=[question.question, *options]
-                                     if options else []))
-    return Slide(id=scene.id, title=f"Quiz: {scene.title}", elements=elements)
+def _quiz_slide(scene: QuizScene, number: int) -> Slide:
+    """The card of one question: the question, its options lettered."""
+    questions = scene.questions[:20]
+    question = questions[number]
+    elements = [SlideElement(id=question.id, content=question.question)]
+    if question.options:
+        elements.append(SlideElement(id=f"{question.id[:50]}-options", content="\n".join(
+            f"{LETTERS[i]}) {option}" for i, option in enumerate(question.options))))
+    place = f" · question {number + 1} of {len(questions)}" if len(questions) > 1 else ""
+    return Slide(id=scene.id, title=f"Quiz: {scene.title}{place}", elements=elements)
 
 
 def _quiz_lines(scene: QuizScene) -> list[str]:
-    lines = [f"Time for a quiz: {scene.title}."]
+    """What the teacher says of each question (the first also opens the quiz)."""
+    lines = []
     for number, question in enumerate(scene.questions[:20], 1):
         options = "; ".join(f"{LETTERS[i]}, {option}" for i, option in enumerate(question.options))
         lines.append(f"Question {number}: {question.question}" + (f" {options}." if options else ""))
@@ -244,10 +248,11 @@ def _quiz_lines(scene: QuizScene) -> list[str]:
 def from_lesson(lesson: Lesson, agents: list[AgentConfig]) -> list[Item]:
     """The items of a lesson played as its scripts say: each slide shown, its lecture said (a step ``by:`` a
     classmate in that agent's voice, an unknown one in the teacher's), spotlight and laser moved where the script
-    moves them; a quiz's questions read out on a quiz card; a discussion's topic and opening lines."""
+    moves them; a quiz's questions read out, each on its card; a discussion's topic and opening lines."""
     teacher = next((a for a in agents if a.role == "teacher"), agents[0] if agents else None)
     teacher_id, teacher_name = (teacher.id, teacher.name) if teacher else ("teacher", "Teacher")
     names = {a.id: a.name for a in agents}
+    colors = {a.id: a.color for a in agents}
     slides = lesson.slides()
     store = StoreState(slides=slides)
     title = one_sentence(lesson.title)[:200]
@@ -259,29 +264,30 @@ def from_lesson(lesson: Lesson, agents: list[AgentConfig]) -> list[Item]:
             store.spotlight = store.laser = None
             build.show(board_of(store, title))
             if not scene.script:
-                build.say(teacher_id, teacher_name, f"{scene.title}.", new_turn=True)
+                build.say(teacher_id, teacher_name, f"{scene.title}.", new_turn=True, color=colors.get(teacher_id, ""))
             for step in scene.script:
                 if step.say is not None:
                     speaker = step.by if step.by in names else teacher_id
-                    build.say(speaker, names.get(speaker, teacher_name), step.say)
+                    build.say(speaker, names.get(speaker, teacher_name), step.say, color=colors.get(speaker, ""))
                 elif step.spotlight is not None:
                     store.spotlight = step.spotlight
                 elif step.laser is not None:
                     store.laser = step.laser
                 build.show(board_of(store, title))
         elif isinstance(scene, QuizScene):
-            quiz = StoreState(slides=[_quiz_slide(scene)])
-            build.show(board_of(quiz, title, card=True))
-            for line in _quiz_lines(scene):
-                build.say(teacher_id, teacher_name, line)
+            for number, line in enumerate(_quiz_lines(scene)):
+                build.show(board_of(StoreState(slides=[_quiz_slide(scene, number)]), title, card=True))
+                opening = f"Time for a quiz: {scene.title}. " if number == 0 else ""
+                build.say(teacher_id, teacher_name, opening + line, color=colors.get(teacher_id, ""))
         elif isinstance(scene, DiscussionScene):
             card = Slide(id=scene.id, title=f"Discussion: {scene.topic}",
                          elements=[SlideElement(id="prompt", content=scene.prompt or scene.topic)])
             build.show(board_of(StoreState(slides=[card]), title, card=True))
             if not scene.script:
-                build.say(teacher_id, teacher_name, f"Let's discuss: {scene.topic}", new_turn=True)
+                build.say(teacher_id, teacher_name, f"Let's discuss: {scene.topic}", new_turn=True,
+                          color=colors.get(teacher_id, ""))
             for step in scene.script:
                 if step.say is not None:
                     speaker = step.by if step.by in names else teacher_id
-                    build.say(speaker, names.get(speaker, teacher_name), step.say)
+                    build.say(speaker, names.get(speaker, teacher_name), step.say, color=colors.get(speaker, ""))
     return build.items
