@@ -110,7 +110,7 @@ def latex_to_mathml(source: str, *, display: bool = False) -> str:
     try:
         from latex2mathml.converter import convert
 
-        made = convert(text, display="block" if display else "inline")
+        made = convert(_MATHRM.sub(r"\\text{\1}", text), display="block" if display else "inline")
     except Exception:  # noqa: BLE001 - the converter fails many ways (unknown command, braces, recursion): text
         return plain_math(text, display=display)
     rebuild = _Rebuild()
@@ -119,6 +119,7 @@ def latex_to_mathml(source: str, *, display: bool = False) -> str:
     return out if out.startswith("<math") else plain_math(text, display=display)
 
 
+_MATHRM = re.compile(r"\\mathrm\{([^{}\\]*)\}")  # latex2mathml sets \mathrm{C} italic; \text{C} is upright
 _LATEX_MARK = re.compile(r"[\\^_{}$]")
 _CHEMICAL = re.compile(r"(?<![\w])((?:[A-Z][a-z]?\d*){1,12})(?![\w])")
 _ELEMENT = re.compile(r"([A-Z][a-z]?)(\d*)")
