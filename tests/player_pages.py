@@ -43,11 +43,13 @@ const quiz = () => doc().querySelector('section.kind-quiz:not([hidden])');
 const seen = [];
 const look = () => {
   const card = doc().querySelector('.card.speaking');
-  seen.push({where: $('where').textContent, who: $('band-who').textContent, line: $('band-line').textContent,
+  const band = doc().querySelector('#band .mband');
+  seen.push({where: $('where').textContent, who: band.querySelector('.mname').textContent,
+             line: band.querySelector('.mline').textContent,
              card: card ? card.getAttribute('data-sp') : null,
              cardLine: card ? card.querySelector('.line').textContent : '',
-             spot: [...doc().querySelectorAll('section:not([hidden]) .pel.spot')].map(e => e.innerText.trim()),
-             laser: [...doc().querySelectorAll('section:not([hidden]) .pel.lased')].map(e => e.innerText.trim()),
+             spot: [...doc().querySelectorAll('section:not([hidden]) .mel.spot')].map(e => e.innerText.trim()),
+             laser: [...doc().querySelectorAll('section:not([hidden]) .mel.laser')].map(e => e.innerText.trim()),
              focus: doc().activeElement ? doc().activeElement.tagName : ''});
 };
 look();

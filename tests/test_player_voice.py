@@ -71,7 +71,7 @@ def test_play_reads_the_lesson_aloud_in_step(voiced: Path, tmp_path: Path) -> No
       const log = [];
       for (let i = 0; i < 24; i++) {
         await new Promise(r => setTimeout(r, 250));
-        const line = document.getElementById('band-line').textContent;
+        const line = document.querySelector('#band .mline').textContent;
         log.push({t: a.currentTime, playing: !a.paused, line: said.findIndex(s => s.say === line),
                   pressed: document.getElementById('play').getAttribute('aria-pressed')});
       }

@@ -1,8 +1,10 @@
 """``maic lesson export L --out lesson.html``: the lesson as a web player in one self-contained page.
 
-The page holds everything (no network, no CDN, no font to fetch): the slides drawn by the HTML export's own
-element renderer (:func:`maic_cli.ui.export_html_lesson.element_html`), the quiz as a form, the discussions,
-the class as speaker cards, and, as a JSON block, what the script in ``player_assets/player.js`` plays: each
+The page holds everything (no network, no CDN, no font to fetch): the slides in the look every maic page shares
+(:func:`maic_cli.ui.slide_html.render_slide_html`: formulas as MathML, picture cards; the spotlight and laser are
+its ``spot`` and ``laser`` classes on the element whose ``data-el`` is the step's id), the speaker's band
+(:func:`~maic_cli.ui.slide_html.render_band_html`), the quiz as a form, the discussions, the class as speaker
+cards, and, as a JSON block, what the script in ``player_assets/player.js`` plays: each
 scene's lines (who says what) with the spotlight and laser steps between them, the quiz key and each short
 answer's rubric read into points (:func:`maic_cli.lessons.rubric.read_rubric`) that the page's own check
 mirrors.  With a voice track (:mod:`.player_voice`) the lines are read aloud in step.  The same page is the
@@ -26,11 +28,11 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from ..engine.models import AgentConfig
+from ..engine.models import AgentConfig, Slide, SlideElement
 from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, SlideScene
 from ..lessons.rubric import MAX_ANSWER, Point, Rubric, Term, _is_english, read_rubric
 from ..lessons.rubric_words import AUXILIARIES, COUNTERFACTUAL_OPENERS, NEGATION_REACH, NEGATIONS, STOP_WORDS
-from ..ui.export_html_lesson import element_html
+from ..ui.slide_html import SLIDE_CSS, render_band_html, render_slide_html
 from ..untrusted import clean
 
 DEFAULT_MASTERY = 80  # percent of the quiz points a learner needs to pass (SCORM: adlcp:masteryscore)
@@ -125,13 +127,12 @@ def player_data(lesson: Lesson, agents: list[AgentConfig], *, voiced: Voiced | N
     scenes: list[dict[str, Any]] = []
     for scene in lesson.scenes:
         if isinstance(scene, SlideScene):
-            where = {element.id: number for number, element in enumerate(scene.elements)}
             steps: list[dict[str, Any]] = []
             for step in scene.script:
                 if step.say is not None:
                     steps.append({"say": _text(step.say), "by": _speaker(step.by, known, teacher), "n": next(said)})
                 else:
-                    steps.append({"spotlight" if step.spotlight else "laser": where.get(step.target or "", -1)})
+                    steps.append({"spotlight" if step.spotlight else "laser": _text(step.target or "", 64)})
             scenes.append({"type": "slide", "title": _text(scene.title, 200), "steps": steps})
         elif isinstance(scene, QuizScene):
             scenes.append({"type": "quiz", "title": _text(scene.title, 200),
@@ -165,13 +166,6 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("player_assets", name).read_text(encoding="utf-8")
 
 
-def _slide_html(scene: SlideScene) -> str:
-    elements = "".join(f"<div class='pel' data-el='{number}'>{element_html(element)}"
-                       "<span class='laser' aria-hidden='true'></span></div>"
-                       for number, element in enumerate(scene.elements))
-    return f"<div class='slide'>{elements or '<p class=empty>(an empty slide)</p>'}</div>"
-
-
 def _question_html(scene_number: int, number: int, question: QuizQuestion) -> str:
     name = f"q{scene_number}-{number}"
     points = f"{question.points} point{'s' if question.points != 1 else ''}"
@@ -190,22 +184,27 @@ def _question_html(scene_number: int, number: int, question: QuizQuestion) -> st
             f"<p class='feedback' id='{name}-fb' aria-live='polite'></p></fieldset>")
 
 
-def _scene_html(number: int, scene: SlideScene | QuizScene | DiscussionScene, agents: dict[str, Any]) -> str:
-    head = f"<section class='scene kind-{scene.type}' data-scene='{number}' aria-labelledby='h{number}' hidden>"
+def _scene_html(number: int, scene: SlideScene | QuizScene | DiscussionScene, agents: dict[str, Any],
+                slides: tuple[int, int]) -> str:
+    """A scene's section: a slide as the shared renderer draws it, a quiz as a form, a discussion as a card."""
+    label = e(scene.title or getattr(scene, "topic", ""), 200)
+    head = f"<section class='scene kind-{scene.type}' data-scene='{number}' aria-label=\"{label}\" hidden>"
     if isinstance(scene, SlideScene):
-        return (f"{head}<h2 id='h{number}' tabindex='-1'>{e(scene.title, 200)}</h2>{_slide_html(scene)}"
-                "</section>")
+        return f"{head}{render_slide_html(scene.slide(), number=slides[0], total=slides[1])}</section>"
     if isinstance(scene, QuizScene):
         questions = "".join(_question_html(number, k, q) for k, q in enumerate(scene.questions))
-        return (f"{head}<h2 id='h{number}' tabindex='-1'>{e(scene.title, 200)}</h2>"
+        return (f"{head}<h2 id='h{number}'>{e(scene.title, 200)}</h2>"
                 f"<form class='quiz' data-quiz='{number}' novalidate>{questions}"
                 "<div class='submit-row'><button type='submit' class='submit'>Submit</button>"
                 f"<p class='result' role='status' tabindex='-1'></p></div></form></section>")
     opener = agents.get(scene.initiator or "", {}).get("name")
-    return (f"{head}<h2 id='h{number}' tabindex='-1'>Discussion: {e(scene.title or scene.topic, 200)}</h2>"
-            f"<div class='slide talk'><p class='topic'>{e(scene.topic, 500)}</p>"
-            + (f"<blockquote>{e(scene.prompt, 2000)}</blockquote>" if scene.prompt else "")
-            + (f"<p class='opener'>Opened by {e(opener, 60)}</p>" if opener else "") + "</div></section>")
+    card = [SlideElement(id="topic", type="text", content=scene.topic)]
+    if scene.prompt:
+        card.append(SlideElement(id="prompt", type="text", content=scene.prompt))
+    if opener:
+        card.append(SlideElement(id="opener", type="text", content=f"Opened by {opener}"))
+    title = f"Discussion: {scene.title or scene.topic}"[:200]
+    return f"{head}{render_slide_html(Slide(id=scene.id, title=title, elements=card))}</section>"
 
 
 def _cards(known: dict[str, dict[str, str]]) -> str:
@@ -227,21 +226,26 @@ def player_html(lesson: Lesson, agents: list[AgentConfig], *, voiced: Voiced | N
               "media-src data:; font-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'")
     audio = (f"<audio id='voice' preload='auto' src='data:{voiced.mime};base64,"
              f"{base64.b64encode(voiced.audio).decode('ascii')}'></audio>") if voiced else ""
-    scenes = "".join(_scene_html(number, scene, data["speakers"]) for number, scene in enumerate(lesson.scenes))
+    total = sum(1 for scene in lesson.scenes if isinstance(scene, SlideScene))
+    places = {index: (place, total) for place, (index, _) in enumerate(lesson.slide_scenes(), 1)}
+    scenes = "".join(_scene_html(number, scene, data["speakers"], places.get(number, (0, 0)))
+                     for number, scene in enumerate(lesson.scenes))
+    end = render_slide_html(Slide(id="end", title="The end", elements=[SlideElement(id="summary", content=" ")]))
+    first = next((step for scene in data["scenes"] for step in scene["steps"] if "say" in step), None)
+    who = data["speakers"].get(first["by"], {}) if first else {}
     title = e(lesson.title, 200)
     return "".join([
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<meta name='generator' content='maic lesson export'><title>{title}</title>",
-        f"<style>{_asset('player.css')}</style></head><body>",
+        f"<style>{SLIDE_CSS}{_asset('player.css')}</style></head><body>",
         "<a class='skip' href='#controls'>Skip to the lesson controls</a>",
         f"<header><h1>{title}</h1><p id='where' class='where'></p></header>",
         "<div class='layout'><main id='stage'>", scenes,
-        "<section class='scene kind-end' data-scene='end' aria-labelledby='hend' hidden><h2 id='hend' tabindex='-1'>"
-        "The end</h2><div class='slide talk'><p class='summary' id='summary'></p></div></section>",
-        "<div class='band' id='band'><span class='band-who' id='band-who'></span>"
-        "<span class='band-line' id='band-line' aria-live='polite'></span></div>",
+        f"<section class='scene kind-end' data-scene='end' aria-label='The end' hidden>{end}</section>",
+        "<div id='band' class='band' aria-live='polite' aria-atomic='true'>",
+        render_band_html(who.get("name", ""), first["say"] if first else "", who.get("color", "")), "</div>",
         "<nav id='controls' class='controls' aria-label='Lesson controls'>",
         "<button type='button' id='prev'>Previous</button>",
         "<button type='button' id='play' aria-pressed='false'><span class='icon' aria-hidden='true'>▶</span>"

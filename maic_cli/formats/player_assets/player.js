@@ -25,8 +25,7 @@
 
   function pointers(scene, k) {
     var until = k < scene.says.length - 1 ? scene.says[k] : scene.steps.length - 1;
-    if (scene.says.length === 0) until = scene.steps.length - 1;
-    var spot = -1, laser = -1;
+    var spot = null, laser = null;
     for (var i = 0; i <= until; i++) {
       var step = scene.steps[i];
       if (step.spotlight !== undefined) spot = step.spotlight;
@@ -47,19 +46,20 @@
     var changed = shownScene !== section;
     sections.forEach(function (s) { s.hidden = s !== section; });
     if (si >= 0 && scenes[si].type === "slide") {
-      var p = pointers(scenes[si], stop.k), slide = section.querySelector(".slide");
-      slide.classList.toggle("lit", p.spot >= 0);
-      Array.prototype.forEach.call(section.querySelectorAll(".pel"), function (el) {
-        var n = Number(el.getAttribute("data-el"));
-        el.classList.toggle("spot", n === p.spot);
-        el.classList.toggle("lased", n === p.laser);
+      var p = pointers(scenes[si], stop.k);
+      Array.prototype.forEach.call(section.querySelectorAll(".mel[data-el]"), function (el) {
+        var id = el.getAttribute("data-el");
+        el.classList.toggle("spot", id === p.spot);
+        el.classList.toggle("laser", id === p.laser);
       });
     }
     var line = lineAt(stop), who = line ? speaker(line.by) : null;
-    var band = $("band");
-    band.style.setProperty("--c", who ? who.color : "#8c959f");
-    text($("band-who"), who ? who.name + ":" : "");
-    text($("band-line"), line ? line.say : "");
+    var band = $("band").querySelector(".mband");
+    band.style.setProperty("--agent", who ? who.color : "#8c959f");
+    text(band.querySelector(".mavatar"), who ? who.name.slice(0, 1).toUpperCase() : "");
+    text(band.querySelector(".mname"), who ? who.name : "");
+    text(band.querySelector(".mline"), line ? line.say : "");
+    $("band").classList.toggle("quiet", !line);
     Array.prototype.forEach.call(document.querySelectorAll(".card"), function (card) {
       var speaking = !!line && card.getAttribute("data-sp") === line.by;
       card.classList.toggle("speaking", speaking);
@@ -74,7 +74,8 @@
     var active = document.activeElement;
     if (changed && shownScene !== null && (focus || !active || active === document.body || !section.contains(active) &&
                     !$("controls").contains(active))) {
-      section.querySelector("h2").focus({ preventScroll: true });
+      var heading = section.querySelector("h2, h3");
+      if (heading) { heading.setAttribute("tabindex", "-1"); heading.focus({ preventScroll: true }); }
     }
     shownScene = section;
     lms.place(false);
@@ -306,7 +307,8 @@
   }
   function summary() {
     var t = totals();
-    text($("summary"), !t.quizzes ? "You have reached the end of the lesson." :
+    var end = sections[sections.length - 1];
+    text(end.querySelector(".mel p") || end.querySelector(".mel"), !t.quizzes ? "You have reached the end of the lesson." :
          "Your score: " + t.earned + " of " + t.max + " points" +
          (t.submitted < t.quizzes ? " (" + (t.quizzes - t.submitted) + " quiz not submitted)" : "") + ".");
     lms.reachedEnd();
