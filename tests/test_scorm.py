@@ -10,6 +10,7 @@ where npm or the registry is out of reach those tests skip, saying why.
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import re
 import zipfile
@@ -230,3 +231,19 @@ def test_a_lesson_without_a_quiz_is_completed_at_its_end(tmp_path: Path, runtime
     assert visit.value["kept"]["cmi.core.lesson_status"] == "completed"
     assert visit.value["kept"]["cmi.core.score.raw"] == ""  # no quiz, no score
     assert visit.value["calls"][-1] == "LMSFinish"
+
+
+def test_a_hostile_title_stays_text_and_the_package_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from maic_cli.errors import InputError
+    from maic_cli.formats import scorm
+
+    title = "Fractions & <b>\"quotes\"</b> ]]> <!-- -->"
+    root = ElementTree.fromstring(scorm.manifest(title, "maic-x", 80, ["index.html"]).encode("utf-8"))
+    assert root.findtext(f".//{CP}organization/{CP}title") == title
+    with pytest.raises(InputError, match="--mastery"):
+        scorm.manifest(title, "maic-x", 101, ["index.html"])
+    monkeypatch.setattr(scorm, "MAX_PAGE_BYTES", 1000)
+    with pytest.raises(InputError, match="more than a package holds"):
+        scorm.package_bytes("x" * 1001, title=title, identifier="maic-x", mastery=80)
+    made = scorm.package_bytes("x" * 999, title=title, identifier="maic-x", mastery=80)
+    assert zipfile.ZipFile(io.BytesIO(made)).namelist() == ["imsmanifest.xml", "index.html"]
