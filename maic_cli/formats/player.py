@@ -95,7 +95,7 @@ def lines(lesson: Lesson, agents: list[AgentConfig]) -> list[Line]:
 
 
 def _term(term: Term) -> dict[str, Any]:
-    return {"w": term.word, "s": sorted(term.stems)}
+    return {"w": term.word, "s": sorted(term.stems), "t": term.stem}
 
 
 def _point(point: Point) -> dict[str, Any]:

@@ -148,15 +148,41 @@
   var WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
   function wordsOf(s) { return (s.match(WORD) || []).map(function (w) { return w.replace(/’/g, "'").toLowerCase(); }); }
   function content(list) { return list.filter(function (w) { return words.en ? !STOP.has(w) : w.length > 2; }); }
+  /* The page has no Snowball stemmer: an answer's word is brought to a root by its common endings, and a rubric
+     stem (the Snowball stem Python gave, or a synonym's) matches a word whose root is that stem; the term's own
+     stem also matches a related form (a shared start of 4+ letters with at most 3 more), as rubric.py does. */
+  var ENDINGS = ["ational", "ations", "ation", "ings", "ing", "ies", "ied", "ions", "ion", "edly", "ed", "ers", "er",
+                 "est", "ness", "ments", "ment", "ence", "ent", "ly", "es", "s", "e", "y"];
+  var rootsOf = new Map();
+  function roots(word) {  /* the word and every root its endings leave (running → runn → run) */
+    if (rootsOf.has(word)) return rootsOf.get(word);
+    var out = [word];
+    ENDINGS.forEach(function (end) {
+      if (word.length - end.length >= 3 && word.slice(-end.length) === end) {
+        var left = word.slice(0, -end.length);
+        out.push(left);
+        if (/([^aeiouls])\1$/.test(left)) out.push(left.slice(0, -1));
+      }
+    });
+    rootsOf.set(word, out);
+    return out;
+  }
+  function bare(stem) { return stem.length > 3 ? stem.replace(/[ei]$/, "") : stem; }
   function stemMatches(stem, word) {
-    if (word === stem) return true;
-    var base = stem.length > 3 && /i$/.test(stem) ? stem.slice(0, -1) : stem;
-    if (base.length >= 3 && word.indexOf(base) === 0 && word.length - base.length <= 5) return true;
-    var bare = word.replace(/(es|e|s)$/, "");
-    return bare.length >= 4 && stem.indexOf(bare) === 0 && stem.length - bare.length <= 3;
+    var want = bare(stem);
+    return word === stem || roots(word).some(function (r) { return bare(r) === want; });
+  }
+  function related(stem, word) {
+    var one = bare(stem);
+    return roots(word).some(function (other) {
+      var short = one.length <= other.length ? one : other, long = one.length <= other.length ? other : one;
+      return short.length >= 4 && long.length - short.length <= 3 && long.indexOf(short) === 0;
+    });
   }
   function termSaid(term, said) {
-    return term.s.some(function (stem) { return said.some(function (w) { return stemMatches(stem, w); }); });
+    return said.some(function (w) {
+      return term.s.some(function (stem) { return stemMatches(stem, w); }) || (!!term.t && related(term.t, w));
+    });
   }
   function enough(found, size) { return size > 0 && found >= (size <= 2 ? size : size - Math.floor(size / 3)); }
   function terms(point) { return [].concat.apply([], point.a); }
