@@ -65,9 +65,13 @@ def test_a_learner_goes_through_the_lesson_by_its_buttons(tmp_path: Path) -> Non
     expression = "(async () => {" + WALK % {"doc": "document"} + """
       const names = [...document.querySelectorAll('button')].map(b => b.textContent.replace(/^[▶❚]+/, ''));
       const labels = [...document.querySelectorAll('section.kind-quiz input')].map(i => i.labels[0].textContent.trim());
+      const shown = [];
+      const now = quiz();
+      document.querySelectorAll('section.scene').forEach(s => {
+        s.hidden = false; shown.push(s.innerText); s.hidden = s !== now; });
       const graded = answer([[2], [0, 2], 'Light gives the plant energy to make sugar from water and carbon dioxide.']);
       for (let i = 0; i < 5; i++) $('next').click();
-      return {seen, names, labels, graded,
+      return {seen, names, labels, graded, shown,
               end: doc().querySelector('section.kind-end .mel p').textContent, nextDisabled: $('next').disabled,
               live: $('band').getAttribute('aria-live')};
     })()"""
@@ -107,6 +111,13 @@ def test_a_learner_goes_through_the_lesson_by_its_buttons(tmp_path: Path) -> Non
     assert graded["focused"] == "result"  # Submit moves the focus to the score
     assert value["end"] == f"Your score: {graded['result'].split()[1]} of 7 points." and value["nextDisabled"]
     assert value["live"] == "polite"
+    # no element id or type is shown on any slide: what a person reads is the slide's own words
+    text = "\n".join(value["shown"])
+    assert "Where does a tree's mass come from?" in text and "A green leaf with arrows" in text
+    for scene in lesson.scenes:
+        for element in getattr(scene, "elements", []):
+            assert f"[{element.id}]" not in text and f"{element.id}:" not in text
+    assert "why_it_matters" not in text  # a scene id that reads as no word
 
 
 @pytest.mark.usefixtures("chromium")
