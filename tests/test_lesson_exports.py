@@ -76,13 +76,18 @@ def test_the_markdown_export_shows_the_lesson_where_it_happened(recorded: Path) 
 def test_the_html_export_shows_the_lesson_where_it_happened(recorded: Path) -> None:
     page = export(recorded, ".html")
     assert in_order(page, "<h3 class='scene'>Scene 1/5 · slide · What a plant needs</h3>",
-                    "<span class='id'>[inputs]</span>", "<li>Water from the roots</li>",
-                    "<em>image: A green leaf", "<span class='badge pointer'>→ spotlight: question</span>",
-                    "<span class='badge pointer'>→ laser: leaf</span>", "Why not the soil?",
+                    "<h3 class='mslide-title'>What a plant needs</h3>", "<span class='mslide-place'>1 / 3</span>",
+                    "data-el=\"inputs\"><ul class='mbullets'>", "<li>Water from the roots</li>",
+                    "<figure class='mpicture'>", "<figcaption>A green leaf",
+                    "<span class='badge pointer'>→ spotlight on “Where does a tree&#x27;s mass come from?”</span>",
+                    "<span class='badge pointer'>→ laser on the picture “A green leaf", "Why not the soil?",
                     "<td>carbon dioxide</td><td>glucose (sugar)</td>", "<li>C) Carbon dioxide from the air</li>",
                     "<div class='right'>✅ Answer: C · right · 2/2 points</div>",
                     "<div class='wrong'>❌ Answer: A · wrong (the answer: A C) · 0/2 points</div>",
-                    "<p class='score'>Quiz score: 5/7 · lesson total 5/7</p>", "Slide 3/3: Why it matters")
+                    "<p class='score'>Quiz score: 5/7 · lesson total 5/7</p>",
+                    "aria-label=\"Slide 3 of 3: Why it matters\"")
+    assert "[inputs]" not in page and "(bullets)" not in page and "image:" not in page  # no id, no kind
+    assert "<math xmlns=\"http://www.w3.org/1998/Math/MathML\" display=\"block\">" in page  # the formula typeset
 
 
 def hostile_lesson() -> Lesson:

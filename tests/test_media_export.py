@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from maic_cli.cli.app import app
 from maic_cli.media import ffmpeg
-from maic_cli.media.encode import FPS
+from maic_cli.media.encode import FPS, frames_of
 from maic_cli.media.frames import render
 from maic_cli.media.script import Shown
 from maic_cli.speech import piper_engine
@@ -151,18 +151,21 @@ def test_the_video_has_the_track_and_a_subtitle_stream_and_shows_the_spotlit_sli
     scene = next(s for s in timeline.scenes if s.board == spotlit)
     assert any(abs(scene.start - end) < 0.01 for end in said_ends)
     heading = "maic class: slides_spotlight"
-    frame = frame_at(newton / "class.mp4", (scene.start + scene.end) / 2, newton / "frame.png")
-    expected = Image.open(io.BytesIO(render(spotlit, heading=heading))).convert("RGB")
-    other = Image.open(io.BytesIO(render(boards[0], heading=heading))).convert("RGB")
+    middle = (scene.start + scene.end) / 2
+    frame = frame_at(newton / "class.mp4", middle, newton / "frame.png")
+    shot = next(shot for shot in frames_of(timeline) if shot[0] <= middle < shot[1])
+    assert shot[2] == spotlit and shot[3] is not None  # the spotlit board, and the sentence said over it
+    expected = Image.open(io.BytesIO(render(spotlit, heading=heading, speaking=shot[3]))).convert("RGB")
+    other = Image.open(io.BytesIO(render(boards[0], heading=heading, speaking=shot[3]))).convert("RGB")
     assert frame.size == expected.size
     difference = sum(ImageStat.Stat(ImageChops.difference(frame, expected)).mean) / 3
     assert difference < 2.0  # the video's compression only
     # the same measure tells the board without the spotlight apart
     assert sum(ImageStat.Stat(ImageChops.difference(frame, other)).mean) / 3 > difference + 0.5
     # and the last board is on screen to the end of the track
-    last = timeline.scenes[-1]
-    frame = frame_at(newton / "class.mp4", last.end - 0.3, newton / "last.png")
-    expected = Image.open(io.BytesIO(render(last.board, heading=heading))).convert("RGB")
+    last = frames_of(timeline)[-1]
+    frame = frame_at(newton / "class.mp4", last[1] - 0.3, newton / "last.png")
+    expected = Image.open(io.BytesIO(render(last[2], heading=heading, speaking=last[3]))).convert("RGB")
     assert sum(ImageStat.Stat(ImageChops.difference(frame, expected)).mean) / 3 < 2.0
 
 
@@ -219,7 +222,7 @@ def test_a_lesson_becomes_a_video_of_its_slides_voiced_by_its_class(tmp_path: Pa
     result = runner.invoke(app, ["lesson", "export", str(lesson), "--out", str(out), "--voice", "local",
                                  "--captions", str(tmp_path / "levers.vtt")])
     assert result.exit_code == 0, result.output
-    assert "4 sentences synthesized" in result.output and "3 pictures" in result.output
+    assert "4 sentences synthesized" in result.output and "7 pictures" in result.output
     captions = vtt_cues((tmp_path / "levers.vtt").read_text(encoding="utf-8"))
     assert [c[2] for c in captions] == ["Ms. Rivera", "Ms. Rivera", "Mia", "Ms. Rivera"]
     log = ffmpeg.probe(out)

@@ -3,7 +3,9 @@
 * ``import FILE`` reads a deck (.pptx), notes (.md) or a PDF into a lesson file, offline and
   with no model call; with ``--model`` the model writes what the material lacks (lectures
   for slides without notes, a discussion, a quiz).
-* ``export LESSON --out deck.pptx | notes.md`` writes the lesson as a deck or as notes.
+* ``export LESSON --out deck.pptx | notes.md | lesson.html | lesson.scorm.zip | …`` writes the lesson as a deck,
+  notes, a web player in one page, a SCORM 1.2 package (the same player reporting to an LMS), an OpenMAIC
+  classroom, a video, its audio or captions.
 * ``regen LESSON --scene ID`` writes one scene again with a model; the rest of the file stays
   byte for byte, and the result goes to a new file unless ``--force``.
 
@@ -152,8 +154,10 @@ MEDIA_OUT = {".mp4": "video", ".wav": "audio", ".ogg": "audio", ".mp3": "audio",
 def export_command(
     lesson_file: Path = typer.Argument(..., metavar="LESSON", help="The lesson file (YAML)."),
     out: Path = typer.Option(..., "--out", "-o", help="deck.pptx (a PowerPoint deck), notes.md (Markdown notes), "
-                             "class.maic.zip (a classroom OpenMAIC imports), lesson.mp4 (a video: the scripted "
-                             "lecture voiced over its slides), lesson.wav/.ogg/.mp3 (its voice track) or "
+                             "lesson.html (a web player in one page: slides, the class's lines, the quiz graded in "
+                             "the page; voiced with --voice), lesson.scorm.zip (the player as a SCORM 1.2 package "
+                             "for an LMS), class.maic.zip (a classroom OpenMAIC imports), lesson.mp4 (a video: the "
+                             "scripted lecture voiced over its slides), lesson.wav/.ogg/.mp3 (its voice track) or "
                              "lesson.vtt/.srt (its captions)."),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite --out if it exists."),
     audio: Path = typer.Option(None, "--audio", help="Also write the voice track (.wav, .ogg or .mp3) of the same "
@@ -166,17 +170,21 @@ def export_command(
                                        "server (with --voice openai-compatible)."),
     agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="A folder of persona files (the class's "
                                           "voices in a voiced export). Repeatable."),
+    mastery: int = typer.Option(80, "--mastery", min=0, max=100, help="With --out lesson.scorm.zip: the percent "
+                                "of the quiz points that passes (the manifest's adlcp:masteryscore)."),
 ) -> None:
-    """Write a lesson as a deck (script as speaker notes), Markdown notes, an OpenMAIC classroom (.maic.zip), a
-    video, its voice track or captions."""
+    """Write a lesson as a deck (script as speaker notes), Markdown notes, a web player (.html), a SCORM 1.2
+    package (.scorm.zip), an OpenMAIC classroom (.maic.zip), a video, its voice track or captions."""
     from ..formats.pptx_write import FORMATS, export_lesson
     from ..store.lesson_writer import check_writable
     from ..store.lessons import load_lesson
 
     kind = MEDIA_OUT.get(out.suffix.lower())
-    if out.suffix.lower() not in (*FORMATS, ".markdown", ".zip") and kind is None:
-        raise InputError(f"{out}: export to a deck (.pptx), Markdown notes (.md), an OpenMAIC classroom "
-                         "(.maic.zip), a video (.mp4), audio (.wav, .ogg, .mp3) or captions (.vtt, .srt)")
+    player = out.suffix.lower() in (".html", ".htm") or out.name.lower().endswith(".scorm.zip")
+    if out.suffix.lower() not in (*FORMATS, ".markdown", ".zip", ".html", ".htm") and kind is None:
+        raise InputError(f"{out}: export to a deck (.pptx), Markdown notes (.md), a web player (.html), a SCORM "
+                         "package (.scorm.zip), an OpenMAIC classroom (.maic.zip), a video (.mp4), audio (.wav, "
+                         ".ogg, .mp3) or captions (.vtt, .srt)")
     if kind is None and (audio or captions or script):
         raise InputError("--audio, --captions and --script go with a voiced export (--out lesson.mp4, .wav, .vtt …)")
     lesson = load_lesson(lesson_file)
@@ -190,7 +198,12 @@ def export_command(
         given[kind] = out
         _export_media(lesson, Targets(**given), voice, voice_api_base, list(agents_dir or []))
         return
-    if out.suffix.lower() == ".zip":
+    if player:
+        from .player_export import export_player
+
+        export_player(lesson, lesson_file, out, voice=voice, voice_api_base=voice_api_base,
+                      agents_dir=list(agents_dir or []), mastery=mastery)
+    elif out.suffix.lower() == ".zip":
         _export_classroom(lesson, out, voice, voice_api_base, list(agents_dir or []))
     else:
         export_lesson(lesson, out, lesson_file)

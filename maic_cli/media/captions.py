@@ -3,18 +3,20 @@
 A cue is a sentence, or a part of a long one: at most :data:`LINES` lines of :data:`LINE_CHARS` characters, a
 part lasting its share of the sentence's time by its characters.  WebVTT names the speaker in a voice span
 (``<v Ms. Rivera>``), SubRip in front of the text (``Ms. Rivera: …``).  Text was cleaned when the items were made;
-here it is escaped for the format (``&``, ``<``, ``>`` in WebVTT; a SubRip cue never holds an empty line or a
-line of its own that looks like a cue number or time).
+here it is escaped for the format (``&``, ``<``, ``>`` in WebVTT; a SubRip cue never holds an empty line or an
+arrow ``-->``, in its text or in its speaker's name, so no line of it reads as a timing line).
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
 
 from ..untrusted import markdown_text
 from .timeline import Timeline, Utterance
 
+_ARROW = re.compile(r"--+>")
 LINE_CHARS = 42
 LINES = 2
 
@@ -67,12 +69,16 @@ def webvtt(timeline: Timeline) -> str:
     return "\n".join(out)
 
 
+def _srt_line(text: str) -> str:
+    """A cue's text line that no reader takes for a timing line: every arrow (``-->``, ``--->`` …) made ``->``."""
+    return _ARROW.sub("->", text)
+
+
 def subrip(timeline: Timeline) -> str:
     out = []
     for number, cue in enumerate(cues(timeline), 1):
-        lines = [line.replace("-->", "->") for line in cue.lines]
-        lines[0] = f"{cue.speaker}: {lines[0]}"
-        out += [str(number), f"{_stamp(cue.start, ',')} --> {_stamp(cue.end, ',')}", *lines, ""]
+        lines = [f"{cue.speaker}: {cue.lines[0]}", *cue.lines[1:]]  # the speaker first, then every line escaped
+        out += [str(number), f"{_stamp(cue.start, ',')} --> {_stamp(cue.end, ',')}", *map(_srt_line, lines), ""]
     return "\n".join(out)
 
 

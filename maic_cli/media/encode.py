@@ -1,6 +1,7 @@
 """Files from the track and the timeline: a wav (stdlib ``wave``), an ogg or mp3 and the mp4 (ffmpeg).
 
-The video is made of few pictures, one per board shown (:mod:`.frames`), fed to ffmpeg by the concat demuxer with
+The video is made of few pictures, one per board shown and sentence said (:mod:`.frames`: the slide and the
+speaker's band), fed to ffmpeg by the concat demuxer with
 each picture's duration (not 25 rendered pictures a second), with the voice track and the captions as a subtitle
 stream (``mov_text``).  Every file is written atomically (:mod:`.output`); every ffmpeg run is bounded in time.
 """
@@ -16,8 +17,9 @@ from pathlib import Path
 from ..errors import InputError
 from . import ffmpeg
 from .captions import subrip
-from .frames import render
+from .frames import Speaking, render
 from .output import atomic_path, write_bytes
+from .script import Board
 from .timeline import Timeline
 
 AUDIO_FORMATS = {".wav": None, ".ogg": ["-c:a", "libvorbis", "-q:a", "4", "-f", "ogg"],
@@ -62,27 +64,54 @@ def _quote(path: Path) -> str:
     return "'" + str(path).replace("'", "'\\''") + "'"
 
 
+def frames_of(timeline: Timeline) -> list[tuple[float, float, Board, Speaking | None]]:
+    """What the video shows, in order: (start, end, the board, who speaks).  A sentence stays in the band from its
+    start to the next sentence's (through the pause), and leaves it when the slide changes under it."""
+    cuts = sorted({0.0, *(s.start for s in timeline.scenes), *(u.start for u in timeline.utterances)})
+    cuts = [cut for cut in cuts if cut < timeline.duration] or [0.0]
+    out: list[tuple[float, float, Board, Speaking | None]] = []
+    scene = utterance = 0
+    speaking: Speaking | None = None
+    slide_of_line: object = None
+    for number, start in enumerate(cuts):
+        end = cuts[number + 1] if number + 1 < len(cuts) else max(timeline.duration, start + 0.001)
+        while scene + 1 < len(timeline.scenes) and timeline.scenes[scene + 1].start <= start:
+            scene += 1
+        board = timeline.scenes[scene].board if timeline.scenes else Board()
+        while utterance < len(timeline.utterances) and timeline.utterances[utterance].start <= start:
+            said = timeline.utterances[utterance]
+            speaking = Speaking(name=said.name, text=said.text, color=said.color, speaker=said.speaker)
+            slide_of_line = (board.slide.id if board.slide else None, board.number)
+            utterance += 1
+        if speaking is not None and (board.slide.id if board.slide else None, board.number) != slide_of_line:
+            speaking = None  # a new slide: the last sentence was said over the one before
+        out.append((start, end, board, speaking))
+    return out
+
+
 def write_video(path: Path, timeline: Timeline, pcm: bytes, rate: int, *, heading: str = "",
                 progress: Progress | None = None) -> int:
-    """The mp4: one picture per board shown, the voice track, the captions as a subtitle stream.  Returns how many
-    distinct pictures were drawn."""
+    """The mp4: one picture per board shown and sentence said, the voice track, the captions as a subtitle stream.
+    Returns how many distinct pictures were drawn."""
     if path.suffix.lower() not in VIDEO_FORMATS:
         raise InputError(f"{path}: video is written as .mp4, not {path.suffix or 'no suffix'}")
-    scenes = timeline.scenes
-    drawn: dict[str, Path] = {}
+    shots = frames_of(timeline)
+    drawn: dict[tuple[str, Speaking | None], Path] = {}
     with tempfile.TemporaryDirectory(prefix="maic-video-") as scratch, atomic_path(path) as temp:
         folder = Path(scratch)
         listing = ["ffconcat version 1.0"]
-        for number, scene in enumerate(scenes):
-            key = scene.board.key()
+        last: Path | None = None
+        for number, (start, end, board, speaking) in enumerate(shots):
+            key = (board.key(), speaking)
             if key not in drawn:
                 drawn[key] = folder / f"frame{len(drawn):05d}.png"
-                drawn[key].write_bytes(render(scene.board, heading=heading))
-            listing += [f"file {_quote(drawn[key])}", f"duration {max(0.001, scene.end - scene.start):.3f}"]
+                drawn[key].write_bytes(render(board, heading=heading, speaking=speaking))
+            last = drawn[key]
+            listing += [f"file {_quote(last)}", f"duration {max(0.001, end - start):.3f}"]
             if progress is not None:
-                progress("pictures", number + 1, len(scenes))
-        if scenes:
-            listing.append(f"file {_quote(drawn[scenes[-1].board.key()])}")  # the demuxer's last duration needs it
+                progress("pictures", number + 1, len(shots))
+        if last is not None:
+            listing.append(f"file {_quote(last)}")  # the demuxer's last duration needs it
         (folder / "frames.txt").write_text("\n".join(listing) + "\n", encoding="utf-8")
         (folder / "track.wav").write_bytes(wav_bytes(pcm, rate))
         (folder / "captions.srt").write_text(subrip(timeline), encoding="utf-8")

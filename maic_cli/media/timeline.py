@@ -31,6 +31,7 @@ class Utterance:
     turn: int
     start: float
     end: float
+    color: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def lay_out(items: list[Item], seconds: list[float]) -> Timeline:
         length = max(0.0, seconds[spoken])
         spoken += 1
         timeline.utterances.append(Utterance(item.speaker, item.name, item.text, item.turn,
-                                             round(now, 3), round(now + length, 3)))
+                                             round(now, 3), round(now + length, 3), item.color))
         now += length
         last, board_changed = item, False
     if boards and (last is None or board_changed):

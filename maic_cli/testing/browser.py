@@ -123,7 +123,8 @@ async def _visit(devtools: DevTools, url: str, expression: str, frame: tuple[int
             visit.errors.append(error)
         if event.get("method") == "Page.loadEventFired":
             break
-    evaluated = await devtools.send("Runtime.evaluate", expression=expression, returnByValue=True)
+    evaluated = await devtools.send("Runtime.evaluate", expression=expression, returnByValue=True,
+                                    awaitPromise=True, userGesture=True)
     if "exceptionDetails" in evaluated:
         visit.errors.append("evaluate: " + str(evaluated["exceptionDetails"].get("text")))
     visit.value = evaluated.get("result", {}).get("value")
@@ -161,11 +162,19 @@ def open_page(path: Path, expression: str = "document.title", *, chromium: str |
     The screenshot is the whole page, cut at ``max_height`` CSS pixels, or below the element that the CSS
     selector ``cut_after`` finds; everything takes at most ``seconds``.
     """
+    return open_url(path.resolve().as_uri(), expression, chromium=chromium, width=width, max_height=max_height,
+                    cut_after=cut_after, seconds=seconds)
+
+
+def open_url(url: str, expression: str = "document.title", *, chromium: str | None = None, width: int = 1100,
+             max_height: int = 20000, cut_after: str | None = None, seconds: float = 60.0) -> PageVisit:
+    """:func:`open_page` for a URL (a page a loopback server serves); an expression that gives a promise is
+    awaited (a test may drive the page: click, wait, read)."""
     binary = chromium or find_chromium()
     if binary is None:
         raise FileNotFoundError("no chromium on the PATH (Debian: apt-get install chromium)")
     height = max_height if cut_after is None else f"{CUT_AFTER % json.dumps(cut_after)} || {max_height}"
-    return asyncio.run(_open(binary, path.resolve().as_uri(), expression, (width, height), seconds))
+    return asyncio.run(_open(binary, url, expression, (width, height), seconds))
 
 
 async def _open(binary: str, page_url: str, expression: str, frame: tuple[int, int | str],

@@ -13,12 +13,11 @@ import re
 from typing import Any
 
 from ..engine.classroom import Classroom
-from ..engine.models import AgentConfig, Message, WhiteboardElement
+from ..engine.models import AgentConfig, Message, Slide, WhiteboardElement
 from ..engine.whiteboard import usable_params
-from ..untrusted import clean
 from .export_html_lesson import LESSON_CSS, e, note_html, other_slides_html
-from .latex import latex_to_unicode
-from .lesson_notes import POINTERS, LessonNotes, pointer_line
+from .lesson_notes import POINTERS, LessonNotes
+from .slide_html import formula_html, pointer_text
 from .views import action_badge
 
 _SAFE_COLOR = re.compile(r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20})$")
@@ -71,24 +70,24 @@ def _element(element: WhiteboardElement) -> str:
     elif element.kind == "text":
         body = _e(p.get("content", ""))
     elif element.kind == "latex":
-        body = f"<em>{_e(latex_to_unicode(clean(p.get('latex', ''))))}</em>"
+        body = formula_html(str(p.get("latex", "")))
     elif element.kind == "table":
         body = _table(p.get("data", []))
     elif element.kind == "chart":
         body = _chart(p)
     elif element.kind == "code":
-        lines = "\n".join(f"{_e(line.id):>4}  {_e(line.text)}" for line in element.lines)
-        body = f"<pre>{lines}</pre>"
+        lines = "\n".join(_e(line.text) for line in element.lines)
+        body = f"<figure class='mcode'><pre><code>{lines}</code></pre></figure>"
     elif element.kind == "shape":
         body = _e(f"{p.get('shape', 'shape')}: {p.get('label', '')}")
     else:
         arrow = "→" if p.get("arrow") else "—"
         body = _e(f"({p.get('startX', '?')},{p.get('startY', '?')}) {arrow} "
                   f"({p.get('endX', '?')},{p.get('endY', '?')}) {p.get('label', '')}")
-    return f"<div class='el'><span class='id'>{_e(element.id)}</span>{body}</div>"
+    return f"<div class='el'>{body}</div>"
 
 
-def _message_html(message: Message, agents: dict[str, AgentConfig], learner: str) -> str:
+def _message_html(message: Message, agents: dict[str, AgentConfig], learner: str, slides: list[Slide]) -> str:
     if message.role == "user":
         out = [f"<div class='msg learner'><div class='who'>🧑 {_e(learner)}</div>"]
     else:
@@ -102,7 +101,8 @@ def _message_html(message: Message, agents: dict[str, AgentConfig], learner: str
         if part.kind == "text":
             speech.append(_e(part.text))
         elif part.action is not None and part.action.name in POINTERS:
-            speech.append(f"<span class='badge pointer'>{_e(pointer_line(part.action.name, part.action.params))}"
+            target = part.action.params.get("elementId") if isinstance(part.action.params, dict) else None
+            speech.append(f"<span class='badge pointer'>{_e(pointer_text(part.action.name, target, slides))}"
                           "</span>")
         elif part.action is not None:
             speech.append(f"<span class='badge'>{_e(action_badge(part.action.name, part.action.params))}</span>")
@@ -124,7 +124,7 @@ def classroom_to_html(classroom: Classroom, agents: dict[str, AgentConfig], *, t
     for place in range(len(classroom.messages) + 1):
         out.extend(note_html(note, notes, shown_slides) for note in by_place.get(place, []))
         if place < len(classroom.messages):
-            out.append(_message_html(classroom.messages[place], agents, learner))
+            out.append(_message_html(classroom.messages[place], agents, learner, classroom.store.slides))
     out.extend(other_slides_html(classroom.store.slides, shown_slides))
     out.append("<h2>Final whiteboard</h2><div class='board'>")
     out.extend(_element(el) for el in classroom.store.whiteboard)

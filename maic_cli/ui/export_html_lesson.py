@@ -1,8 +1,9 @@
-"""A lesson in the HTML export: scene headings, slides with their elements by id, where the
-teacher pointed, quiz questions with their options, the learner's answers and the score.
+"""A lesson in the HTML export: scene headings, slides as slides (:mod:`.slide_html`, the look every page
+shares), where the teacher pointed (in the element's own words, never its id), quiz questions with their
+options, the learner's answers and the score.
 
-Every string is cleaned (no control sequences, no broken surrogates) and HTML-escaped; an
-image is its alt text (never an ``<img>``), nothing is a link.
+Every string is cleaned (no control sequences, no broken surrogates) and HTML-escaped; an image is a captioned
+picture card (never an ``<img>``), nothing is a link.
 """
 
 from __future__ import annotations
@@ -10,26 +11,14 @@ from __future__ import annotations
 import html
 
 from ..engine.events import QuizAnswerEvent
-from ..engine.models import Slide, SlideElement
+from ..engine.models import Slide
 from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean
-from .latex import latex_to_unicode
-from .lesson_notes import (
-    MAX_COLUMNS,
-    MAX_ITEMS,
-    LessonNotes,
-    Note,
-    element_kind,
-    element_lines,
-    option_lines,
-    shown,
-    slide_heading,
-    verdict_lines,
-)
+from .lesson_notes import LessonNotes, Note, option_lines, shown, slide_heading, verdict_lines
+from .slide_html import SLIDE_CSS, pointer_text, render_slide_html
 
-LESSON_CSS = """
-.slide{border:1px solid #54aeff;border-radius:6px;padding:.6rem .9rem;margin:.8rem 0}.slide h4{margin:.2rem 0}
-.kind{color:#8250df;font-size:.8rem;margin-right:.4rem}.scene{border-top:2px solid #8250df;padding-top:.4rem}
+LESSON_CSS = SLIDE_CSS + """
+.scene{border-top:2px solid #8250df;padding-top:.4rem}
 .pointer{color:#cf222e;background:#ffebe9}.quiz{border:1px solid #d4a72c;border-radius:6px;padding:.5rem .9rem;
 margin:.8rem 0;background:#fff8c5}.right{color:#1a7f37}.wrong{color:#cf222e}.score{font-weight:600}
 """
@@ -40,34 +29,9 @@ def e(text: object) -> str:
     return html.escape(clean(replace_surrogates(str(text))))
 
 
-def table_html(rows: list[list[str]]) -> str:
-    rows = [row[:MAX_COLUMNS] for row in rows[:MAX_ITEMS]]
-    head = "".join(f"<th>{e(c)}</th>" for c in rows[0]) if rows else ""
-    body_rows = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-    return f"<table><tr>{head}</tr>{body_rows}</table>"
-
-
-def element_html(element: SlideElement) -> str:
-    """One slide element: its id, its type, its content drawn by type."""
-    if element.type == "bullets":
-        body = "<ul>" + "".join(f"<li>{e(shown(item, 400))}</li>" for item in element.items[:MAX_ITEMS]) + "</ul>"
-    elif element.type == "table":
-        body = table_html(element.rows)
-    elif element.type == "code":
-        body = "<pre><code>" + "\n".join(e(line) for line in element_lines(element)) + "</code></pre>"
-    elif element.type == "formula":
-        body = f"<em>{e(latex_to_unicode(shown(element.content)))}</em>"
-    elif element.type == "image":
-        body = f"<em>image: {e(shown(element.content))}</em>"
-    else:
-        body = e(shown(element.content))
-    return (f"<div class='el'><span class='id'>[{e(shown(element.id, 64))}]</span>"
-            f"<span class='kind'>{e(element_kind(element))}</span>{body}</div>")
-
-
 def slide_html(slide: Slide, number: int, total: int) -> str:
-    elements = "".join(element_html(element) for element in slide.elements)
-    return f"<div class='slide'><h4>{e(slide_heading(slide, number, total))}</h4>{elements}</div>"
+    """A slide of the lesson, in the look of every page (:func:`~.slide_html.render_slide_html`)."""
+    return render_slide_html(slide, number=number, total=total)
 
 
 def answer_html(note: QuizAnswerEvent) -> str:
@@ -98,6 +62,8 @@ def note_html(note: Note, notes: LessonNotes, shown_slides: set[int]) -> str:
         return answer_html(note)
     if note.type == "quiz_score":
         return f"<p class='score'>{e(first)}</p>"
+    if note.type == "action":
+        first = pointer_text(note.action_name, note.params.get("elementId"), notes.slides)
     return f"<div><span class='badge pointer'>{e(first)}</span></div>"
 
 
