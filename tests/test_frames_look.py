@@ -64,12 +64,12 @@ def test_the_formula_is_typeset_as_a_picture_not_written_as_its_source() -> None
 
 
 def test_without_matplotlib_the_formula_is_readable_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    typeset.formula_image.cache_clear()
+    typeset.cache_clear()
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # importing it raises ImportError
     try:
         drawn = draw(board(), heading="Fractions")
     finally:
-        typeset.formula_image.cache_clear()
+        typeset.cache_clear()
     assert drawn.formulas == [] and "3/4" in drawn.texts
 
 

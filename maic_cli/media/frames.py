@@ -24,6 +24,7 @@ from ..engine.models import SlideElement, WhiteboardElement
 from ..engine.whiteboard import usable_params
 from ..ui.lesson_notes import shown
 from . import frame_blocks as blocks
+from . import typeset
 from .frame_blocks import INK, MUTED, Laid, font
 from .script import Board
 
@@ -310,6 +311,7 @@ def draw(board: Board, *, heading: str = "", speaking: Speaking | None = None) -
     """The frame: the slide and the whiteboard as they are on ``board``, ``speaking`` in the band."""
     from PIL import Image
 
+    typeset.new_frame()
     canvas = _Canvas(Image.new("RGB", (WIDTH, HEIGHT), "#ffffff"))
     lesson = shown(heading or board.title or "maic class", 200)
     canvas.text((MARGIN, 16), blocks.wrap(lesson, "sans", 17, WIDTH - 2 * MARGIN - 120, most=1)[0], "sans", 17, MUTED)
