@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from maic_cli.engine.models import Slide, SlideElement
 from maic_cli.lessons.lesson import SlideScene
-from maic_cli.mathml import ATTRIBUTES, ELEMENTS, latex_to_mathml, tidy_formula
 from maic_cli.store.lessons import load_lesson
 from maic_cli.testing.browser import open_page
+from maic_cli.ui.mathml import ATTRIBUTES, ELEMENTS, latex_to_mathml, tidy_formula
 from maic_cli.ui.slide_html import SLIDE_CSS, pointer_text, render_band_html, render_slide_html
 from tests.test_html_render import chromium  # noqa: F401 - the fixture: skip where no Chromium runs
 

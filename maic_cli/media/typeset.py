@@ -2,7 +2,7 @@
 
 matplotlib is in the ``video`` extra; where it is missing, or mathtext cannot read a source, :func:`formula_image`
 gives ``None`` and the frame writes the formula as readable text instead (``ui/latex.py``).  The source is
-tidied first (``6 CO2 -> C6H12O6`` gets its subscripts and arrow, ``3/4`` is stacked: :func:`maic_cli.mathml.
+tidied first (``6 CO2 -> C6H12O6`` gets its subscripts and arrow, ``3/4`` is stacked: :func:`maic_cli.ui.mathml.
 tidy_formula`).  Bounded: a source longer than :data:`MAX_SOURCE` is not typeset, each picture is drawn once
 (kept) at :data:`BASE_PX` and scaled by the frame, and a frame (:data:`FRAME_CHARS`) and an export
 (:data:`EXPORT_CHARS`, :func:`export_budget`) typeset at most so many characters of new formulas; past that a
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..mathml import tidy_formula
+from ..ui.mathml import tidy_formula
 
 MAX_SOURCE = 300  # characters typeset; a longer formula is written as text
 FRAME_CHARS = 1_500  # characters of new formulas typeset for one frame (under a second of mathtext)

@@ -2,7 +2,7 @@
 the web player): pure functions of a slide, no file, no script.
 
 :func:`render_slide_html` gives a ``<section>``: the title set as a title with the slide's place, then each
-element as a slide sets it — a paragraph, bullets, a formula as MathML (:mod:`maic_cli.mathml`), a table with a
+element as a slide sets it — a paragraph, bullets, a formula as MathML (:mod:`.mathml`), a table with a
 header row, code in a monospace block with its language, a picture's description as a captioned picture card
 (a drawn stand-in, the description as its caption), which stand in a column of their own beside the rest.
 What the teacher points at is marked as on the terminal: the spotlight a yellow highlight (class ``spot``), the
@@ -22,10 +22,10 @@ import html
 import re
 
 from ..engine.models import Slide, SlideElement
-from ..mathml import latex_to_mathml, tidy_formula
 from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean
 from .lesson_notes import MAX_COLUMNS, MAX_ITEMS, pointer_text, shown
+from .mathml import latex_to_mathml, tidy_formula
 
 __all__ = ["SLIDE_CSS", "element_html", "formula_html", "picture_html", "pointer_text", "render_band_html",
            "render_slide_html", "safe_color"]
