@@ -20,11 +20,12 @@ import re
 
 from ..engine.classroom import Classroom
 from ..engine.models import AgentConfig, Message, Slide, WhiteboardElement
-from ..engine.whiteboard import describe_element, usable_params
+from ..engine.whiteboard import usable_params
 from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean
-from .export_lesson import code_fence, note_markdown, other_slides
-from .lesson_notes import POINTERS, LessonNotes, pointer_text
+from .export_lesson import code_fence, note_markdown, other_slides, table_markdown
+from .latex import latex_to_unicode
+from .lesson_notes import POINTERS, LessonNotes, pointer_text, shown
 from .views import action_badge
 
 _MARKUP = re.compile(r"[\\`]|\](?=[(\[:])")
@@ -43,6 +44,31 @@ def _code_block(element: WhiteboardElement, params: dict[str, object]) -> list[s
     fence = code_fence(lines)
     language = _NOT_LANGUAGE.sub("", str(params.get("language", "")))[:40]
     return ["", f"  {fence}{language}", *(f"  {line}" for line in lines), f"  {fence}"]
+
+
+def _board_markdown(element: WhiteboardElement) -> list[str]:
+    """One whiteboard element as the board shows it, from its re-checked params (no id)."""
+    p = usable_params(element)
+    if p is None:
+        return ["*(unreadable)*", ""]
+    if element.kind == "text":
+        return [_md_escape(shown(p.get("content", ""))), ""]
+    if element.kind == "latex":
+        return [f"*{_md_escape(latex_to_unicode(shown(p.get('latex', ''))))}*", ""]
+    if element.kind == "code":
+        return [*(line[2:] for line in _code_block(element, p)), ""]
+    if element.kind == "table":
+        return [*(line[2:] for line in table_markdown([[str(c) for c in row] for row in p.get("data", [])],
+                                                       _md_escape)), ""]
+    if element.kind == "chart":
+        lines = [f"**{_md_escape(shown(p.get('title') or 'Chart', 100))}**", ""]
+        for i, label in enumerate(p.get("labels", [])[:12]):
+            values = [s.get("values", [])[i] for s in p.get("series", [])[:4] if i < len(s.get("values", []))]
+            lines.append(f"- {_md_escape(shown(label, 40))}: {', '.join(f'{v:g}' for v in values)}")
+        return [*lines, ""]
+    if element.kind == "shape":
+        return [_md_escape(shown(p.get("label") or p.get("shape") or "shape", 200)), ""]
+    return [_md_escape(f"{'→' if p.get('arrow') else '—'} {shown(p.get('label', ''), 200)}".strip()), ""]
 
 
 def _speech(message: Message, slides: list[Slide]) -> str:
@@ -98,10 +124,7 @@ def classroom_to_markdown(classroom: Classroom, agents: dict[str, AgentConfig], 
     lines.append("## Final whiteboard")
     lines.append("")
     for element in store.whiteboard:
-        lines.append(f"- {_md_escape(describe_element(element, limit=200))}")
-        params = usable_params(element)
-        if element.kind == "code" and params is not None:
-            lines.extend(_code_block(element, params))
+        lines += _board_markdown(element)
     if not store.whiteboard:
         lines.append("*(empty)*")
     lines.append("")

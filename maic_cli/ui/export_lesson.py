@@ -39,7 +39,7 @@ def code_fence(lines: list[str]) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _table(rows: list[list[str]], esc: Escape) -> list[str]:
+def table_markdown(rows: list[list[str]], esc: Escape) -> list[str]:
     cells = [[esc(shown(c, 80)).replace("|", "\\|").replace("\n", " ") for c in row[:MAX_COLUMNS]]
              for row in rows[:MAX_ITEMS]]
     if not cells:
@@ -57,7 +57,7 @@ def element_markdown(element: SlideElement, esc: Escape) -> list[str]:
     if element.type == "bullets":
         return [*(f"- {esc(shown(item, 400))}" for item in element.items[:MAX_ITEMS]), ""]
     if element.type == "table":
-        return [*(line[2:] for line in _table(element.rows, esc)), ""]
+        return [*(line[2:] for line in table_markdown(element.rows, esc)), ""]
     if element.type == "code":
         lines = element_lines(element)
         fence = code_fence(lines)
