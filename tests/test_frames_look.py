@@ -64,12 +64,12 @@ def test_the_formula_is_typeset_as_a_picture_not_written_as_its_source() -> None
 
 
 def test_without_matplotlib_the_formula_is_readable_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    typeset.formula_image.cache_clear()
+    typeset.cache_clear()
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # importing it raises ImportError
     try:
         drawn = draw(board(), heading="Fractions")
     finally:
-        typeset.formula_image.cache_clear()
+        typeset.cache_clear()
     assert drawn.formulas == [] and "3/4" in drawn.texts
 
 
@@ -109,3 +109,47 @@ def test_hostile_text_is_drawn_as_text_and_ids_stay_hidden() -> None:
     text = "\n".join(drawn.texts)
     assert "\x1b" not in text and "\x07" not in text and "javascript:alert(1)" not in text
     assert "<img src=x onerror=alert(1)>" in text  # shown as the words it is, never run: a picture has no markup
+
+
+def said_words(value: object) -> list[str]:
+    """Every text of a lesson a frame may show (not its ids, pointers or speakers)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        skip = {"id", "spotlight", "laser", "by", "initiator", "agents", "type"}
+        return [text for key, item in value.items() if key not in skip for text in said_words(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in said_words(item)]
+    return []
+
+
+@pytest.mark.parametrize("name", ["fractions", "python_loops"])
+def test_every_frame_of_a_built_in_lesson_is_a_slide_with_its_speaker(name: str) -> None:
+    from maic_cli.media.encode import frames_of
+    from maic_cli.media.script import Said, from_lesson
+    from maic_cli.media.timeline import lay_out
+    from maic_cli.store.lessons import load_lesson
+    from maic_cli.store.personas import DEFAULT_CLASS, load_registry
+
+    lesson = load_lesson(ROOT / "lessons" / f"{name}.yaml")
+    registry = load_registry([])
+    agents = registry.require(lesson.agents or [i for i in DEFAULT_CLASS if i in registry.agents])
+    colours = {agent.id: rgb(agent.color) for agent in agents}
+    items = from_lesson(lesson, agents)
+    shots = frames_of(lay_out(items, [1.0] * sum(isinstance(item, Said) for item in items)))
+    ids = {e.id for scene in lesson.scenes for e in getattr(scene, "elements", [])}
+    words = " ".join(said_words(lesson.model_dump())).lower()
+    hidden = {i for i in ids if not re.search(rf"\b{re.escape(i.lower())}\b", words)}  # ids the lesson never says
+    assert len(hidden) >= 5
+    spoken = 0
+    for _, _, shown_board, speaking in shots[::3]:
+        drawn = draw(shown_board, heading=lesson.title, speaking=speaking)
+        text = "\n".join(drawn.texts)
+        assert not any(re.search(rf"\b{re.escape(i)}\b", text) for i in hidden), text
+        if speaking is not None:
+            spoken += 1
+            assert speaking.name in drawn.texts and speaking.text.split()[0] in text
+            colour = colours.get(speaking.speaker)
+            if colour is not None:
+                assert colour_count(drawn.image, colour, (0, HEIGHT - BAND, WIDTH, HEIGHT - BAND + 6)) > WIDTH
+    assert spoken > 10

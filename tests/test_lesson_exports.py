@@ -58,19 +58,22 @@ def test_plain_replay_shows_slides_pointers_answers_and_the_score(recorded: Path
 def test_the_markdown_export_shows_the_lesson_where_it_happened(recorded: Path) -> None:
     markdown = export(recorded, ".md")
     assert "- **lesson**: How plants make food: photosynthesis" in markdown
-    assert in_order(markdown, "### Scene 1/5 · slide · What a plant needs", "**Slide 1/3: What a plant needs**",
-                    "- **[question]** *(text)* Where does a tree's mass come from?",
-                    "- **[inputs]** *(bullets)*\n  - Light from the sun", "- **[leaf]** *(image)* A green leaf",
-                    "Here is a puzzle to start. *→ spotlight: question* Where does", "*→ laser: leaf*",
-                    "Why not the soil?", "### Scene 2/5 · slide · The overall reaction",
-                    "  | In | Out |\n  | --- | --- |\n  | carbon dioxide | glucose (sugar) |",
-                    "*→ spotlight: formula* This is the whole reaction", "*→ laser: parts*",
+    assert in_order(markdown, "### Scene 1/5 · slide · What a plant needs", "#### Slide 1/3: What a plant needs",
+                    "\nWhere does a tree's mass come from?\n", "\n- Light from the sun\n- Water from the roots",
+                    "> 🖼 *A green leaf with arrows",
+                    "Here is a puzzle to start. *→ spotlight on “Where does a tree's mass come from?”* Where does",
+                    "*→ laser on the picture “A green leaf", "Why not the soil?",
+                    "### Scene 2/5 · slide · The overall reaction",
+                    "\n| In | Out |\n| --- | --- |\n| carbon dioxide | glucose (sugar) |",
+                    "*→ spotlight on the formula “6 CO2", "This is the whole reaction",
+                    "*→ laser on the table “In · Out”*",
                     "### Scene 5/5 · quiz", "**Question: Where does most of a tree's mass come from?**",
                     "- C) Carbon dioxide from the air", "✅ Answer: C · right · 2/2 points",
                     "❌ Answer: A · wrong (the answer: A C) · 0/2 points",
                     "✅ Answer: Light gives the energy to make sugar. · right · 3/3 points",
                     "Comment: Names energy, as the rubric asks.", "**Quiz score: 5/7 · lesson total 5/7**",
-                    "## Slides not shown above", "**Slide 3/3: Why it matters**", "## Final whiteboard")
+                    "## Slides not shown above", "#### Slide 3/3: Why it matters", "## Final whiteboard")
+    assert "[question]" not in markdown and "(bullets)" not in markdown and "→ laser: " not in markdown
 
 
 def test_the_html_export_shows_the_lesson_where_it_happened(recorded: Path) -> None:
@@ -114,7 +117,7 @@ def test_lesson_content_is_escaped_in_both_exports(tmp_path: Path) -> None:
     assert link_targets(markdown) == []
     assert "\x1b" not in markdown and "\x07" not in markdown and "pwn" not in markdown
     assert "<script>" not in markdown and "<img" not in markdown and "&lt;img src=x" in markdown
-    assert "  `````pyscript\n  ````\n  [x](javascript:alert(7))\n  ````\n  `````" in markdown  # the fence outlasts it
+    assert "\n`````pyscript\n````\n[x](javascript:alert(7))\n````\n`````\n" in markdown  # the fence outlasts it
     assert "| a\\|b | &lt;b&gt;c&lt;/b&gt; |" in markdown  # a cell cannot split the table
     assert "<script" not in page and "<img" not in page and "<b>c" not in page and "\x1b" not in page
     assert "href" not in page and "javascript:alert(4)" in page  # shown as text, never a link

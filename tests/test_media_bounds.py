@@ -90,3 +90,24 @@ def test_a_slide_of_forty_long_bullet_lists_draws_as_one_frame_in_seconds() -> N
     took = time.monotonic() - started
     assert picture.startswith(b"\x89PNG")
     assert took < 5.0, f"{took:.1f} s"
+
+
+def test_a_lesson_of_many_long_formulas_typesets_within_a_budget_then_writes_text() -> None:
+    from maic_cli.media import typeset
+    from maic_cli.media.frames import draw
+
+    typeset.cache_clear()
+    started = time.monotonic()
+    typeset_counts = []
+    with typeset.export_budget():
+        for number in range(30):
+            formulas = [SlideElement(id=f"f{i}", type="formula", content=" + ".join(
+                rf"\frac{{a_{{{number}}}}}{{b^{{{i * 100 + j}}}}}" for j in range(12))) for i in range(10)]
+            slide = Slide(id=f"s{number}", title="Formulas", elements=formulas)
+            drawn = draw(board_of(StoreState(slides=[slide]), "Formulas"))
+            typeset_counts.append(len(drawn.formulas))
+    took = time.monotonic() - started
+    assert typeset_counts[0] >= 3 and typeset_counts[-1] == 0  # typeset first, then written as text
+    assert 250 < len(formulas[0].content) <= typeset.MAX_SOURCE
+    assert sum(typeset_counts) * 250 <= typeset.EXPORT_CHARS
+    assert took < 20.0, f"{took:.1f} s"

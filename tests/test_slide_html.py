@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from maic_cli.engine.models import Slide, SlideElement
 from maic_cli.lessons.lesson import SlideScene
-from maic_cli.mathml import ATTRIBUTES, ELEMENTS, latex_to_mathml, tidy_formula
 from maic_cli.store.lessons import load_lesson
 from maic_cli.testing.browser import open_page
+from maic_cli.ui.mathml import ATTRIBUTES, ELEMENTS, latex_to_mathml, tidy_formula
 from maic_cli.ui.slide_html import SLIDE_CSS, pointer_text, render_band_html, render_slide_html
 from tests.test_html_render import chromium  # noqa: F401 - the fixture: skip where no Chromium runs
 
@@ -42,7 +42,7 @@ def page(body: str) -> str:
             f"<style>{SLIDE_CSS}</style></head><body style='max-width:60rem;margin:auto'>{body}</body></html>")
 
 
-def lesson_slides() -> list[tuple[Slide, str | None, str | None]]:
+def lesson_slides() -> list[tuple[Slide, str, str]]:
     """Every slide of the built-in lessons, its first element spotlit and its last under the laser."""
     out = []
     for path in LESSONS:
@@ -89,7 +89,7 @@ HOSTILE = "<script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\">
 
 @pytest.mark.usefixtures("chromium")
 def test_a_hostile_lessons_text_is_shown_as_text_and_nothing_runs(tmp_path: Path) -> None:
-    elements = [SlideElement(id=f"x\" onmouseover=\"window.pwned=4\" data-{kind}", type=kind,  # type: ignore[arg-type]
+    elements = [SlideElement(id=f"x\" onmouseover=\"window.pwned=4\" data-{kind}", type=kind,
                              content=HOSTILE, items=[HOSTILE, "<a href='javascript:window.pwned=5'>go</a>"],
                              rows=[[HOSTILE, "<b onclick=window.pwned=6>b</b>"], ["x", "y"]],
                              language="py\"><script>window.pwned=7</script>")

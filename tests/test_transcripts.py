@@ -130,7 +130,8 @@ def test_markdown_and_html_exports(tmp_path: Path) -> None:
     assert runner.invoke(app, ["replay", str(transcript_file), "--export", str(page)]).exit_code == 0
     text = md.read_text()
     assert "**👩‍🏫 Ms. Rivera**" in text and "*[drew a table]*" in text and "## Final whiteboard" in text
-    assert "[wb_1] table: 2 rows" in text and "&lt;b&gt;bold&lt;/b&gt;" in text
+    assert "| colour | scatter |\n| --- | --- |\n| blue | more |" in text and "&lt;b&gt;bold&lt;/b&gt;" in text
+    assert "[wb_1]" not in text  # the board as drawn, no element id
     html = page.read_text()
     assert html.startswith("<!doctype html>") and "<b>bold</b>" not in html and "&lt;b&gt;bold" in html
     assert "#4f9dde" in html  # the teacher's colour

@@ -21,6 +21,7 @@ from .frames import Speaking, render
 from .output import atomic_path, write_bytes
 from .script import Board
 from .timeline import Timeline
+from .typeset import export_budget
 
 AUDIO_FORMATS = {".wav": None, ".ogg": ["-c:a", "libvorbis", "-q:a", "4", "-f", "ogg"],
                  ".mp3": ["-c:a", "libmp3lame", "-q:a", "4", "-f", "mp3"]}
@@ -97,7 +98,7 @@ def write_video(path: Path, timeline: Timeline, pcm: bytes, rate: int, *, headin
         raise InputError(f"{path}: video is written as .mp4, not {path.suffix or 'no suffix'}")
     shots = frames_of(timeline)
     drawn: dict[tuple[str, Speaking | None], Path] = {}
-    with tempfile.TemporaryDirectory(prefix="maic-video-") as scratch, atomic_path(path) as temp:
+    with tempfile.TemporaryDirectory(prefix="maic-video-") as scratch, atomic_path(path) as temp, export_budget():
         folder = Path(scratch)
         listing = ["ffconcat version 1.0"]
         last: Path | None = None

@@ -24,6 +24,7 @@ from ..engine.models import SlideElement, WhiteboardElement
 from ..engine.whiteboard import usable_params
 from ..ui.lesson_notes import shown
 from . import frame_blocks as blocks
+from . import typeset
 from .frame_blocks import INK, MUTED, Laid, font
 from .script import Board
 
@@ -168,20 +169,23 @@ def _fit(items: list[Any], lay: Any, width: int, height: int, pointed: int | Non
     return out, start, size
 
 
-def _pointer(canvas: _Canvas, mark: str, box: tuple[int, int, int, int]) -> None:
+def _pointer(canvas: _Canvas, mark: str, box: tuple[int, int, int, int], *, inside: bool = False) -> None:
+    """The spotlight's highlight around ``box``; the laser's dot beside it (``inside``: on its corner, where a
+    column beside another has no margin)."""
     left, top, right, bottom = box
     if mark == "spotlight":
         canvas.draw.rounded_rectangle((left - 14, top - 8, right + 10, bottom + 4), radius=10, fill=SPOT_FILL,
                                       outline=SPOT_LINE, width=4)
     else:
         cy = top + min(24, max(8, (bottom - top) // 2))
-        cx = left - 24
+        cx = left + 26 if inside else left - 24
         canvas.draw.ellipse((cx - 19, cy - 19, cx + 19, cy + 19), outline=LASER_RING, width=3)
         canvas.draw.ellipse((cx - 12, cy - 12, cx + 12, cy + 12), fill="#ffd8d3")
         canvas.draw.ellipse((cx - 7, cy - 7, cx + 7, cy + 7), fill=LASER)
 
 
-def _column(canvas: _Canvas, elements: list[SlideElement], box: tuple[int, int, int, int], board: Board) -> None:
+def _column(canvas: _Canvas, elements: list[SlideElement], box: tuple[int, int, int, int], board: Board, *,
+            side: bool = False) -> None:
     left, top, right, bottom = box
     marks = {board.spotlight: "spotlight", board.laser: "laser"}
     pointed = next((i for i, e in enumerate(elements) if e.id in marks and e.id is not None), None)
@@ -200,7 +204,7 @@ def _column(canvas: _Canvas, elements: list[SlideElement], box: tuple[int, int, 
         canvas.ops(one, left, at)
     for element, one, at in placed:  # the laser over it
         if marks.get(element.id) == "laser" and element.id != board.spotlight:
-            _pointer(canvas, "laser", (left, at, right, at + one.height))
+            _pointer(canvas, "laser", (left, at, right, at + one.height), inside=side)
     if placed and (placed[-1][1].cut or start + len(placed) < len(elements)):
         canvas.text((left, min(bottom, y) - 4), "…", "bold", size, MUTED)
 
@@ -214,7 +218,7 @@ def _slide(canvas: _Canvas, board: Board, box: tuple[int, int, int, int]) -> Non
     if pictures and rest and right - left > 700:
         split = right - round((right - left) * 0.34)
         _column(canvas, rest, (left, top, split - 36, bottom), board)
-        _column(canvas, pictures, (split, top, right, bottom), board)
+        _column(canvas, pictures, (split, top, right, bottom), board, side=True)
     else:
         _column(canvas, elements, box, board)
 
@@ -307,6 +311,7 @@ def draw(board: Board, *, heading: str = "", speaking: Speaking | None = None) -
     """The frame: the slide and the whiteboard as they are on ``board``, ``speaking`` in the band."""
     from PIL import Image
 
+    typeset.new_frame()
     canvas = _Canvas(Image.new("RGB", (WIDTH, HEIGHT), "#ffffff"))
     lesson = shown(heading or board.title or "maic class", 200)
     canvas.text((MARGIN, 16), blocks.wrap(lesson, "sans", 17, WIDTH - 2 * MARGIN - 120, most=1)[0], "sans", 17, MUTED)

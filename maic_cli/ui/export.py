@@ -19,12 +19,13 @@ from __future__ import annotations
 import re
 
 from ..engine.classroom import Classroom
-from ..engine.models import AgentConfig, Message, WhiteboardElement
-from ..engine.whiteboard import describe_element, usable_params
+from ..engine.models import AgentConfig, Message, Slide, WhiteboardElement
+from ..engine.whiteboard import usable_params
 from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean
-from .export_lesson import code_fence, note_markdown, other_slides
-from .lesson_notes import POINTERS, LessonNotes, pointer_line
+from .export_lesson import code_fence, note_markdown, other_slides, table_markdown
+from .latex import latex_to_unicode
+from .lesson_notes import POINTERS, LessonNotes, pointer_text, shown
 from .views import action_badge
 
 _MARKUP = re.compile(r"[\\`]|\](?=[(\[:])")
@@ -45,7 +46,32 @@ def _code_block(element: WhiteboardElement, params: dict[str, object]) -> list[s
     return ["", f"  {fence}{language}", *(f"  {line}" for line in lines), f"  {fence}"]
 
 
-def _speech(message: Message) -> str:
+def _board_markdown(element: WhiteboardElement) -> list[str]:
+    """One whiteboard element as the board shows it, from its re-checked params (no id)."""
+    p = usable_params(element)
+    if p is None:
+        return ["*(unreadable)*", ""]
+    if element.kind == "text":
+        return [_md_escape(shown(p.get("content", ""))), ""]
+    if element.kind == "latex":
+        return [f"*{_md_escape(latex_to_unicode(shown(p.get('latex', ''))))}*", ""]
+    if element.kind == "code":
+        return [*(line[2:] for line in _code_block(element, p)), ""]
+    if element.kind == "table":
+        return [*(line[2:] for line in table_markdown([[str(c) for c in row] for row in p.get("data", [])],
+                                                       _md_escape)), ""]
+    if element.kind == "chart":
+        lines = [f"**{_md_escape(shown(p.get('title') or 'Chart', 100))}**", ""]
+        for i, label in enumerate(p.get("labels", [])[:12]):
+            values = [s.get("values", [])[i] for s in p.get("series", [])[:4] if i < len(s.get("values", []))]
+            lines.append(f"- {_md_escape(shown(label, 40))}: {', '.join(f'{v:g}' for v in values)}")
+        return [*lines, ""]
+    if element.kind == "shape":
+        return [_md_escape(shown(p.get("label") or p.get("shape") or "shape", 200)), ""]
+    return [_md_escape(f"{'→' if p.get('arrow') else '—'} {shown(p.get('label', ''), 200)}".strip()), ""]
+
+
+def _speech(message: Message, slides: list[Slide]) -> str:
     """Speech with actions as notes; adjacent text parts are escaped as one (a link cannot
     be assembled across them)."""
     out: list[str] = []
@@ -58,7 +84,8 @@ def _speech(message: Message) -> str:
             text = []
             action = part.action
             if action.name in POINTERS:
-                out.append(f" *{_md_escape(pointer_line(action.name, action.params))}* ")
+                target = action.params.get("elementId") if isinstance(action.params, dict) else None
+                out.append(f" *{_md_escape(pointer_text(action.name, target, slides))}* ")
             else:
                 out.append(f" *[{_md_escape(action_badge(action.name, action.params))}]* ")
     out.append(_md_escape("".join(text)))
@@ -67,13 +94,14 @@ def _speech(message: Message) -> str:
     return "".join(out).strip()
 
 
-def _message_markdown(message: Message, agents: dict[str, AgentConfig], learner: str) -> list[str]:
+def _message_markdown(message: Message, agents: dict[str, AgentConfig], learner: str,
+                      slides: list[Slide]) -> list[str]:
     if message.role == "user":
         who = f"🧑 {learner} (learner)"
     else:
         agent = agents.get(message.agent_id or "")
         who = f"{clean(agent.avatar) + ' ' if agent else ''}{message.agent_name or message.agent_id}"
-    return [f"**{_md_escape(who)}**", "", _speech(message) or "*(no speech)*", ""]
+    return [f"**{_md_escape(who)}**", "", _speech(message, slides) or "*(no speech)*", ""]
 
 
 def classroom_to_markdown(classroom: Classroom, agents: dict[str, AgentConfig], *, title: str = "maic class",
@@ -90,16 +118,13 @@ def classroom_to_markdown(classroom: Classroom, agents: dict[str, AgentConfig], 
         for note in by_place.get(place, []):
             lines += note_markdown(note, notes, shown_slides, _md_escape)
         if place < len(classroom.messages):
-            lines += _message_markdown(classroom.messages[place], agents, learner)
+            lines += _message_markdown(classroom.messages[place], agents, learner, classroom.store.slides)
     lines += other_slides(classroom.store.slides, shown_slides, _md_escape)
     store = classroom.store
     lines.append("## Final whiteboard")
     lines.append("")
     for element in store.whiteboard:
-        lines.append(f"- {_md_escape(describe_element(element, limit=200))}")
-        params = usable_params(element)
-        if element.kind == "code" and params is not None:
-            lines.extend(_code_block(element, params))
+        lines += _board_markdown(element)
     if not store.whiteboard:
         lines.append("*(empty)*")
     lines.append("")

@@ -1,5 +1,6 @@
-"""A lesson in the Markdown export: scene rules, slides with their elements by id, where the
-teacher pointed, quiz questions with their options, the learner's answers and the score.
+"""A lesson in the Markdown export: scene rules, slides as slides (a heading, paragraphs, bullets, formulas,
+tables, code, a picture's description; no element id or type), where the teacher pointed (in the element's own
+words), quiz questions with their options, the learner's answers and the score.
 
 Everything is escaped by the export's own rules (:func:`~.export._md_escape`: no links, no
 HTML, no code span); table cells also escape ``|``; code sits in a fence longer than any
@@ -19,9 +20,9 @@ from .lesson_notes import (
     MAX_ITEMS,
     LessonNotes,
     Note,
-    element_kind,
     element_lines,
     option_lines,
+    pointer_text,
     shown,
     slide_heading,
     verdict_lines,
@@ -38,7 +39,7 @@ def code_fence(lines: list[str]) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _table(rows: list[list[str]], esc: Escape) -> list[str]:
+def table_markdown(rows: list[list[str]], esc: Escape) -> list[str]:
     cells = [[esc(shown(c, 80)).replace("|", "\\|").replace("\n", " ") for c in row[:MAX_COLUMNS]]
              for row in rows[:MAX_ITEMS]]
     if not cells:
@@ -51,25 +52,27 @@ def _table(rows: list[list[str]], esc: Escape) -> list[str]:
 
 
 def element_markdown(element: SlideElement, esc: Escape) -> list[str]:
-    """One slide element as a list item: its id, its type, its content drawn by type."""
-    head = f"- **[{esc(shown(element.id, 64))}]** *({esc(element_kind(element))})*"
+    """One slide element as a slide sets it: a paragraph, bullets, a formula in italics, a table, a code block, a
+    picture's description as a captioned picture (no id, no type)."""
     if element.type == "bullets":
-        return [head, *(f"  - {esc(shown(item, 400))}" for item in element.items[:MAX_ITEMS])]
+        return [*(f"- {esc(shown(item, 400))}" for item in element.items[:MAX_ITEMS]), ""]
     if element.type == "table":
-        return [head, *_table(element.rows, esc)]
+        return [*(line[2:] for line in table_markdown(element.rows, esc)), ""]
     if element.type == "code":
         lines = element_lines(element)
         fence = code_fence(lines)
         language = _NOT_LANGUAGE.sub("", element.language or "")[:40]
-        return [head, "", f"  {fence}{language}", *(f"  {line}" for line in lines), f"  {fence}"]
+        return [f"{fence}{language}", *lines, fence, ""]
     text = " ".join(shown(element.content).split())
     if element.type == "formula":
-        text = latex_to_unicode(text)
-    return [f"{head} {esc(text)}".rstrip()]
+        return [f"*{esc(latex_to_unicode(text))}*", ""] if text else []
+    if element.type in ("image", "video", "chart", "shape"):
+        return [f"> 🖼 *{esc(text or element.type)}*", ""]
+    return [esc(text), ""] if text else []
 
 
 def slide_markdown(slide: Slide, number: int, total: int, esc: Escape) -> list[str]:
-    lines = [f"**{esc(slide_heading(slide, number, total))}**", ""]
+    lines = [f"#### {esc(slide_heading(slide, number, total))}", ""]
     for element in slide.elements:
         lines += element_markdown(element, esc)
     return [*lines, ""]
@@ -102,6 +105,8 @@ def note_markdown(note: Note, notes: LessonNotes, shown_slides: set[int], esc: E
         return answer_markdown(note, esc)
     if note.type == "quiz_score":
         return [f"**{esc(notes.lines(note)[0])}**", ""]
+    if note.type == "action":
+        return [f"*{esc(pointer_text(note.action_name, note.params.get('elementId'), notes.slides))}*", ""]
     return [f"*{esc(notes.lines(note)[0])}*", ""]
 
 

@@ -48,6 +48,35 @@ def pointer_line(name: str, params: object) -> str:
     return f"→ {shown(name, 20)}: {shown(target, 64)}"
 
 
+def _excerpt(element: SlideElement) -> str:
+    if element.type == "bullets":
+        text = (element.items[0] + (", …" if len(element.items) > 1 else "")) if element.items else "the list"
+    elif element.type == "table":
+        text = " · ".join(element.rows[0][:3]) if element.rows else "the table"
+    elif element.type == "code":
+        text = next((line for line in element.content.splitlines() if line.strip()), "the code")
+    else:
+        text = element.content
+    text = " ".join(shown(text, 200).split())
+    return text if len(text) <= 60 else text[:59].rstrip() + "…"
+
+
+_WHAT = {"bullets": "the list ", "image": "the picture ", "video": "the video ", "chart": "the chart ",
+         "table": "the table ", "code": "the code ", "formula": "the formula ", "shape": "the shape "}
+
+
+def pointer_text(name: str, target: object, slides: list[Slide]) -> str:
+    """Where the teacher pointed, in words a reader knows (``spotlight on “3/4”``): the element's own text, never
+    its id (an id not on any slide is ``the slide``)."""
+    verb = "laser on" if name == "laser" else "spotlight on"
+    for slide in reversed(slides):
+        for element in slide.elements[:200]:
+            if element.id == target:
+                what = _WHAT.get(element.type, "")
+                return f"→ {verb} {what}“{_excerpt(element)}”"
+    return f"→ {verb} the slide"
+
+
 def scene_line(event: SceneEvent, scenes: int) -> str:
     """``Scene 2/5 · slide · The overall reaction``."""
     number = f"{event.index + 1}/{scenes}" if scenes > event.index else f"{event.index + 1}"

@@ -2,7 +2,7 @@
 the web player): pure functions of a slide, no file, no script.
 
 :func:`render_slide_html` gives a ``<section>``: the title set as a title with the slide's place, then each
-element as a slide sets it — a paragraph, bullets, a formula as MathML (:mod:`maic_cli.mathml`), a table with a
+element as a slide sets it — a paragraph, bullets, a formula as MathML (:mod:`.mathml`), a table with a
 header row, code in a monospace block with its language, a picture's description as a captioned picture card
 (a drawn stand-in, the description as its caption), which stand in a column of their own beside the rest.
 What the teacher points at is marked as on the terminal: the spotlight a yellow highlight (class ``spot``), the
@@ -22,11 +22,13 @@ import html
 import re
 
 from ..engine.models import Slide, SlideElement
-from ..mathml import latex_to_mathml, tidy_formula
 from ..replies.sanitize import replace_surrogates
 from ..untrusted import clean
-from .lesson_notes import MAX_COLUMNS, MAX_ITEMS, shown
+from .lesson_notes import MAX_COLUMNS, MAX_ITEMS, pointer_text, shown
+from .mathml import latex_to_mathml, tidy_formula
 
+__all__ = ["SLIDE_CSS", "element_html", "formula_html", "picture_html", "pointer_text", "render_band_html",
+           "render_slide_html", "safe_color"]
 MAX_ELEMENTS = 60
 PICTURES = ("image", "video", "chart", "shape")
 _COLOR = re.compile(r"^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|[a-z]{3,20})$")
@@ -164,31 +166,3 @@ def render_band_html(name: str, text: str, color: str = "") -> str:
             f"<span class='mavatar' aria-hidden='true'>{html.escape(who[0].upper())}</span>"
             f"<div><div class='mname'>{html.escape(who)}</div><div class='mline'>{esc(text, 1000)}</div></div></div>")
 
-
-def _excerpt(element: SlideElement) -> str:
-    if element.type == "bullets":
-        text = (element.items[0] + (", …" if len(element.items) > 1 else "")) if element.items else "the list"
-    elif element.type == "table":
-        text = " · ".join(element.rows[0][:3]) if element.rows else "the table"
-    elif element.type == "code":
-        text = next((line for line in element.content.splitlines() if line.strip()), "the code")
-    else:
-        text = element.content
-    text = " ".join(shown(text, 200).split())
-    return text if len(text) <= 60 else text[:59].rstrip() + "…"
-
-
-_WHAT = {"bullets": "the list ", "image": "the picture ", "video": "the video ", "chart": "the chart ",
-         "table": "the table ", "code": "the code ", "formula": "the formula ", "shape": "the shape "}
-
-
-def pointer_text(name: str, target: object, slides: list[Slide]) -> str:
-    """Where the teacher pointed, in words a reader knows (``spotlight on “3/4”``): the element's own text, never
-    its id (an id not on any slide is ``the slide``)."""
-    verb = "laser on" if name == "laser" else "spotlight on"
-    for slide in reversed(slides):
-        for element in slide.elements[:MAX_ELEMENTS]:
-            if element.id == target:
-                what = _WHAT.get(element.type, "")
-                return f"→ {verb} {what}“{_excerpt(element)}”"
-    return f"→ {verb} the slide"
