@@ -1,0 +1,105 @@
+"""The lesson an OpenMAIC request is in: its ``storeState`` (stage, scenes, current scene) as maic's lesson context.
+
+OpenMAIC's client sends its whole classroom with every chat request: the stage and its scenes, in the shape its
+classroom export holds them.  They are read with the reader ``maic lesson import`` uses on a classroom zip
+(store/openmaic_read.py: each scene checked as OpenMAIC's importer checks it, then read as maic's slides,
+quizzes and discussions, every text cleaned and cut), so a lesson reads the same from a zip and from a request.
+A scene the reader cannot use is skipped; a classroom with none it can use is no lesson (the class answers
+without one), never an error.
+
+What the turn gets: the :class:`~maic_cli.engine.models.LessonContext` of the current scene (title, kind,
+position, the lesson's sentences) and the slides, with the current one on screen, so that a spotlight or a
+laser lands on an element the learner sees.  Pure: nothing is fetched or written.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..engine.models import LessonContext, Slide
+from ..lessons.context import LessonTask, lesson_context
+from ..lessons.lesson import MAX_SCENES, Lesson, LessonPlay, LessonProgress, QuizScene, Scene, SlideScene
+from ..store.import_common import SCENE_ID, line, slug, text
+from ..store.openmaic_format import scene_order, scene_problems
+from ..store.openmaic_read import _scene as read_scene
+
+UNTITLED = "OpenMAIC classroom"
+
+
+@dataclass(frozen=True)
+class RequestLesson:
+    """The lesson read from a request, and where the client is in it."""
+
+    lesson: Lesson
+    scene: int  # the current scene's index in ``lesson.scenes``
+
+    def context(self, task: LessonTask) -> LessonContext:
+        return lesson_context(LessonPlay(lesson=self.lesson, progress=LessonProgress(scene=self.scene)), task)
+
+    def slides(self) -> tuple[list[Slide], int]:
+        """Every slide, and the index of the one on screen (the current scene's, else the last before it)."""
+        slides = self.lesson.slides()
+        before = [n for n, (index, _) in enumerate(self.lesson.slide_scenes()) if index <= self.scene]
+        return slides, (before[-1] if before else 0)
+
+
+class _Ids:
+    """Scene ids as the classroom reader gives them: the id maic wrote when it is free, else a slug of the title."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def __call__(self, base: str, given: Any = None) -> str:
+        if isinstance(given, str) and SCENE_ID.fullmatch(given) and given not in self.taken:
+            self.taken.add(given)
+            return given
+        word, number = slug(base, "scene")[:56], 1
+        candidate = word
+        while candidate in self.taken:
+            number += 1
+            candidate = f"{word}-{number}"
+        self.taken.add(candidate)
+        return candidate
+
+
+def _title(stage: dict[str, Any] | None) -> str:
+    name = stage.get("name") if stage else None
+    return (line(name) if isinstance(name, str) else "") or UNTITLED
+
+
+def read_request_lesson(stage: dict[str, Any] | None, raw_scenes: list[Any],
+                        current_id: str | None) -> RequestLesson | None:
+    """The lesson of ``raw_scenes`` (OpenMAIC's ``Scene[]``) and the scene ``current_id`` names (``None``: the
+    first); ``None`` when no scene is one maic can play."""
+    usable = [(scene_order(raw.get("order"), n), n, raw) for n, raw in enumerate(raw_scenes)
+              if not scene_problems(raw, f"scenes[{n}]")]
+    scenes: list[Scene] = []
+    ids, notes = _Ids(), Counter[str]()
+    current = 0
+    for _, _, raw in sorted(usable, key=lambda item: (item[0], item[1])):
+        if len(scenes) >= MAX_SCENES:
+            break
+        start = len(scenes)
+        try:
+            read_scene(raw, scenes, ids, notes, {})
+        except ValidationError:  # a scene the reader's cleaning did not make fit: skipped, as the importer says
+            del scenes[start:]
+            continue
+        if current_id is not None and raw.get("id") == current_id and len(scenes) > start:
+            made = scenes[start:]
+            main = next((n for n, s in enumerate(made) if isinstance(s, (SlideScene, QuizScene))), 0)
+            current = start + main
+    scenes = scenes[:MAX_SCENES]
+    if not scenes:
+        return None
+    description = stage.get("description") if stage else None
+    try:
+        lesson = Lesson(title=_title(stage), scenes=scenes,
+                        description=text(description, 2000) or None if isinstance(description, str) else None)
+    except ValidationError:  # too much on the slides for one lesson: answered without it
+        return None
+    return RequestLesson(lesson=lesson, scene=min(current, len(scenes) - 1))

@@ -1,0 +1,257 @@
+"""OpenMAIC's chat request → maic's turn → OpenMAIC's events, without a server (serve/openmaic_*.py).
+
+The requests are OpenMAIC-shaped (tests/openmaic_shapes.py); the turn runs in maic's real engine on a function
+model, and its events are translated and framed as the route sends them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maic_cli.engine.events import DoneEvent, Event
+from maic_cli.engine.models import AgentTurnSummary, DirectorState, TurnRequest
+from maic_cli.engine.turn import generate_turn
+from maic_cli.llm.port import LLMRequest
+from maic_cli.llm.scripted import FunctionLLM, ScriptedReply
+from maic_cli.serve.openmaic_class import ClassMap, build_turn
+from maic_cli.serve.openmaic_events import EventTranslator, frame
+from maic_cli.serve.openmaic_request import RequestProblem, parse_request
+from maic_cli.store.personas import load_registry
+
+from .openmaic_shapes import GENERATED_AGENTS, client_events, discussion_request, qa_request, store_state
+
+DEFAULTS = load_registry().agents
+TEACHER_REPLY = ('[{"type":"action","name":"spotlight","params":{"elementId":"body_1"}},'
+                 '{"type":"action","name":"wb_draw_text","params":{"content":"1/2","x":100,"y":80}},'
+                 '{"type":"text","content":"Each half is one of two equal parts."}]')
+
+
+def _model(pick: str = "default-1", reply: str = TEACHER_REPLY) -> FunctionLLM:
+    def respond(request: LLMRequest) -> str:
+        return json.dumps({"next_agent": pick}) if request.purpose == "director" else reply
+    return FunctionLLM(respond)
+
+
+def _run(turn: TurnRequest, ids: ClassMap, llm: FunctionLLM) -> list[dict[str, Any]]:
+    """The turn's events as the client reads them off the frames the route writes."""
+    async def collect() -> bytes:
+        translator = EventTranslator(ids)
+        out = b""
+        async for event in generate_turn(turn, llm):
+            translated = translator.translate(event)
+            if translated is not None:
+                out += frame(translated)
+        return out
+    return client_events(asyncio.run(collect()))
+
+
+def test_a_question_to_openmaics_default_class_is_one_maic_turn_and_its_events() -> None:
+    turn, ids = build_turn(parse_request(qa_request()), DEFAULTS)
+    assert turn.config.agent_ids == ["default-1", "default-4"]
+    teacher = turn.config.agent_configs["default-1"]
+    assert (teacher.role, teacher.avatar, teacher.color) == ("teacher", "/avatars/teacher.png", "#3b82f6")
+    assert turn.config.agent_configs["default-4"].persona == DEFAULTS["curious_student"].persona
+    assert [m.role for m in turn.messages] == ["user"] and "same size" in turn.messages[0].text
+    assert turn.user_profile.nickname == "Ana"
+    assert turn.config.lesson is not None and turn.config.lesson.scene == "What a half is"
+    assert [s.title for s in turn.store_state.slides] == ["What a half is"]
+    assert "body_1" in [e.id for e in turn.store_state.slides[0].elements]
+
+    events = _run(turn, ids, _model())
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "thinking" and kinds[-1] == "done" and kinds.count("done") == 1
+    start = next(e["data"] for e in events if e["type"] == "agent_start")
+    assert start["agentId"] == "default-1" and start["agentAvatar"] == "/avatars/teacher.png"
+    actions = [e["data"] for e in events if e["type"] == "action"]
+    assert [a["actionName"] for a in actions] == ["spotlight", "wb_draw_text"]
+    assert all(a["agentId"] == "default-1" and a["messageId"] == start["messageId"] for a in actions)
+    said = "".join(e["data"]["content"] for e in events if e["type"] == "text_delta")
+    assert said == "Each half is one of two equal parts."
+    done = events[-1]["data"]
+    assert (done["totalAgents"], done["totalActions"], done["agentHadContent"]) == (1, 2, True)
+    state = done["directorState"]
+    assert state["turnCount"] == 1
+    assert state["agentResponses"][0]["agentId"] == "default-1"
+    assert [r["actionName"] for r in state["whiteboardLedger"]] == ["wb_draw_text"]
+
+
+def test_generated_agents_keep_their_ids_in_every_event_and_in_the_director_state() -> None:
+    """``gen-T3ach_r1`` is no maic id (capitals): it is mapped on the way in and back on the way out."""
+    body = qa_request(agent_ids=tuple(a["id"] for a in GENERATED_AGENTS))
+    body["config"]["agentConfigs"] = GENERATED_AGENTS
+    earlier = {"actionName": "wb_draw_text", "agentId": "gen-Stud_Nt2", "agentName": "Kai",
+               "params": {"content": "½", "x": 10, "y": 10}}
+    body["directorState"] = {"turnCount": 1, "agentResponses": [
+        {"agentId": "gen-Stud_Nt2", "agentName": "Kai", "contentPreview": "Why?", "actionCount": 1,
+         "whiteboardActions": [earlier]}], "whiteboardLedger": [earlier]}
+    turn, ids = build_turn(parse_request(body), DEFAULTS)
+    assert all(agent_id.islower() for agent_id in turn.config.agent_ids)
+    teacher = turn.config.agent_configs[ids.to_maic["gen-T3ach_r1"]]
+    assert (teacher.name, teacher.role) == ("Professor Lin", "teacher")
+    assert teacher.allowed_actions == ["spotlight", "wb_open", "wb_draw_text", "wb_close"]
+    assert turn.director_state is not None and turn.director_state.turn_count == 1
+    assert [e.params.get("content") for e in turn.store_state.whiteboard] == ["½"]  # the ledger, replayed
+
+    events = _run(turn, ids, _model(pick=ids.to_maic["gen-T3ach_r1"]))
+    ids_seen = {e["data"]["agentId"] for e in events if "agentId" in e["data"]}
+    assert ids_seen == {"gen-T3ach_r1"}
+    state = events[-1]["data"]["directorState"]
+    assert state["turnCount"] == 2
+    assert [r["agentId"] for r in state["agentResponses"]] == ["gen-Stud_Nt2", "gen-T3ach_r1"]
+    assert state["whiteboardLedger"][0] == earlier  # the client's own records come back as it sent them
+    assert state["whiteboardLedger"][1]["agentId"] == "gen-T3ach_r1"
+
+
+def test_a_discussion_is_a_maic_discussion_round_opened_by_its_trigger_agent() -> None:
+    turn, ids = build_turn(parse_request(discussion_request()), DEFAULTS)
+    kai = ids.to_maic["gen-Stud_Nt2"]
+    assert turn.config.discussion_topic == "Is a half of a big pizza still a half?"
+    assert turn.config.discussion_prompt is not None and "size of the whole" in turn.config.discussion_prompt
+    assert (turn.config.initiator_id, turn.config.trigger_agent_id) == (kai, kai)
+    assert turn.config.lesson is not None and turn.config.lesson.task == "discuss"
+    llm = _model(reply='[{"type":"text","content":"I think a half is a half."}]')
+    events = _run(turn, ids, llm)
+    assert not [c for c in llm.calls if c.purpose == "director"]  # the trigger speaks first, no director call
+    assert next(e for e in events if e["type"] == "agent_start")["data"]["agentId"] == "gen-Stud_Nt2"
+
+
+def test_the_empty_first_request_of_the_client_loop_is_answered_by_the_class() -> None:
+    """OpenMAIC's client may send its first request before the typed question is in its messages."""
+    turn, ids = build_turn(parse_request(qa_request(None)), DEFAULTS)
+    assert turn.messages == []
+    events = _run(turn, ids, _model())
+    assert [e["type"] for e in events if e["type"] in ("agent_start", "agent_end", "done")] == \
+        ["agent_start", "agent_end", "done"]
+    assert events[-1]["data"]["totalAgents"] == 1
+
+
+def test_a_cue_to_the_learner_and_a_dropped_reply_say_what_the_client_loop_needs() -> None:
+    body = qa_request()
+    body["directorState"] = {"turnCount": 1, "agentResponses": [
+        {"agentId": "default-1", "agentName": "T", "contentPreview": "Halves.", "actionCount": 0,
+         "whiteboardActions": []}], "whiteboardLedger": []}
+    turn, ids = build_turn(parse_request(body), DEFAULTS)
+    events = _run(turn, ids, _model(pick="USER"))
+    assert [e["type"] for e in events][-2:] == ["cue_user", "done"]
+    assert events[-2]["data"] == {"fromAgentId": "default-1"}
+    assert events[-1]["data"]["cueUserReceived"] is True and events[-1]["data"]["totalAgents"] == 0
+
+    translator = EventTranslator(ids)
+    dropped = DoneEvent(director_state=DirectorState(turn_count=1, agent_responses=[
+        AgentTurnSummary(agent_id="default-1", agent_name="T", content_preview="Halves.")]), reply_dropped=True)
+    done = translator.translate(dropped)
+    assert done is not None and (done["data"]["totalAgents"], done["data"]["agentHadContent"]) == (1, False)
+    assert translator.translate(dropped) is None  # nothing after done
+
+
+def test_a_failed_turn_ends_with_error_then_done_and_the_clients_state_unchanged() -> None:
+    body = qa_request()
+    body["directorState"] = {"turnCount": 3, "agentResponses": [], "whiteboardLedger": []}
+    turn, ids = build_turn(parse_request(body), DEFAULTS)
+    llm = FunctionLLM(lambda request: ScriptedReply(error="server_error"))
+    events = _run(turn, ids, llm)
+    assert [e["type"] for e in events][-2:] == ["error", "done"]
+    assert "server error" in events[-2]["data"]["message"]
+    assert events[-1]["data"]["directorState"]["turnCount"] == 3
+    assert EventTranslator(ids).done()["data"]["directorState"]["turnCount"] == 3
+
+
+@pytest.mark.parametrize(("body", "code", "words"), [
+    ({"storeState": store_state(), "config": {"agentIds": ["default-1"]}}, "MISSING_REQUIRED_FIELD", "messages"),
+    ({"messages": [], "config": {"agentIds": ["default-1"]}}, "MISSING_REQUIRED_FIELD", "storeState"),
+    ({"messages": [], "storeState": store_state(), "config": {"agentIds": []}}, "MISSING_REQUIRED_FIELD",
+     "config.agentIds"),
+    ({"messages": [], "storeState": store_state(), "config": {"agentIds": [1]}}, "INVALID_REQUEST",
+     "config.agentIds.0"),
+    ({"messages": [{"role": "user", "parts": "hi"}], "storeState": store_state(),
+      "config": {"agentIds": ["default-1"]}}, "INVALID_REQUEST", "messages.0.parts"),
+    ({"messages": [], "storeState": store_state(), "config": {"agentIds": ["default-1"]},
+      "directorState": {"turnCount": "1"}}, "INVALID_REQUEST", "directorState.turnCount"),
+    ({"messages": [{"role": "user", "parts": [{"type": "text", "text": "x" * 20_001}]}],
+      "storeState": store_state(), "config": {"agentIds": ["default-1"]}}, "INVALID_REQUEST", "text"),
+    ([1, 2], "INVALID_REQUEST", "JSON object"),
+])
+def test_a_malformed_request_is_one_problem_naming_its_field(body: Any, code: str, words: str) -> None:
+    with pytest.raises(RequestProblem) as caught:
+        parse_request(body)
+    assert caught.value.code == code and words in caught.value.message
+
+
+def test_the_browsers_model_settings_are_not_part_of_the_request_maic_reads() -> None:
+    chat = parse_request(qa_request(baseUrl="http://127.0.0.1:9/v1"))
+    dumped = json.dumps(chat.model_dump())
+    assert "sk-browser-key" not in dumped and "127.0.0.1:9" not in dumped and "gpt-4o-mini" not in dumped
+    turn, _ = build_turn(chat, DEFAULTS)
+    assert "sk-browser-key" not in turn.model_dump_json() and "127.0.0.1:9" not in turn.model_dump_json()
+
+
+def test_frames_are_one_data_line_and_a_blank_line_whatever_the_text() -> None:
+    nasty = "line\nbreak\r\n\u2028sep\x1b[31m \ud800 \"quoted\" \n\ndata: fake"
+    out = frame({"type": "text_delta", "data": {"content": nasty}})
+    assert out.startswith(b"data: ") and out.endswith(b"\n\n") and out.count(b"\n") == 2 and b"\r" not in out
+    assert client_events(out)[0]["data"]["content"] == nasty
+
+
+# -- hypothesis: any JSON body is a problem or a turn, never anything else -------------------------------------
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
+                                                                                  max_size=4), max_leaves=20)
+_part = st.fixed_dictionaries({"type": st.sampled_from(["text", "action-wb_draw_text", "action-bogus", "file"])},
+                              optional={"text": st.text(max_size=50) | _json, "input": _json,
+                                        "actionName": st.text(max_size=20)})
+_message = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "system", "tool"])},
+                                 optional={"parts": st.lists(_part, max_size=3) | _json,
+                                           "metadata": st.fixed_dictionaries({}, optional={
+                                               "agentId": st.sampled_from(["default-1", "gen-X", "END"]) | _json,
+                                               "senderName": st.text(max_size=20), "interrupted": _json})})
+_body = st.fixed_dictionaries({}, optional={
+    "messages": st.lists(_message, max_size=4) | _json,
+    "storeState": st.fixed_dictionaries({}, optional={"stage": _json, "scenes": st.lists(_json, max_size=3),
+                                                      "currentSceneId": _json, "whiteboardOpen": _json}) | _json,
+    "config": st.fixed_dictionaries({"agentIds": st.lists(st.sampled_from(
+        ["default-1", "default-3", "USER", "end", "gen-Ab", "x" * 50]), max_size=3) | _json}, optional={
+        "sessionType": _json, "discussionTopic": _json, "triggerAgentId": _json,
+        "agentConfigs": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["gen-Ab", "USER", "a"]) | _json},
+                                                       optional={"name": _json, "role": _json, "persona": _json,
+                                                                 "allowedActions": _json, "priority": _json}),
+                                 max_size=2)}) | _json,
+    "directorState": st.fixed_dictionaries({}, optional={"turnCount": _json, "agentResponses": _json,
+                                                         "whiteboardLedger": st.lists(_json, max_size=3)}) | _json,
+    "userProfile": _json, "apiKey": _json, "baseUrl": _json})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_body)
+def test_any_body_is_a_clear_problem_or_a_turn(body: dict[str, Any]) -> None:
+    try:
+        chat = parse_request(body)
+        turn, ids = build_turn(chat, DEFAULTS)
+    except RequestProblem as problem:
+        assert problem.code in ("MISSING_REQUIRED_FIELD", "INVALID_REQUEST")
+        assert "\n" not in problem.message and len(problem.message) < 400
+        return
+    assert turn.config.agent_ids and set(turn.config.agent_ids) <= set(ids.to_openmaic)
+    done = EventTranslator(ids).done()
+    json.dumps(done)  # what goes back is always JSON
+
+
+def _events_of(turn: TurnRequest) -> list[Event]:
+    async def collect() -> list[Event]:
+        return [e async for e in generate_turn(turn, _model())]
+    return asyncio.run(collect())
+
+
+def test_a_whole_classroom_of_scenes_is_read_as_the_lesson_and_a_bad_scene_is_skipped() -> None:
+    body = qa_request()
+    body["storeState"]["scenes"] = [{"type": "interactive"}, 7, store_state()["scenes"][1],
+                                    store_state()["scenes"][0]]
+    body["storeState"]["currentSceneId"] = "scene-quiz"
+    turn, _ = build_turn(parse_request(body), DEFAULTS)
+    assert turn.config.lesson is not None and (turn.config.lesson.kind, turn.config.lesson.scene) == ("quiz", "Check")
+    assert _events_of(turn)[-1].type == "done"
