@@ -18,7 +18,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+
+from ..replies.sanitize import clean_object
 
 MAX_MESSAGES = 400  # a conversation's messages in one request
 MAX_PARTS = 200  # parts of one message
@@ -32,6 +44,9 @@ MAX_ACTIONS = 100  # allowed actions of one agent
 
 ShortText = Annotated[StrictStr, Field(max_length=MAX_NAME)]
 LongText = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
+# An action's params as sent: surrogates replaced, and ``{}`` when nested past maic's depth for params (so what
+# is echoed back in ``done`` can always be written as JSON).
+Params = Annotated[dict[str, Any], AfterValidator(clean_object)]
 
 
 class _Lenient(BaseModel):
@@ -47,7 +62,7 @@ class UIPart(_Lenient):
     text: LongText | None = None
     actionId: ShortText | None = None
     actionName: ShortText | None = None
-    input: dict[str, Any] | None = None
+    input: Params | None = None
     state: ShortText | None = None
 
 
@@ -85,7 +100,7 @@ class AgentSpec(_Lenient):
     avatar: Annotated[StrictStr, Field(max_length=2_000)] = ""  # an emoji or a picture's address: shown, not fetched
     color: ShortText = ""
     allowedActions: Annotated[list[ShortText], Field(max_length=MAX_ACTIONS)] = Field(default_factory=list)
-    priority: StrictInt | float = 5
+    priority: StrictInt | StrictFloat = 5
 
 
 class ChatConfig(_Lenient):
@@ -101,7 +116,7 @@ class WhiteboardRecord(_Lenient):
     actionName: ShortText
     agentId: ShortText = ""
     agentName: ShortText = ""
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: Params = Field(default_factory=dict)
 
 
 class AgentResponse(_Lenient):
