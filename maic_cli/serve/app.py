@@ -1,0 +1,122 @@
+"""The ``maic serve`` web application: its routes, the checks every route passes, and running it.
+
+:func:`build_app` makes the ``web.Application``: the shared :class:`~.service.TurnService` under
+:data:`TURN_SERVICE`, the token check, the body limits and the error answers (middlewares, so they
+hold for every route), and the routes.  A route module adds itself by appending a registrar to
+:data:`ROUTE_REGISTRARS` below (a function taking the app and adding its routes); ``/healthz`` and
+``/metrics`` are the app's own.
+
+Every route but ``/healthz`` wants ``Authorization: Bearer TOKEN`` when the server has a token
+(``MAIC_SERVE_TOKEN``), compared in constant time; the token is never logged.  A body is refused
+with 413 before it is read when its ``Content-Length`` is past :data:`~.limits.MAX_BODY_BYTES` and
+while it streams in otherwise; a body must arrive within :data:`~.limits.BODY_READ_TIMEOUT` seconds
+(408), a request's headers within :data:`~.limits.IDLE_TIMEOUT` of the connection opening (it is
+closed otherwise), and past :data:`~.limits.MAX_CONCURRENT_TURNS` turns a turn is 503.  Every
+refusal is JSON, ``{"error": "one line"}``, and counted in ``/metrics``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from ..untrusted import one_line
+from .limits import BODY_READ_TIMEOUT, MAX_BODY_BYTES, BodyError, read_json
+from .service import Busy, TurnService
+from .wire import EVENT_CONTENT_TYPE, decode_request, event_frame
+
+TURN_SERVICE: web.AppKey[TurnService] = web.AppKey("turn_service", TurnService)
+SERVE_TOKEN: web.AppKey[str | None] = web.AppKey("serve_token", str)
+OPEN_PATHS = frozenset({"/healthz"})  # answered without a token (a load balancer's readiness probe)
+log = logging.getLogger("maic.serve")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def refusal(request: web.Request, status: int, message: str, **headers: str) -> web.Response:
+    """A 4xx/5xx answer of one line, counted in the metrics."""
+    request.app[TURN_SERVICE].metrics.refused(status)
+    return web.json_response({"error": one_line(message)[:300]}, status=status, headers=headers or None)
+
+
+@web.middleware
+async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The token, then the body (length announced, length read, time taken), then the route."""
+    token = request.app[SERVE_TOKEN]
+    if token is not None and request.path not in OPEN_PATHS:
+        given = request.headers.get("Authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+            return refusal(request, 401, "missing or wrong bearer token", **{"WWW-Authenticate": "Bearer"})
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        return refusal(request, 413, f"body of {request.content_length} bytes; the limit is {MAX_BODY_BYTES}")
+    if request.body_exists:
+        try:
+            async with asyncio.timeout(BODY_READ_TIMEOUT):
+                await request.read()  # cached for the route; client_max_size stops a chunked body at the limit
+        except web.HTTPRequestEntityTooLarge:
+            return refusal(request, 413, f"body larger than {MAX_BODY_BYTES} bytes")
+        except TimeoutError:
+            return refusal(request, 408, f"body not received within {BODY_READ_TIMEOUT:g} s")
+    try:
+        return await handler(request)
+    except BodyError as exc:
+        return refusal(request, exc.status, str(exc))
+    except Busy as exc:
+        return refusal(request, 503, str(exc), **{"Retry-After": "1"})
+
+
+async def read_body_json(request: web.Request) -> Any:
+    """The request's body as bounded JSON (serve/limits.py); :class:`BodyError` answers 4xx."""
+    return read_json(await request.read())
+
+
+async def turn_route(request: web.Request) -> web.StreamResponse:
+    """``POST /v1/turn``: one turn as ``text/event-stream`` (serve/wire.py)."""
+    service = request.app[TURN_SERVICE]
+    turn = decode_request(await read_body_json(request))
+    async with service.turn_slot():
+        response = web.StreamResponse(headers={"Content-Type": EVENT_CONTENT_TYPE, "Cache-Control": "no-cache",
+                                               "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        async for event in service.run_turn(turn):
+            await response.write(event_frame(event))
+        await response.write_eof()
+    return response
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def metrics_route(request: web.Request) -> web.Response:
+    text = request.app[TURN_SERVICE].metrics.render()
+    return web.Response(text=text, content_type="text/plain", charset="utf-8",
+                        headers={"X-Content-Type-Options": "nosniff"})
+
+
+def add_turn_routes(app: web.Application) -> None:
+    app.router.add_post("/v1/turn", turn_route)
+
+
+# Route modules register here (one line each): a function that adds its routes to the app.
+ROUTE_REGISTRARS: list[Callable[[web.Application], None]] = [
+    add_turn_routes,
+]
+
+
+def build_app(service: TurnService, *, token: str | None = None) -> web.Application:
+    """The application: ``service`` shared by every route, ``token`` wanted by every route but /healthz."""
+    app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
+    app[TURN_SERVICE] = service
+    app[SERVE_TOKEN] = token or None
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", metrics_route)
+    for register in ROUTE_REGISTRARS:
+        register(app)
+    return app
