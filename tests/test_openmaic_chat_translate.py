@@ -255,3 +255,42 @@ def test_a_whole_classroom_of_scenes_is_read_as_the_lesson_and_a_bad_scene_is_sk
     turn, _ = build_turn(parse_request(body), DEFAULTS)
     assert turn.config.lesson is not None and (turn.config.lesson.kind, turn.config.lesson.scene) == ("quiz", "Check")
     assert _events_of(turn)[-1].type == "done"
+
+
+def test_a_slow_turn_is_kept_alive_by_heartbeats_the_client_skips() -> None:
+    """The route's own heartbeat (a comment frame) between the events of a slow turn, on a real aiohttp server."""
+    from aiohttp import ClientSession, web
+
+    from maic_cli.llm.spec import ModelSpec
+    from maic_cli.serve.openmaic_api import OpenMaicChat
+    from maic_cli.serve.service import TurnService
+
+    def slow(request: LLMRequest) -> ScriptedReply:
+        if request.purpose == "director":
+            return ScriptedReply(reply='{"next_agent": "default-1"}')
+        return ScriptedReply(reply=TEACHER_REPLY, chunk_size=40, chunk_delay=0.08)
+
+    async def exchange() -> bytes:
+        service = TurnService(FunctionLLM(slow), ModelSpec.parse("demo"), registry=DEFAULTS)
+        app = web.Application()
+        app.router.add_post("/api/chat", OpenMaicChat(service, heartbeat=0.05).handle)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        try:
+            async with ClientSession() as session, \
+                    session.post(f"http://127.0.0.1:{port}/api/chat", json=qa_request()) as response:
+                assert response.status == 200 and response.headers["Content-Type"] == "text/event-stream"
+                return await response.read()
+        finally:
+            await runner.cleanup()
+
+    raw = asyncio.run(exchange())
+    assert raw.count(b":heartbeat\n\n") >= 2
+    assert b"data: :heartbeat" not in raw and raw.endswith(b"\n\n")
+    events = client_events(raw)
+    assert [e["type"] for e in events][-1] == "done" and "heartbeat" not in json.dumps(events)
+    assert "".join(e["data"]["content"] for e in events if e["type"] == "text_delta") == \
+        "Each half is one of two equal parts."

@@ -27,6 +27,7 @@ from aiohttp import web
 
 from ..untrusted import one_line
 from .limits import BODY_READ_TIMEOUT, MAX_BODY_BYTES, BodyError, read_json
+from .openmaic_api import add_openmaic_routes
 from .service import Busy, TurnService
 from .wire import EVENT_CONTENT_TYPE, decode_request, event_frame
 
@@ -107,6 +108,7 @@ def add_turn_routes(app: web.Application) -> None:
 # Route modules register here (one line each): a function that adds its routes to the app.
 ROUTE_REGISTRARS: list[Callable[[web.Application], None]] = [
     add_turn_routes,
+    lambda app: add_openmaic_routes(app, app[TURN_SERVICE]),  # POST /api/chat: OpenMAIC's (serve/openmaic_api.py)
 ]
 
 

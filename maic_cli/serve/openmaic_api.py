@@ -5,9 +5,11 @@ turn (serve/openmaic_class.py), the server runs it with its own model, and the t
 OpenMAIC's events (serve/openmaic_events.py) on a ``text/event-stream``.
 
 - **Refused before any stream** (as OpenMAIC's route does, a JSON body ``{success: false, errorCode, error}``):
-  a body that is not JSON or too big or too deep (the server's bounded reader), a missing ``messages``,
-  ``storeState`` or ``config.agentIds`` (400 ``MISSING_REQUIRED_FIELD``), a field of the wrong type or past a
-  bound, or a class of agents nobody knows (400 ``INVALID_REQUEST``).
+  a body that is not JSON, too deep or past a bound of the server (serve/limits.py: 400 or 413), a missing
+  ``messages``, ``storeState`` or ``config.agentIds`` (400 ``MISSING_REQUIRED_FIELD``), a field of the wrong type
+  or past a bound of OpenMAIC's request, or a class of agents nobody knows (400 ``INVALID_REQUEST``).  The
+  server's guard answers first for a missing token (401), a ``Content-Length`` past its limit (413, unread) and
+  an instance with every turn slot taken (503).
 - **Once streaming**, every stream ends with ``done`` and closes at once: a failure inside the turn is an
   ``error`` event and then ``done`` (the client's director state handed back unchanged), never a stream that
   stops without one.  A heartbeat comment keeps quiet proxies from closing a slow turn.
@@ -21,58 +23,57 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
 from aiohttp import web
 
 from ..engine.events import Event
-from ..engine.models import AgentConfig, TurnRequest
+from .limits import BodyError, read_json
 from .openmaic_class import ClassMap, build_turn
 from .openmaic_events import HEARTBEAT, HEARTBEAT_SECONDS, EventTranslator, error, frame
 from .openmaic_request import RequestProblem, parse_request
+from .service import TurnService
 
 log = logging.getLogger("maic.serve.openmaic")
 
-TurnRunner = Callable[[TurnRequest], AsyncIterator[Event]]
-BodyReader = Callable[[web.Request], Awaitable[Any]]
 DISCONNECT_POLL = 0.2  # seconds between looks at the connection while a turn runs
 STREAM_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Connection": "keep-alive",
                   "X-Accel-Buffering": "no"}  # (nginx: pass each frame on at once)
 
 
-def problem_response(status: int, code: str, message: str) -> web.Response:
-    """OpenMAIC's error body (its ``apiError``)."""
-    return web.json_response({"success": False, "errorCode": code, "error": message}, status=status)
-
-
 @dataclass
 class OpenMaicChat:
-    """The route's handler: what runs a turn, the class's default agents, how a body is read."""
+    """The route's handler: the server's turn service (its model, registry, slots, metrics) and the heartbeat."""
 
-    run_turn: TurnRunner
-    defaults: Mapping[str, AgentConfig]  # maic's default class, by id (store/personas.py)
-    read_body: BodyReader
-    compact_prompts: bool = False  # the server's model wants maic's compact prompts
+    service: TurnService
     heartbeat: float = HEARTBEAT_SECONDS
+
+    def refuse(self, status: int, code: str, message: str) -> web.Response:
+        """OpenMAIC's error body (its ``apiError``), counted as the server counts every refusal."""
+        self.service.metrics.refused(status)
+        return web.json_response({"success": False, "errorCode": code, "error": message}, status=status)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         try:
-            body = await self.read_body(request)
-        except web.HTTPException as exc:  # too big, not JSON, too deep: the reader's status, OpenMAIC's shape
-            return problem_response(exc.status, "INVALID_REQUEST", exc.text or exc.reason)
+            body = read_json(await request.read())  # (the server's guard has bounded and read it already)
+        except BodyError as exc:  # not JSON, too deep, too long: the server's bounds, OpenMAIC's shape
+            return self.refuse(exc.status, "INVALID_REQUEST", str(exc))
         try:
-            chat = parse_request(body)
-            turn, ids = build_turn(chat, self.defaults, compact_prompts=self.compact_prompts)
+            turn, ids = build_turn(parse_request(body), self.service.registry)
         except RequestProblem as problem:
-            return problem_response(400, problem.code, problem.message)
-        response = web.StreamResponse(status=200, headers=STREAM_HEADERS)
-        await response.prepare(request)
-        await _Stream(request, response, self.heartbeat).run(self.run_turn(turn), ids)
+            return self.refuse(400, problem.code, problem.message)
+        async with self.service.turn_slot():  # Busy: the server's guard answers 503
+            response = web.StreamResponse(status=200, headers=STREAM_HEADERS)
+            await response.prepare(request)
+            await _Stream(request, response, self.heartbeat).run(self.service.run_turn(turn), ids)
         return response
+
+
+def add_openmaic_routes(app: web.Application, service: TurnService) -> None:
+    """``POST /api/chat`` on the server's app, with its turn service (serve/app.py: ROUTE_REGISTRARS)."""
+    app.router.add_post("/api/chat", OpenMaicChat(service).handle)
 
 
 class _Stream:
@@ -137,18 +138,3 @@ class _Stream:
             if transport is None or transport.is_closing():
                 return
             await asyncio.sleep(DISCONNECT_POLL)
-
-
-def json_body_reader(limit: int) -> BodyReader:
-    """A plain reader for when the server gives none: at most ``limit`` bytes, JSON (used by tests)."""
-    async def read(request: web.Request) -> Any:
-        if request.content_length is not None and request.content_length > limit:
-            raise web.HTTPRequestEntityTooLarge(max_size=limit, actual_size=request.content_length)
-        data = await request.content.read(limit + 1)
-        if len(data) > limit:
-            raise web.HTTPRequestEntityTooLarge(max_size=limit, actual_size=len(data))
-        try:
-            return json.loads(data)
-        except (ValueError, RecursionError):
-            raise web.HTTPBadRequest(text="The request body is not JSON") from None
-    return read
