@@ -9,12 +9,8 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
-import os
 import re
-import select
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,8 +23,9 @@ from aiohttp import web
 from hypothesis import HealthCheck, given, settings
 
 from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply, director_choices
+from maic_cli.testing.serve_process import ServeProcess
 
-from .openmaic_shapes import GENERATED_AGENTS, agent_loop, client_events, discussion_request, qa_request
+from .openmaic_shapes import agent_loop, client_events, discussion_request, qa_request
 from .test_openmaic_chat_translate import _body
 
 SERVER_KEY = "sk-server-side-key-4711"
@@ -72,20 +69,17 @@ class WatchedModel(LoopbackOpenAIServer):
 
 @dataclass
 class Served:
-    url: str
-    port: int
-    process: subprocess.Popen[bytes]
-    model: WatchedModel
-    log: list[str]
-    reader: threading.Thread | None = None
+    """A real ``maic serve`` (maic_cli/testing/serve_process.py) on the loopback model."""
 
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=15)
-        if self.reader is not None:
-            self.reader.join(timeout=5)
-        assert self.process.stderr is not None
-        self.process.stderr.close()
+    server: ServeProcess
+    model: WatchedModel
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    def log(self) -> str:
+        return self.server.log()
 
     def post(self, body: Any, *, raw: bytes | None = None, headers: dict[str, str] | None = None,
              timeout: float = 30.0) -> tuple[int, bytes]:
@@ -109,46 +103,16 @@ class Served:
             connection.close()
 
 
-def _start(tmp: Path, model: WatchedModel, token: str | None = None) -> Served:
-    env = {**os.environ, "MAIC_HOME": str(tmp), "OPENAI_API_KEY": SERVER_KEY}
-    env.pop("MAIC_SERVE_TOKEN", None)
-    if token:
-        env["MAIC_SERVE_TOKEN"] = token
-    process = subprocess.Popen([sys.executable, "-m", "maic_cli", "serve", "--host", "127.0.0.1", "--port", "0",
-                                "--model", "openai/loopback-model", "--api-base", model.base_url,
-                                "--structured", "json_schema"], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    assert process.stderr is not None
-    log: list[str] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([process.stderr], [], [], 1.0)
-        if ready:
-            line = process.stderr.readline().decode(errors="replace")
-            log.append(line)
-            if found := re.search(r" on (http://127\.0\.0\.1:(\d+))", line):
-                stderr = process.stderr
-                reader = threading.Thread(target=lambda pipe=stderr: log.extend(x.decode(errors="replace")
-                                                                                 for x in pipe), daemon=True)
-                reader.start()
-                return Served(found.group(1), int(found.group(2)), process, model, log, reader)
-        if process.poll() is not None:
-            break
-    process.kill()
-    process.wait()
-    process.stderr.close()
-    raise AssertionError(f"maic serve did not start: {''.join(log)}")
+def _serve(home: Path, model: WatchedModel, token: str | None = None) -> ServeProcess:
+    env = {"MAIC_HOME": str(home), "OPENAI_API_KEY": SERVER_KEY, "MAIC_SERVE_TOKEN": token or ""}
+    return ServeProcess("--host", "127.0.0.1", "--model", "openai/loopback-model", "--api-base", model.base_url,
+                        "--structured", "json_schema", env=env)
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    model = WatchedModel(Script()).start()
-    server = _start(tmp_path_factory.mktemp("home"), model)
-    try:
-        yield server
-    finally:
-        server.stop()
-        model.stop()
+    with WatchedModel(Script()) as model, _serve(tmp_path_factory.mktemp("home"), model) as server:
+        yield Served(server, model)
 
 
 @pytest.fixture
@@ -209,7 +173,7 @@ def test_the_browsers_model_and_key_are_never_used(served: Served, script: Scrip
     used = served.model.headers[before:]
     assert used and all(h.get("Authorization") == f"Bearer {SERVER_KEY}" for h in used)
     assert "sk-browser-secret-0042" not in json.dumps(served.model.requests[before:])
-    assert "sk-browser-secret-0042" not in "".join(served.log)
+    assert "sk-browser-secret-0042" not in served.log()
 
 
 def test_a_discussion_opens_with_its_trigger_agent_under_its_own_id(served: Served, script: Script) -> None:
@@ -335,12 +299,9 @@ def test_any_body_is_a_4xx_or_a_stream_that_ends_with_done(served: Served, body:
 
 
 def test_with_a_token_the_route_wants_it(tmp_path: Path) -> None:
-    with WatchedModel(Script()) as model:
-        server = _start(tmp_path, model, token="t0ken-for-the-class")
-        try:
-            assert server.post(qa_request())[0] == 401
-            status, raw = server.post(qa_request(), headers={"Authorization": "Bearer t0ken-for-the-class"})
-            assert status == 200 and client_events(raw)[-1]["type"] == "done"
-            assert GENERATED_AGENTS and "t0ken-for-the-class" not in "".join(server.log)
-        finally:
-            server.stop()
+    with WatchedModel(Script()) as model, _serve(tmp_path, model, token="t0ken-for-the-class") as process:
+        server = Served(process, model)
+        assert server.post(qa_request())[0] == 401
+        status, raw = server.post(qa_request(), headers={"Authorization": "Bearer t0ken-for-the-class"})
+        assert status == 200 and client_events(raw)[-1]["type"] == "done"
+        assert "t0ken-for-the-class" not in server.log()
