@@ -213,7 +213,8 @@ _message = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", 
 _body = st.fixed_dictionaries({}, optional={
     "messages": st.lists(_message, max_size=4) | _json,
     "storeState": st.fixed_dictionaries({}, optional={"stage": _json, "scenes": st.lists(_json, max_size=3),
-                                                      "currentSceneId": _json, "whiteboardOpen": _json}) | _json,
+                                                      "currentSceneId": _json, "whiteboardOpen": _json,
+                                                      "quizResults": _json}) | _json,
     "config": st.fixed_dictionaries({"agentIds": st.lists(st.sampled_from(
         ["default-1", "default-3", "USER", "end", "gen-Ab", "x" * 50]), max_size=3) | _json}, optional={
         "sessionType": _json, "discussionTopic": _json, "triggerAgentId": _json,
@@ -294,3 +295,17 @@ def test_a_slow_turn_is_kept_alive_by_heartbeats_the_client_skips() -> None:
     assert [e["type"] for e in events][-1] == "done" and "heartbeat" not in json.dumps(events)
     assert "".join(e["data"]["content"] for e in events if e["type"] == "text_delta") == \
         "Each half is one of two equal parts."
+
+
+def test_the_learners_graded_quiz_answers_reach_the_class_on_the_quiz_scene() -> None:
+    body = qa_request("Why was I wrong?")
+    body["storeState"]["currentSceneId"] = "scene-quiz"
+    body["storeState"]["quizResults"] = {"sceneId": "scene-quiz", "answers": {"q1": ["B"]}, "results": [
+        {"questionId": "q1", "correct": False, "status": "incorrect", "earned": 0}]}
+    turn, _ = build_turn(parse_request(body), DEFAULTS)
+    assert turn.config.lesson is not None and turn.config.lesson.kind == "quiz"
+    assert turn.config.lesson.quiz == ['How many halves make a whole? They answered "B": 0 of 1 points; '
+                                       'the key: A']
+    body["storeState"]["quizResults"]["sceneId"] = "another-scene"  # results for another scene: not these
+    turn, _ = build_turn(parse_request(body), DEFAULTS)
+    assert turn.config.lesson is not None and turn.config.lesson.quiz == []

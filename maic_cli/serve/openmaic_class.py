@@ -197,7 +197,10 @@ def build_turn(request: ChatRequest, defaults: Mapping[str, AgentConfig], *,
                                  request.storeState.currentSceneId)
     context = None
     if lesson is not None:
-        context = lesson.context("discuss" if discussion and not learner_spoke else "question")
+        quiz = request.storeState.quizResults
+        context = lesson.context("discuss" if discussion and not learner_spoke else "question",
+                                 quiz if quiz is not None and quiz.sceneId == request.storeState.currentSceneId
+                                 else None)
         store.slides, store.current_slide = lesson.slides()
     topic = line(config.discussionTopic, 500) if discussion and config.discussionTopic else None
     turn_config = TurnConfig(

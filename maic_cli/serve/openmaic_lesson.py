@@ -22,10 +22,20 @@ from pydantic import ValidationError
 
 from ..engine.models import LessonContext, Slide
 from ..lessons.context import LessonTask, lesson_context
-from ..lessons.lesson import MAX_SCENES, Lesson, LessonPlay, LessonProgress, QuizScene, Scene, SlideScene
+from ..lessons.lesson import (
+    MAX_SCENES,
+    Lesson,
+    LessonPlay,
+    LessonProgress,
+    QuizAnswer,
+    QuizScene,
+    Scene,
+    SlideScene,
+)
 from ..store.import_common import SCENE_ID, line, slug, text
 from ..store.openmaic_format import scene_order, scene_problems
 from ..store.openmaic_read import _scene as read_scene
+from .openmaic_request import QuizResults
 
 UNTITLED = "OpenMAIC classroom"
 
@@ -37,8 +47,28 @@ class RequestLesson:
     lesson: Lesson
     scene: int  # the current scene's index in ``lesson.scenes``
 
-    def context(self, task: LessonTask) -> LessonContext:
-        return lesson_context(LessonPlay(lesson=self.lesson, progress=LessonProgress(scene=self.scene)), task)
+    def context(self, task: LessonTask, quiz: QuizResults | None = None) -> LessonContext:
+        """Where the class is, with the learner's graded answers when the current scene is the quiz they are for."""
+        progress = LessonProgress(scene=self.scene, answers=self._answers(quiz))
+        return lesson_context(LessonPlay(lesson=self.lesson, progress=progress), task)
+
+    def _answers(self, quiz: QuizResults | None) -> dict[str, QuizAnswer]:
+        scene = self.lesson.scenes[self.scene]
+        if quiz is None or not isinstance(scene, QuizScene):
+            return {}
+        graded = {result.questionId: result for result in quiz.results}
+        answers = {}
+        for question in scene.questions:
+            result, given = graded.get(question.id), quiz.answers.get(question.id)
+            if result is None or given is None:
+                continue
+            said = ", ".join(given) if isinstance(given, list) else given
+            comment = text(result.aiComment, 500) if result.aiComment else None
+            answers[f"{scene.id}/{question.id}"] = QuizAnswer(
+                question_id=question.id, answer=text(said, 500), points=min(float(result.earned), question.points),
+                max_points=question.points, correct=bool(result.correct), comment=comment or None,
+                graded_by="model" if comment else "key")
+        return answers
 
     def slides(self) -> tuple[list[Slide], int]:
         """Every slide, and the index of the one on screen (the current scene's, else the last before it)."""

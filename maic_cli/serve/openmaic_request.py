@@ -80,6 +80,23 @@ class UIMessage(_Lenient):
     metadata: UIMetadata | None = None
 
 
+class QuizResult(_Lenient):
+    questionId: ShortText
+    correct: StrictBool | None = None
+    earned: Annotated[StrictInt | StrictFloat, Field(ge=0, le=1_000)] = 0
+    aiComment: Annotated[StrictStr, Field(max_length=2_000)] | None = None
+
+
+class QuizResults(_Lenient):
+    """The learner's graded answers to the current quiz scene (sent once they submitted it)."""
+
+    sceneId: ShortText
+    answers: Annotated[dict[str, Annotated[StrictStr, Field(max_length=2_000)]
+                            | Annotated[list[ShortText], Field(max_length=26)]], Field(max_length=100)] = \
+        Field(default_factory=dict)
+    results: Annotated[list[QuizResult], Field(max_length=100)] = Field(default_factory=list)
+
+
 class StoreState(_Lenient):
     """The client's store: the stage and its scenes are read as the lesson (serve/openmaic_lesson.py)."""
 
@@ -88,6 +105,7 @@ class StoreState(_Lenient):
     currentSceneId: ShortText | None = None
     mode: ShortText | None = None
     whiteboardOpen: StrictBool = False
+    quizResults: QuizResults | None = None
 
 
 class AgentSpec(_Lenient):
