@@ -309,3 +309,22 @@ def test_the_learners_graded_quiz_answers_reach_the_class_on_the_quiz_scene() ->
     body["storeState"]["quizResults"]["sceneId"] = "another-scene"  # results for another scene: not these
     turn, _ = build_turn(parse_request(body), DEFAULTS)
     assert turn.config.lesson is not None and turn.config.lesson.quiz == []
+
+
+def test_the_stages_whiteboard_is_the_board_the_class_sees() -> None:
+    """OpenMAIC keeps its board in ``stage.whiteboard``: a new round (no ledger yet) still sees what is on it."""
+    body = qa_request()
+    body["storeState"]["stage"] = {**body["storeState"]["stage"], "whiteboard": [{"id": "wb-1", "elements": [
+        {"id": "sum_1", "type": "text", "left": 100, "top": 50, "width": 300, "height": 40,
+         "content": "<p>1/2 + 1/2 = 1</p>"},
+        {"id": "frac_1", "type": "latex", "left": 100, "top": 150, "latex": "\\frac{1}{2}"},
+        {"id": "line_1", "type": "line", "left": 0, "top": 0, "start": [0, 0], "end": [10, 10]}]}]}
+    body["storeState"]["whiteboardOpen"] = True
+    turn, ids = build_turn(parse_request(body), DEFAULTS)
+    board = turn.store_state.whiteboard
+    assert [(e.id, e.kind) for e in board] == [("sum_1", "text"), ("frac_1", "latex")]
+    assert board[0].params["content"] == "1/2 + 1/2 = 1" and turn.store_state.whiteboard_open
+    llm = _model()
+    _run(turn, ids, llm)
+    agent_call = next(c for c in llm.calls if c.purpose == "agent")
+    assert "[sum_1] text: 1/2 + 1/2 = 1" in agent_call.messages[-1]["content"]

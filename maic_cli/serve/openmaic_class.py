@@ -13,7 +13,9 @@ state came in, so that ``done`` hands back the client's state with this turn's a
   out; a class with none left is refused.
 - **The conversation**: user messages are the learner's lines, assistant messages the agents' (their text parts,
   and their ``action-*`` parts as actions), an interrupted one marked so; system messages are not the class's.
-- **The board** is the whiteboard ledger replayed through maic's reducer (engine/whiteboard.py).
+- **The board** is what the client's stage shows on its whiteboard (its text, formulas, tables and code, read
+  as the classroom reader reads a slide), else the whiteboard ledger replayed through maic's reducer
+  (engine/whiteboard.py).
 - **A discussion** (``sessionType: discussion``, a topic, a prompt, who speaks first) is maic's discussion round:
   topic, prompt and initiator in the class settings, the first speaker as the round's trigger.
 """
@@ -41,7 +43,7 @@ from ..engine.models import (
 )
 from ..engine.whiteboard import apply_action
 from ..store.import_common import line, text
-from .openmaic_lesson import read_request_lesson
+from .openmaic_lesson import read_request_lesson, read_stage_board
 from .openmaic_request import AgentSpec, ChatRequest, RequestProblem, UIMessage, WhiteboardRecord
 
 MAX_TURNS = 50  # agent turns a client's loop may take in one round before the director ends it (maic's most)
@@ -173,10 +175,16 @@ def _director_state(request: ChatRequest, ids: ClassMap) -> DirectorState:
 
 
 def _board(request: ChatRequest, state: DirectorState) -> StoreState:
-    """The whiteboard the ledger drew, the lesson's slides with the current one on screen."""
+    """The whiteboard as the client shows it (its stage's board, which holds this round's drawings too), else
+    as the ledger drew it."""
     store = StoreState()
-    for record in state.whiteboard_ledger:
-        apply_action(store, record.action_name, record.params, record.agent_id)
+    drawn = read_stage_board(request.storeState.stage)
+    if drawn:
+        for name, params in drawn:
+            apply_action(store, name, params)
+    else:
+        for record in state.whiteboard_ledger:
+            apply_action(store, record.action_name, record.params, record.agent_id)
     store.whiteboard_open = request.storeState.whiteboardOpen
     return store
 

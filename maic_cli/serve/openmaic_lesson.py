@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..engine.models import LessonContext, Slide
+from ..engine.models import LessonContext, Slide, SlideElement
 from ..lessons.context import LessonTask, lesson_context
 from ..lessons.lesson import (
     MAX_SCENES,
@@ -34,6 +34,8 @@ from ..lessons.lesson import (
 )
 from ..store.import_common import SCENE_ID, line, slug, text
 from ..store.openmaic_format import scene_order, scene_problems
+from ..store.openmaic_read import _box as position
+from ..store.openmaic_read import _Scene as SlideReader
 from ..store.openmaic_read import _scene as read_scene
 from .openmaic_request import QuizResults
 
@@ -133,3 +135,42 @@ def read_request_lesson(stage: dict[str, Any] | None, raw_scenes: list[Any],
     except ValidationError:  # too much on the slides for one lesson: answered without it
         return None
     return RequestLesson(lesson=lesson, scene=min(current, len(scenes) - 1))
+
+
+MAX_BOARD = 60  # elements read from the stage's whiteboard
+
+
+def _draw(element: SlideElement, where: tuple[float, float] | None) -> tuple[str, dict[str, Any]] | None:
+    """A slide element as the whiteboard action that draws it (``None``: nothing maic's board shows)."""
+    place = {"x": where[1], "y": where[0]} if where is not None else {}
+    if element.type in ("text", "bullets", "image"):
+        content = element.content or "\n".join(f"• {item}" for item in element.items)
+        return ("wb_draw_text", {"content": content, **place}) if content.strip() else None
+    if element.type == "formula":
+        return "wb_draw_latex", {"latex": element.content, **place}
+    if element.type == "table":
+        return "wb_draw_table", {"data": element.rows}
+    if element.type == "code":
+        return "wb_draw_code", {"code": element.content, "language": element.language}
+    return None
+
+
+def read_stage_board(stage: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+    """What the stage's whiteboard shows (OpenMAIC keeps it in ``stage.whiteboard``, the last one current),
+    as the actions that draw it on maic's board, each with the element's own id where maic can keep it."""
+    boards = stage.get("whiteboard") if stage else None
+    last = boards[-1] if isinstance(boards, list) and boards else None
+    listed = last.get("elements") if isinstance(last, dict) else None
+    if not isinstance(listed, list):
+        return []
+    raw = [e for e in listed[:MAX_BOARD] if isinstance(e, dict)]
+    reader = SlideReader(Counter(), {})
+    for source in raw:
+        reader.element(source, "")
+    places = {reader.ids[e["id"]]: position(e) for e in raw if isinstance(e.get("id"), str) and e["id"] in reader.ids}
+    draws = []
+    for kept in reader.elements:
+        if (drawn := _draw(kept, places.get(kept.id))) is not None:
+            name, params = drawn
+            draws.append((name, {**params, "elementId": kept.id}))
+    return draws
