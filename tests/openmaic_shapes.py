@@ -113,10 +113,12 @@ def client_events(body: bytes) -> list[dict[str, Any]]:
     return events
 
 
-def agent_loop(send: Callable[[dict[str, Any]], bytes], template: dict[str, Any],
-               max_turns: int = 6) -> tuple[str, list[list[dict[str, Any]]]]:
+def agent_loop(send: Callable[[dict[str, Any]], bytes], template: dict[str, Any], max_turns: int = 6,
+               late: dict[str, Any] | None = None) -> tuple[str, list[list[dict[str, Any]]]]:
     """OpenMAIC's client loop over ``send`` (one POST): why it stopped, and the events of each request.  The
-    agents' messages are added to the conversation as its client adds them (text and action parts)."""
+    agents' messages are added to the conversation as its client adds them (text and action parts); ``late``
+    is the learner's typed message as its client's quirk sends it: in the messages from the second request on
+    (after what the first request's agent said)."""
     messages = list(template["messages"])
     director_state: dict[str, Any] | None = None
     empty = 0
@@ -137,6 +139,8 @@ def agent_loop(send: Callable[[dict[str, Any]], bytes], template: dict[str, Any]
             acted = [(e["data"]["actionName"], e["data"]["params"]) for e in events if e["type"] == "action"
                      and e["data"].get("messageId") == start["messageId"]]
             messages.append(agent_message(start["agentId"], start["agentName"], said, len(messages) + 1, acted))
+        if late is not None and len(streams) == 1:
+            messages.append(late)
         director_state = done["directorState"]
         turn_count = director_state["turnCount"] if director_state else turn_count + 1
         if any(e["type"] == "cue_user" for e in events):

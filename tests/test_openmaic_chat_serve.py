@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply, director_choices
 from maic_cli.testing.serve_process import ServeProcess
 
-from .openmaic_shapes import agent_loop, client_events, discussion_request, qa_request
+from .openmaic_shapes import agent_loop, agent_message, client_events, discussion_request, qa_request, user_message
 from .test_openmaic_chat_translate import _body
 
 SERVER_KEY = "sk-server-side-key-4711"
@@ -197,6 +197,24 @@ def test_the_empty_first_request_of_the_loop_is_answered_by_the_class(served: Se
     assert status == 200
     assert [e["type"] for e in events if e["type"] in ("agent_start", "agent_end", "done")] == \
         ["agent_start", "agent_end", "done"]
+
+
+def test_a_question_typed_into_a_running_session_reaches_the_class_one_request_late(served: Served,
+                                                                                   script: Script) -> None:
+    """OpenMAIC's quirk: the first request of its loop lacks the line just typed.  That request opens with the
+    teacher (no director call, as OpenMAIC's route has an agent speak), so the loop goes on and the next
+    request, which carries the question, is answered."""
+    history = [user_message("What is a half?", 1),
+               agent_message("default-1", "Ms. Rivera", "One of two equal parts.", 2)]
+    before = len(served.model.requests)
+    reason, streams = agent_loop(lambda b: served.post(b)[1], qa_request(None) | {"messages": history},
+                                 late=user_message("And a quarter?", 3))
+    assert reason == "cue_user" and len(streams) >= 3
+    calls = served.model.requests[before:]
+    assert director_choices(calls[0]) is None  # the first request: the teacher opens, nobody is asked
+    assert next(e for e in streams[0] if e["type"] == "agent_start")["data"]["agentId"] == "default-1"
+    assert "And a quarter?" not in json.dumps(calls[0]) and "And a quarter?" in json.dumps(calls[1])
+    assert [e["type"] for e in streams[-1]] == ["thinking", "cue_user", "done"]
 
 
 def test_a_failing_model_is_an_error_then_done_and_the_stream_closes(served: Served, script: Script) -> None:

@@ -23,7 +23,14 @@ from maic_cli.serve.openmaic_events import EventTranslator, frame
 from maic_cli.serve.openmaic_request import RequestProblem, parse_request
 from maic_cli.store.personas import load_registry
 
-from .openmaic_shapes import GENERATED_AGENTS, client_events, discussion_request, qa_request, store_state
+from .openmaic_shapes import (
+    GENERATED_AGENTS,
+    agent_message,
+    client_events,
+    discussion_request,
+    qa_request,
+    store_state,
+)
 
 DEFAULTS = load_registry().agents
 TEACHER_REPLY = ('[{"type":"action","name":"spotlight","params":{"elementId":"body_1"}},'
@@ -83,6 +90,8 @@ def test_a_question_to_openmaics_default_class_is_one_maic_turn_and_its_events()
 def test_generated_agents_keep_their_ids_in_every_event_and_in_the_director_state() -> None:
     """``gen-T3ach_r1`` is no maic id (capitals): it is mapped on the way in and back on the way out."""
     body = qa_request(agent_ids=tuple(a["id"] for a in GENERATED_AGENTS))
+    body["messages"].append(agent_message("gen-Stud_Nt2", "Kai", "Why is that?", 2,
+                                          [("wb_draw_text", {"content": "½", "x": 10, "y": 10})]))
     body["config"]["agentConfigs"] = GENERATED_AGENTS
     earlier = {"actionName": "wb_draw_text", "agentId": "gen-Stud_Nt2", "agentName": "Kai",
                "params": {"content": "½", "x": 10, "y": 10}}
@@ -123,15 +132,37 @@ def test_a_discussion_is_a_maic_discussion_round_opened_by_its_trigger_agent() -
 def test_the_empty_first_request_of_the_client_loop_is_answered_by_the_class() -> None:
     """OpenMAIC's client may send its first request before the typed question is in its messages."""
     turn, ids = build_turn(parse_request(qa_request(None)), DEFAULTS)
-    assert turn.messages == []
-    events = _run(turn, ids, _model())
+    assert turn.messages == [] and turn.config.trigger_agent_id == "default-1"  # the teacher opens
+    llm = _model(pick="USER")
+    events = _run(turn, ids, llm)
+    assert [c.purpose for c in llm.calls] == ["agent"]  # no director call could end it before anyone spoke
     assert [e["type"] for e in events if e["type"] in ("agent_start", "agent_end", "done")] == \
         ["agent_start", "agent_end", "done"]
     assert events[-1]["data"]["totalAgents"] == 1
 
 
+def test_a_line_that_came_after_the_rounds_turns_begins_maics_round_and_the_clients_count_goes_on() -> None:
+    """OpenMAIC's loop sends the typed line one request late: the teacher already opened, yet the line is
+    unanswered, so maic's director starts afresh (its guard has someone answer) while the client's count and
+    summaries carry on."""
+    body = qa_request("And a quarter?")
+    body["messages"] = [agent_message("default-1", "T", "Where were we?", 1), *body["messages"]]
+    body["directorState"] = {"turnCount": 1, "agentResponses": [
+        {"agentId": "default-1", "agentName": "T", "contentPreview": "Where were we?", "actionCount": 0,
+         "whiteboardActions": []}], "whiteboardLedger": []}
+    turn, ids = build_turn(parse_request(body), DEFAULTS)
+    assert turn.director_state == DirectorState()
+    events = _run(turn, ids, _model(pick="USER"))  # a director that would hand straight back to the learner
+    assert next(e for e in events if e["type"] == "agent_start")["data"]["agentId"] == "default-1"
+    state = events[-1]["data"]["directorState"]
+    assert state["turnCount"] == 2
+    assert [r["contentPreview"] for r in state["agentResponses"]] == ["Where were we?",
+                                                                      "Each half is one of two equal parts."]
+
+
 def test_a_cue_to_the_learner_and_a_dropped_reply_say_what_the_client_loop_needs() -> None:
     body = qa_request()
+    body["messages"].append(agent_message("default-1", "T", "Halves.", 2))
     body["directorState"] = {"turnCount": 1, "agentResponses": [
         {"agentId": "default-1", "agentName": "T", "contentPreview": "Halves.", "actionCount": 0,
          "whiteboardActions": []}], "whiteboardLedger": []}

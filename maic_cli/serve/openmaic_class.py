@@ -18,6 +18,9 @@ state came in, so that ``done`` hands back the client's state with this turn's a
   (engine/whiteboard.py).
 - **A discussion** (``sessionType: discussion``, a topic, a prompt, who speaks first) is maic's discussion round:
   topic, prompt and initiator in the class settings, the first speaker as the round's trigger.
+- **A first request with no new learner line** (OpenMAIC's loop may send its first request before the typed
+  line reaches its messages) opens with an agent, as OpenMAIC's route does, so that the loop goes on to the
+  request that carries the line (:func:`_opener`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from ..engine.models import (
     TurnRequest,
     UserProfile,
     WhiteboardActionRecord,
+    default_initiator,
 )
 from ..engine.whiteboard import apply_action
 from ..store.import_common import line, text
@@ -67,6 +71,7 @@ class ClassMap:
     to_openmaic: dict[str, str] = field(default_factory=dict)
     responses_in: int = 0  # maic summaries made from the request's agentResponses (one each)
     ledger_in: int = 0  # maic ledger records made from the request's whiteboardLedger
+    turn_offset: int = 0  # turns the client counted that maic's round does not (a line that came late)
     request: ChatRequest | None = None
 
     def add(self, openmaic_id: str) -> str:
@@ -158,7 +163,10 @@ def _record(raw: WhiteboardRecord, ids: ClassMap) -> WhiteboardActionRecord | No
                                   agent_name=line(raw.agentName, 60) or agent_id, params=raw.params)
 
 
-def _director_state(request: ChatRequest, ids: ClassMap) -> DirectorState:
+def _director_state(request: ChatRequest, ids: ClassMap, late_line: bool) -> DirectorState:
+    """The client's director state as maic's.  ``late_line``: the learner's line came after this round's turns
+    (OpenMAIC's loop sends it one request late): for maic a line begins a round, so the director starts afresh
+    (nobody has answered it yet) on the board drawn so far, and the client's count goes on from where it was."""
     incoming = request.directorState
     if incoming is None:
         return DirectorState()
@@ -170,7 +178,11 @@ def _director_state(request: ChatRequest, ids: ClassMap) -> DirectorState:
                                           content_preview=text(raw.contentPreview, 300),
                                           action_count=raw.actionCount, whiteboard_actions=actions))
     ledger = [r for r in (_record(raw, ids) for raw in incoming.whiteboardLedger) if r is not None]
-    ids.responses_in, ids.ledger_in = len(responses), len(ledger)
+    ids.ledger_in = len(ledger)
+    if late_line:
+        ids.turn_offset = incoming.turnCount
+        return DirectorState(whiteboard_ledger=ledger)
+    ids.responses_in = len(responses)
     return DirectorState(turn_count=incoming.turnCount, agent_responses=responses, whiteboard_ledger=ledger)
 
 
@@ -189,18 +201,32 @@ def _board(request: ChatRequest, state: DirectorState) -> StoreState:
     return store
 
 
+def _opener(agents: Mapping[str, AgentConfig], discussion: bool) -> str:
+    """Who speaks first in a round no learner line began: OpenMAIC's loop sends its first request before the
+    line the learner typed is in its messages, and its own route has an agent speak then (a round that ended
+    on the learner's turn here would never send the question).  The teacher in Q&A, a student in a discussion."""
+    listed = list(agents.values())
+    if discussion:
+        return default_initiator(listed)
+    return next((a.id for a in listed if a.role == "teacher"), listed[0].id)
+
+
 def build_turn(request: ChatRequest, defaults: Mapping[str, AgentConfig], *,
                compact_prompts: bool = False) -> tuple[TurnRequest, ClassMap]:
     """The maic turn ``request`` asks for (``defaults``: maic's default class by its ids), and the id map back."""
     ids = ClassMap(request=request)
     agents = _agents(request, defaults, ids)
     messages = [m for m in (_message(raw, ids) for raw in request.messages) if m is not None]
-    state = _director_state(request, ids)
+    incoming_turns = request.directorState.turnCount if request.directorState is not None else 0
+    late_line = incoming_turns > 0 and bool(messages) and messages[-1].role == "user"
+    state = _director_state(request, ids, late_line)
     store = _board(request, state)
     config = request.config
     discussion = config.sessionType == "discussion" or bool(config.discussionTopic)
     trigger = ids.to_maic.get(config.triggerAgentId or "")
     learner_spoke = any(m.role == "user" for m in messages)
+    if trigger is None and state.turn_count == 0 and (not messages or messages[-1].role != "user"):
+        trigger = _opener(agents, discussion)
     lesson = read_request_lesson(request.storeState.stage, request.storeState.scenes,
                                  request.storeState.currentSceneId)
     context = None

@@ -103,7 +103,7 @@ class EventTranslator:
             new = event.director_state
             responses += [self._summary(s) for s in new.agent_responses[self.ids.responses_in:]]
             ledger += [self._record(r) for r in new.whiteboard_ledger[self.ids.ledger_in:]]
-            turn_count = new.turn_count
+            turn_count = self.ids.turn_offset + new.turn_count
             total_agents = 1 if event.reply_dropped else event.total_agents
             total_actions, had_content = event.total_actions, event.agent_had_content
         return {"type": "done", "data": {
