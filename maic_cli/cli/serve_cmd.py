@@ -39,6 +39,9 @@ def serve(
     agents_dir: list[Path] = typer.Option(None, "--agents-dir", help="Persona folders a request may name by id."),
     max_concurrent: int = typer.Option(None, "--max-concurrent", min=1, max=10_000, help="Turns in flight at "
                                        "once; past it a turn is answered 503 (default 256)."),
+    idle_timeout: float = typer.Option(15.0, "--idle-timeout", min=0.1, max=3600, help="Seconds a connection may "
+                                       "take to send a request's headers, or its body, or stay idle between "
+                                       "requests, before it is closed."),
 ) -> None:
     """Serve class turns over HTTP: POST /v1/turn, GET /healthz, GET /metrics."""
     import asyncio
@@ -90,7 +93,8 @@ def serve(
 
     async def main() -> None:
         try:
-            await serve_forever(build_app(service, token=token), host, port, ready)
+            await serve_forever(build_app(service, token=token, body_timeout=idle_timeout), host, port, ready,
+                                idle_timeout=idle_timeout)
         finally:
             await pool.aclose()
 

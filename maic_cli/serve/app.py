@@ -33,6 +33,7 @@ from .wire import EVENT_CONTENT_TYPE, decode_request, event_frame
 
 TURN_SERVICE: web.AppKey[TurnService] = web.AppKey("turn_service", TurnService)
 SERVE_TOKEN: web.AppKey[str | None] = web.AppKey("serve_token", str)
+BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
 OPEN_PATHS = frozenset({"/healthz"})  # answered without a token (a load balancer's readiness probe)
 log = logging.getLogger("maic.serve")
 
@@ -57,13 +58,14 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         return refusal(request, 413, f"body of {request.content_length} bytes; the limit is {MAX_BODY_BYTES}")
     if request.body_exists:
+        timeout = request.app[BODY_TIMEOUT]
         try:
-            async with asyncio.timeout(BODY_READ_TIMEOUT):
+            async with asyncio.timeout(timeout):
                 await request.read()  # cached for the route; client_max_size stops a chunked body at the limit
         except web.HTTPRequestEntityTooLarge:
             return refusal(request, 413, f"body larger than {MAX_BODY_BYTES} bytes")
         except TimeoutError:
-            return refusal(request, 408, f"body not received within {BODY_READ_TIMEOUT:g} s")
+            return refusal(request, 408, f"body not received within {timeout:g} s")
     try:
         return await handler(request)
     except BodyError as exc:
@@ -112,11 +114,14 @@ ROUTE_REGISTRARS: list[Callable[[web.Application], None]] = [
 ]
 
 
-def build_app(service: TurnService, *, token: str | None = None) -> web.Application:
-    """The application: ``service`` shared by every route, ``token`` wanted by every route but /healthz."""
+def build_app(service: TurnService, *, token: str | None = None,
+              body_timeout: float = BODY_READ_TIMEOUT) -> web.Application:
+    """The application: ``service`` shared by every route, ``token`` wanted by every route but /healthz,
+    a body received within ``body_timeout`` seconds."""
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
     app[TURN_SERVICE] = service
     app[SERVE_TOKEN] = token or None
+    app[BODY_TIMEOUT] = body_timeout
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_route)
     for register in ROUTE_REGISTRARS:

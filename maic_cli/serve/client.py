@@ -68,10 +68,15 @@ class HttpTurns:
         self.backoff = backoff
         self._timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_read=idle_timeout)
         self.retried = 0  # attempts asked again, over this client's life
+        # The class named no director and the client no model (maic chat --server alone): the server's model
+        # decides the default director, as it would in process; else the client's choice is sent.
+        self.server_picks_director = False
 
     async def turn(self, request: TurnRequest, llm: LLMClient, registry: Mapping[str, AgentConfig] | None, *,
                    prompts: PromptSet | None, policy: DirectorPolicy | None) -> AsyncGenerator[Event, None]:
         """One turn on the server (``llm`` and ``prompts`` are the server's own there: not sent)."""
+        if self.server_picks_director:
+            request = request.model_copy(update={"config": request.config.model_copy(update={"director": None})})
         body = encode_request(with_agents(request, registry))
         failures = 0
         while True:

@@ -42,9 +42,9 @@ def check_exposure(host: str, token: str | None) -> None:
 
 
 async def serve_forever(app: web.Application, host: str, port: int,
-                        ready: Callable[[str], None] | None = None) -> None:
+                        ready: Callable[[str], None] | None = None, *, idle_timeout: float = IDLE_TIMEOUT) -> None:
     """Listen on ``host:port`` until SIGTERM or SIGINT, then stop taking connections and finish."""
-    runner = web.AppRunner(app, handler_cancellation=True, keepalive_timeout=IDLE_TIMEOUT,
+    runner = web.AppRunner(app, handler_cancellation=True, keepalive_timeout=idle_timeout,
                            access_log_format=ACCESS_LOG_FORMAT, max_line_size=8190, max_field_size=8190,
                            shutdown_timeout=5.0)
     await runner.setup()

@@ -50,7 +50,7 @@ class ServeProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen[bytes] | None = None
-        self._log = tempfile.NamedTemporaryFile(prefix="maic-serve-", suffix=".log", delete=False)  # noqa: SIM115
+        self._log = tempfile.NamedTemporaryFile(prefix="maic-serve-", suffix=".log", delete=False)
 
     def start(self, timeout: float = 60.0) -> Self:
         self.process = subprocess.Popen([sys.executable, "-m", "maic_cli", "serve", "--port", str(self.port),
