@@ -359,3 +359,19 @@ def test_the_stages_whiteboard_is_the_board_the_class_sees() -> None:
     _run(turn, ids, llm)
     agent_call = next(c for c in llm.calls if c.purpose == "agent")
     assert "[sum_1] text: 1/2 + 1/2 = 1" in agent_call.messages[-1]["content"]
+
+
+def test_a_classroom_is_read_once_for_the_requests_of_a_loop_and_again_when_it_changes() -> None:
+    from maic_cli.serve.openmaic_lesson import read_request_lesson
+
+    state = store_state()
+    first = read_request_lesson(state["stage"], state["scenes"], "scene-halves")
+    again = read_request_lesson(state["stage"], state["scenes"], "scene-quiz")
+    assert first is not None and again is not None
+    assert again[0].lesson is first[0].lesson and (first[0].scene, again[0].scene) == (0, 1)
+    assert again[1] is not first[1] and again[1] == first[1]  # each turn its own list of the slides
+    changed = json.loads(json.dumps(state["scenes"]))
+    changed[0]["content"]["canvas"]["elements"][1]["content"] = "<p>Halves are equal.</p>"
+    other = read_request_lesson(state["stage"], changed, "scene-halves")
+    assert other is not None and other[0].lesson is not first[0].lesson
+    assert [e.content for e in other[1][0].elements] == ["Halves are equal."]

@@ -227,15 +227,16 @@ def build_turn(request: ChatRequest, defaults: Mapping[str, AgentConfig], *,
     learner_spoke = any(m.role == "user" for m in messages)
     if trigger is None and state.turn_count == 0 and (not messages or messages[-1].role != "user"):
         trigger = _opener(agents, discussion)
-    lesson = read_request_lesson(request.storeState.stage, request.storeState.scenes,
-                                 request.storeState.currentSceneId)
+    read = read_request_lesson(request.storeState.stage, request.storeState.scenes,
+                               request.storeState.currentSceneId)
     context = None
-    if lesson is not None:
+    if read is not None:
+        lesson, store.slides = read
+        store.current_slide = lesson.slide_on_screen()
         quiz = request.storeState.quizResults
         context = lesson.context("discuss" if discussion and not learner_spoke else "question",
                                  quiz if quiz is not None and quiz.sceneId == request.storeState.currentSceneId
                                  else None)
-        store.slides, store.current_slide = lesson.slides()
     topic = line(config.discussionTopic, 500) if discussion and config.discussionTopic else None
     turn_config = TurnConfig(
         agent_ids=list(agents), agent_configs=agents, max_turns=MAX_TURNS,

@@ -14,8 +14,10 @@ laser lands on an element the learner sees.  Pure: nothing is fetched or written
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+import hashlib
+import json
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -48,11 +50,18 @@ class RequestLesson:
 
     lesson: Lesson
     scene: int  # the current scene's index in ``lesson.scenes``
+    memo: dict[tuple[int, str], LessonContext] = field(default_factory=dict)  # (scene, task) → context, unanswered
 
     def context(self, task: LessonTask, quiz: QuizResults | None = None) -> LessonContext:
         """Where the class is, with the learner's graded answers when the current scene is the quiz they are for."""
-        progress = LessonProgress(scene=self.scene, answers=self._answers(quiz))
-        return lesson_context(LessonPlay(lesson=self.lesson, progress=progress), task)
+        answers = self._answers(quiz)
+        if not answers and (self.scene, task) in self.memo:
+            return self.memo[self.scene, task].model_copy()
+        made = lesson_context(LessonPlay(lesson=self.lesson, progress=LessonProgress(scene=self.scene,
+                                                                                     answers=answers)), task)
+        if not answers:
+            self.memo[self.scene, task] = made
+        return made.model_copy()
 
     def _answers(self, quiz: QuizResults | None) -> dict[str, QuizAnswer]:
         scene = self.lesson.scenes[self.scene]
@@ -72,11 +81,10 @@ class RequestLesson:
                 graded_by="model" if comment else "key")
         return answers
 
-    def slides(self) -> tuple[list[Slide], int]:
-        """Every slide, and the index of the one on screen (the current scene's, else the last before it)."""
-        slides = self.lesson.slides()
+    def slide_on_screen(self) -> int:
+        """The index among the slides of the one on screen (the current scene's, else the last before it)."""
         before = [n for n, (index, _) in enumerate(self.lesson.slide_scenes()) if index <= self.scene]
-        return slides, (before[-1] if before else 0)
+        return before[-1] if before else 0
 
 
 class _Ids:
@@ -103,15 +111,27 @@ def _title(stage: dict[str, Any] | None) -> str:
     return (line(name) if isinstance(name, str) else "") or UNTITLED
 
 
-def read_request_lesson(stage: dict[str, Any] | None, raw_scenes: list[Any],
-                        current_id: str | None) -> RequestLesson | None:
-    """The lesson of ``raw_scenes`` (OpenMAIC's ``Scene[]``) and the scene ``current_id`` names (``None``: the
-    first); ``None`` when no scene is one maic can play."""
+@dataclass(frozen=True)
+class _Read:
+    """A classroom read once: its lesson (``None``: nothing maic can play), its slides, and where each of the
+    client's scene ids landed among the lesson's scenes."""
+
+    lesson: Lesson | None
+    slides: list[Slide]
+    places: dict[str, int]
+    contexts: dict[tuple[int, str], LessonContext] = field(default_factory=dict)
+
+
+_READ: OrderedDict[bytes, _Read] = OrderedDict()
+READ_CACHE = 16  # classrooms kept read (a class's loop sends the same one with every request)
+
+
+def _read(title: str, description: str | None, raw_scenes: list[Any]) -> _Read:
     usable = [(scene_order(raw.get("order"), n), n, raw) for n, raw in enumerate(raw_scenes)
               if not scene_problems(raw, f"scenes[{n}]")]
     scenes: list[Scene] = []
     ids, notes = _Ids(), Counter[str]()
-    current = 0
+    places: dict[str, int] = {}
     for _, _, raw in sorted(usable, key=lambda item: (item[0], item[1])):
         if len(scenes) >= MAX_SCENES:
             break
@@ -121,20 +141,42 @@ def read_request_lesson(stage: dict[str, Any] | None, raw_scenes: list[Any],
         except ValidationError:  # a scene the reader's cleaning did not make fit: skipped, as the importer says
             del scenes[start:]
             continue
-        if current_id is not None and raw.get("id") == current_id and len(scenes) > start:
+        if isinstance(raw.get("id"), str) and len(scenes) > start:
             made = scenes[start:]
-            main = next((n for n, s in enumerate(made) if isinstance(s, (SlideScene, QuizScene))), 0)
-            current = start + main
+            places.setdefault(raw["id"], start + next(
+                (n for n, s in enumerate(made) if isinstance(s, (SlideScene, QuizScene))), 0))
     scenes = scenes[:MAX_SCENES]
-    if not scenes:
-        return None
-    description = stage.get("description") if stage else None
     try:
-        lesson = Lesson(title=_title(stage), scenes=scenes,
-                        description=text(description, 2000) or None if isinstance(description, str) else None)
+        lesson = Lesson(title=title, scenes=scenes, description=description) if scenes else None
     except ValidationError:  # too much on the slides for one lesson: answered without it
+        lesson = None
+    return _Read(lesson, lesson.slides() if lesson is not None else [], places)
+
+
+def read_request_lesson(stage: dict[str, Any] | None, raw_scenes: list[Any],
+                        current_id: str | None) -> tuple[RequestLesson, list[Slide]] | None:
+    """The lesson of ``raw_scenes`` (OpenMAIC's ``Scene[]``) and the scene ``current_id`` names (``None``: the
+    first), with its slides; ``None`` when no scene is one maic can play.
+
+    A pure function of the request, remembered for the last few classrooms (keyed by a digest of the title,
+    description and scenes): a client's loop sends the same classroom with every turn, and reading its slides'
+    HTML again each time would cost more than the turn's own work."""
+    raw_description = stage.get("description") if stage else None
+    description = (text(raw_description, 2000) or None) if isinstance(raw_description, str) else None
+    title = _title(stage)
+    key = hashlib.sha256(json.dumps([title, description, raw_scenes], separators=(",", ":"),
+                                    ensure_ascii=False).encode("utf-8", "surrogatepass")).digest()
+    found = _READ.get(key)
+    if found is None:
+        found = _READ[key] = _read(title, description, raw_scenes)
+        if len(_READ) > READ_CACHE:
+            _READ.popitem(last=False)
+    else:
+        _READ.move_to_end(key)
+    if found.lesson is None:
         return None
-    return RequestLesson(lesson=lesson, scene=min(current, len(scenes) - 1))
+    current = found.places.get(current_id, 0) if current_id is not None else 0
+    return RequestLesson(lesson=found.lesson, scene=current, memo=found.contexts), list(found.slides)
 
 
 MAX_BOARD = 60  # elements read from the stage's whiteboard
