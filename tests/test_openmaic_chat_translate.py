@@ -30,6 +30,7 @@ from .openmaic_shapes import (
     discussion_request,
     qa_request,
     store_state,
+    user_message,
 )
 
 DEFAULTS = load_registry().agents
@@ -203,8 +204,10 @@ def test_a_failed_turn_ends_with_error_then_done_and_the_clients_state_unchanged
       "config": {"agentIds": ["default-1"]}}, "INVALID_REQUEST", "messages.0.parts"),
     ({"messages": [], "storeState": store_state(), "config": {"agentIds": ["default-1"]},
       "directorState": {"turnCount": "1"}}, "INVALID_REQUEST", "directorState.turnCount"),
-    ({"messages": [{"role": "user", "parts": [{"type": "text", "text": "x" * 20_001}]}],
-      "storeState": store_state(), "config": {"agentIds": ["default-1"]}}, "INVALID_REQUEST", "text"),
+    ({"messages": [], "storeState": store_state(), "config": {"agentIds": ["a" * 201]}}, "INVALID_REQUEST",
+     "config.agentIds.0"),
+    ({"messages": [], "storeState": store_state(), "config": {"agentIds": [f"a{n}" for n in range(21)]}},
+     "INVALID_REQUEST", "config.agentIds"),
     ([1, 2], "INVALID_REQUEST", "JSON object"),
 ])
 def test_a_malformed_request_is_one_problem_naming_its_field(body: Any, code: str, words: str) -> None:
@@ -375,3 +378,21 @@ def test_a_classroom_is_read_once_for_the_requests_of_a_loop_and_again_when_it_c
     other = read_request_lesson(state["stage"], changed, "scene-halves")
     assert other is not None and other[0].lesson is not first[0].lesson
     assert [e.content for e in other[1][0].elements] == ["Halves are equal."]
+
+
+def test_what_is_long_but_legitimate_is_cut_not_refused() -> None:
+    """A long session, a pasted essay, a generated agent with its picture inline: served, within maic's bounds."""
+    body = qa_request("essay " * 5_000)
+    body["messages"] = [user_message(f"line {n}", n) for n in range(450)] + body["messages"]
+    body["config"]["agentIds"] = ["gen-Pic"]
+    body["config"]["agentConfigs"] = [{"id": "gen-Pic", "name": "Pic", "role": "teacher", "persona": "p" * 30_000,
+                                       "avatar": "data:image/png;base64," + "A" * 50_000, "color": "#123456",
+                                       "allowedActions": [], "priority": 7}]
+    turn, ids = build_turn(parse_request(body), DEFAULTS)
+    assert len(turn.messages) == 400 and turn.messages[0].text == "line 51"
+    assert len(turn.messages[-1].text) <= 20_000 and turn.messages[-1].text.startswith("essay essay")
+    agent = turn.config.agent_configs[ids.to_maic["gen-Pic"]]
+    assert len(agent.persona) <= 20_000 and agent.avatar == ""
+    events = _run(turn, ids, _model())
+    start = next(e["data"] for e in events if e["type"] == "agent_start")
+    assert start["agentId"] == "gen-Pic" and "agentAvatar" not in start and start["agentColor"] == "#123456"

@@ -48,7 +48,7 @@ from ..engine.models import (
 from ..engine.whiteboard import apply_action
 from ..store.import_common import line, text
 from .openmaic_lesson import read_request_lesson, read_stage_board
-from .openmaic_request import AgentSpec, ChatRequest, RequestProblem, UIMessage, WhiteboardRecord
+from .openmaic_request import MAX_TEXT, AgentSpec, ChatRequest, RequestProblem, UIMessage, WhiteboardRecord
 
 MAX_TURNS = 50  # agent turns a client's loop may take in one round before the director ends it (maic's most)
 _MAIC_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
@@ -104,8 +104,9 @@ def _generated(spec: AgentSpec, maic_id: str) -> AgentConfig:
     name = line(spec.name, 60) or maic_id
     priority = spec.priority if spec.priority == spec.priority else 5  # (NaN)
     return AgentConfig(id=maic_id, name=name, role=role,
-                       persona=text(spec.persona) or f"{name}, a {role} in this class.",
-                       avatar=line(spec.avatar, 2000) or "🙂", color=line(spec.color, 40) or "white",
+                       persona=text(spec.persona, MAX_TEXT) or f"{name}, a {role} in this class.",
+                       avatar=line(spec.avatar, 2000) if len(spec.avatar) <= 2000 else "",  # (a picture inline)
+                       color=line(spec.color, 40) or "white",
                        priority=int(min(max(priority, 1), 10)), allowed_actions=_actions(spec.allowedActions))
 
 
@@ -136,7 +137,7 @@ def _message(raw: UIMessage, ids: ClassMap) -> Message | None:
     parts: list[MessagePart] = []
     for number, part in enumerate(raw.parts):
         if part.type == "text" and part.text:
-            if said := text(part.text, keep_ends=True):
+            if said := text(part.text, MAX_TEXT, keep_ends=True):
                 parts.append(MessagePart(kind="text", text=said))
         elif part.type.startswith("action-") and raw.role == "assistant":
             action = part.actionName or part.type[len("action-"):]
@@ -241,7 +242,8 @@ def build_turn(request: ChatRequest, defaults: Mapping[str, AgentConfig], *,
     turn_config = TurnConfig(
         agent_ids=list(agents), agent_configs=agents, max_turns=MAX_TURNS,
         discussion_topic=topic or ("an open discussion" if discussion else None),
-        discussion_prompt=text(config.discussionPrompt) or None if discussion and config.discussionPrompt else None,
+        discussion_prompt=text(config.discussionPrompt, MAX_TEXT) or None
+        if discussion and config.discussionPrompt else None,
         initiator_id=trigger if discussion else None, trigger_agent_id=trigger, lesson=context,
         compact_prompts=compact_prompts)
     profile = request.userProfile

@@ -68,9 +68,11 @@ class EventTranslator:
                 data["agentId"] = self._agent(event.agent_id)
             return {"type": "thinking", "data": data}
         if isinstance(event, AgentStartEvent):
-            return {"type": "agent_start", "data": {
-                "messageId": event.message_id, "agentId": self._agent(event.agent_id), "agentName": event.agent_name,
-                "agentAvatar": event.avatar, "agentColor": event.color}}
+            start = {"messageId": event.message_id, "agentId": self._agent(event.agent_id),
+                     "agentName": event.agent_name, "agentAvatar": event.avatar, "agentColor": event.color}
+            if not event.avatar:  # a picture too long to echo in every turn: the client draws its own
+                del start["agentAvatar"]
+            return {"type": "agent_start", "data": start}
         if isinstance(event, TextDeltaEvent):
             return {"type": "text_delta", "data": {"content": event.content, "messageId": event.message_id}}
         if isinstance(event, ActionEvent):

@@ -5,9 +5,10 @@ the conversation as UI messages with ``parts``, the store state (stage, scenes, 
 whiteboard is open), the class (``config``: agent ids, session type, a discussion's topic, prompt and first
 speaker, the configs of generated agents), the director state the previous response handed back, and the
 learner's profile.  Every field is checked here, once: required fields as OpenMAIC's own route requires them
-(``messages``, ``storeState``, ``config.agentIds``), types strictly, and every list and string bounded, so that
-what passes can be turned into a maic turn without another check.  A problem is one :class:`RequestProblem`
-(an error code as OpenMAIC's ``apiError`` names them, and one line naming the field).
+(``messages``, ``storeState``, ``config.agentIds``), types strictly, and every list bounded — what a real client
+may send at length is cut (a long conversation keeps its latest messages; free text is cut where it is used),
+what none sends is refused (more than 20 agents, an id or name past 200 characters).  A problem is one
+:class:`RequestProblem` (an error code as OpenMAIC's ``apiError`` names them, and one line naming the field).
 
 The fields that would choose a model (``apiKey``, ``baseUrl``, ``model``, ``providerType``, thinking and web
 search settings) are not part of this model: pydantic drops them unread, so nothing downstream can dial them or
@@ -21,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -43,7 +45,17 @@ MAX_LEDGER = 1_000  # director state: whiteboard actions so far
 MAX_ACTIONS = 100  # allowed actions of one agent
 
 ShortText = Annotated[StrictStr, Field(max_length=MAX_NAME)]
-LongText = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
+LongText = StrictStr  # free text (a message, a persona, a prompt): cut to MAX_TEXT where it is used, not refused
+
+
+def _first(count: int) -> BeforeValidator:
+    """A list past ``count`` items keeps its first ``count`` (what is sent beyond a bound is not refused)."""
+    return BeforeValidator(lambda value: value[:count] if isinstance(value, list) else value)
+
+
+def _last(count: int) -> BeforeValidator:
+    """A list past ``count`` items keeps its last ``count`` (a long conversation: its latest messages)."""
+    return BeforeValidator(lambda value: value[-count:] if isinstance(value, list) else value)
 # An action's params as sent: surrogates replaced, and ``{}`` when nested past maic's depth for params (so what
 # is echoed back in ``done`` can always be written as JSON).
 Params = Annotated[dict[str, Any], AfterValidator(clean_object)]
@@ -76,7 +88,7 @@ class UIMetadata(_Lenient):
 class UIMessage(_Lenient):
     id: ShortText | None = None
     role: Literal["user", "assistant", "system"]
-    parts: Annotated[list[UIPart], Field(max_length=MAX_PARTS)] = Field(default_factory=list)
+    parts: Annotated[list[UIPart], _first(MAX_PARTS)] = Field(default_factory=list)
     metadata: UIMetadata | None = None
 
 
@@ -84,24 +96,23 @@ class QuizResult(_Lenient):
     questionId: ShortText
     correct: StrictBool | None = None
     earned: Annotated[StrictInt | StrictFloat, Field(ge=0, le=1_000)] = 0
-    aiComment: Annotated[StrictStr, Field(max_length=2_000)] | None = None
+    aiComment: LongText | None = None
 
 
 class QuizResults(_Lenient):
     """The learner's graded answers to the current quiz scene (sent once they submitted it)."""
 
     sceneId: ShortText
-    answers: Annotated[dict[str, Annotated[StrictStr, Field(max_length=2_000)]
-                            | Annotated[list[ShortText], Field(max_length=26)]], Field(max_length=100)] = \
+    answers: Annotated[dict[str, LongText | Annotated[list[ShortText], _first(26)]], Field(max_length=100)] = \
         Field(default_factory=dict)
-    results: Annotated[list[QuizResult], Field(max_length=100)] = Field(default_factory=list)
+    results: Annotated[list[QuizResult], _first(100)] = Field(default_factory=list)
 
 
 class StoreState(_Lenient):
     """The client's store: the stage and its scenes are read as the lesson (serve/openmaic_lesson.py)."""
 
     stage: dict[str, Any] | None = None
-    scenes: Annotated[list[Any], Field(max_length=MAX_SCENES)] = Field(default_factory=list)
+    scenes: Annotated[list[Any], _first(MAX_SCENES)] = Field(default_factory=list)
     currentSceneId: ShortText | None = None
     mode: ShortText | None = None
     whiteboardOpen: StrictBool = False
@@ -115,19 +126,19 @@ class AgentSpec(_Lenient):
     name: ShortText = ""
     role: ShortText = "student"
     persona: LongText = ""
-    avatar: Annotated[StrictStr, Field(max_length=2_000)] = ""  # an emoji or a picture's address: shown, not fetched
+    avatar: StrictStr = ""  # an emoji or a picture's address (kept when short): echoed to the client, never fetched
     color: ShortText = ""
-    allowedActions: Annotated[list[ShortText], Field(max_length=MAX_ACTIONS)] = Field(default_factory=list)
+    allowedActions: Annotated[list[ShortText], _first(MAX_ACTIONS)] = Field(default_factory=list)
     priority: StrictInt | StrictFloat = 5
 
 
 class ChatConfig(_Lenient):
     agentIds: Annotated[list[ShortText], Field(min_length=1, max_length=MAX_AGENTS)]
     sessionType: ShortText | None = None
-    discussionTopic: Annotated[StrictStr, Field(max_length=2_000)] | None = None
+    discussionTopic: LongText | None = None
     discussionPrompt: LongText | None = None
     triggerAgentId: ShortText | None = None
-    agentConfigs: Annotated[list[AgentSpec], Field(max_length=MAX_AGENTS)] | None = None
+    agentConfigs: Annotated[list[AgentSpec], _first(2 * MAX_AGENTS)] | None = None
 
 
 class WhiteboardRecord(_Lenient):
@@ -140,26 +151,26 @@ class WhiteboardRecord(_Lenient):
 class AgentResponse(_Lenient):
     agentId: ShortText
     agentName: ShortText = ""
-    contentPreview: Annotated[StrictStr, Field(max_length=MAX_TEXT)] = ""
+    contentPreview: LongText = ""
     actionCount: Annotated[StrictInt, Field(ge=0, le=10_000)] = 0
-    whiteboardActions: Annotated[list[WhiteboardRecord], Field(max_length=MAX_ACTIONS)] = Field(default_factory=list)
+    whiteboardActions: Annotated[list[WhiteboardRecord], _first(MAX_ACTIONS)] = Field(default_factory=list)
 
 
 class OpenMaicDirectorState(_Lenient):
     turnCount: Annotated[StrictInt, Field(ge=0, le=100_000)] = 0
-    agentResponses: Annotated[list[AgentResponse], Field(max_length=MAX_RESPONSES)] = Field(default_factory=list)
-    whiteboardLedger: Annotated[list[WhiteboardRecord], Field(max_length=MAX_LEDGER)] = Field(default_factory=list)
+    agentResponses: Annotated[list[AgentResponse], _last(MAX_RESPONSES)] = Field(default_factory=list)
+    whiteboardLedger: Annotated[list[WhiteboardRecord], _last(MAX_LEDGER)] = Field(default_factory=list)
 
 
 class Profile(_Lenient):
     nickname: ShortText | None = None
-    bio: Annotated[StrictStr, Field(max_length=2_000)] | None = None
+    bio: LongText | None = None
 
 
 class ChatRequest(_Lenient):
     """``StatelessChatRequest`` without the fields that would pick a model (they are never read)."""
 
-    messages: Annotated[list[UIMessage], Field(max_length=MAX_MESSAGES)]
+    messages: Annotated[list[UIMessage], _last(MAX_MESSAGES)]
     storeState: StoreState
     config: ChatConfig
     directorState: OpenMaicDirectorState | None = None
