@@ -191,6 +191,17 @@ def test_a_discussion_opens_with_its_trigger_agent_under_its_own_id(served: Serv
     assert "pizza" in prompt and "Asks why, often." in prompt  # the topic, and Kai's persona as sent
 
 
+def test_a_discussion_goes_round_the_table_then_hands_over_to_the_learner(served: Served, script: Script) -> None:
+    """maic's discussion round through OpenMAIC's loop: the trigger agent opens, each agent speaks in turn (the
+    director is offered only those who have not spoken this round), then the learner's turn."""
+    script.reply = '[{"type":"text","content":"Here is another way to see it."}]'
+    script.pick = lambda choices: next((c for c in choices if c not in ("USER", "END")), "USER")
+    reason, streams = agent_loop(lambda b: served.post(b)[1], discussion_request(), max_turns=6)
+    speakers = [next((e["data"]["agentId"] for e in s if e["type"] == "agent_start"), None) for s in streams]
+    assert reason == "cue_user" and speakers == ["gen-Stud_Nt2", "gen-T3ach_r1", None]
+    assert streams[-1][-1]["data"]["directorState"]["turnCount"] == 2
+
+
 def test_the_empty_first_request_of_the_loop_is_answered_by_the_class(served: Served, script: Script) -> None:
     status, raw = served.post(qa_request(None))
     events = client_events(raw)

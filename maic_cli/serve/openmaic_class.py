@@ -17,7 +17,8 @@ state came in, so that ``done`` hands back the client's state with this turn's a
   as the classroom reader reads a slide), else the whiteboard ledger replayed through maic's reducer
   (engine/whiteboard.py).
 - **A discussion** (``sessionType: discussion``, a topic, a prompt, who speaks first) is maic's discussion round:
-  topic, prompt and initiator in the class settings, the first speaker as the round's trigger.
+  topic, prompt and initiator in the class settings, the first speaker as the round's trigger (as in maic, each
+  agent speaks at most once in a round, then the learner has the word).
 - **A first request with no new learner line** (OpenMAIC's loop may send its first request before the typed
   line reaches its messages) opens with an agent, as OpenMAIC's route does, so that the loop goes on to the
   request that carries the line (:func:`_opener`).
