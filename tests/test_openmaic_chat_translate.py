@@ -129,6 +129,17 @@ def test_a_discussion_is_a_maic_discussion_round_opened_by_its_trigger_agent() -
     assert not [c for c in llm.calls if c.purpose == "director"]  # the trigger speaks first, no director call
     assert next(e for e in events if e["type"] == "agent_start")["data"]["agentId"] == "gen-Stud_Nt2"
 
+    # The learner joins in (their line one request late): the director decides who answers, not the trigger.
+    body = discussion_request()
+    body["messages"] = [agent_message("gen-Stud_Nt2", "Kai", "A half is a half.", 1), user_message("Is it?", 2)]
+    body["directorState"] = {"turnCount": 1, "agentResponses": [], "whiteboardLedger": []}
+    turn, ids = build_turn(parse_request(body), DEFAULTS)
+    assert (turn.config.trigger_agent_id, turn.config.initiator_id) == (None, kai)
+    llm = _model(pick=ids.to_maic["gen-T3ach_r1"])
+    events = _run(turn, ids, llm)
+    assert [c.purpose for c in llm.calls] == ["director", "agent"]
+    assert next(e for e in events if e["type"] == "agent_start")["data"]["agentId"] == "gen-T3ach_r1"
+
 
 def test_the_empty_first_request_of_the_client_loop_is_answered_by_the_class() -> None:
     """OpenMAIC's client may send its first request before the typed question is in its messages."""

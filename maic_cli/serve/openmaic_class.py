@@ -225,9 +225,10 @@ def build_turn(request: ChatRequest, defaults: Mapping[str, AgentConfig], *,
     store = _board(request, state)
     config = request.config
     discussion = config.sessionType == "discussion" or bool(config.discussionTopic)
-    trigger = ids.to_maic.get(config.triggerAgentId or "")
+    named = ids.to_maic.get(config.triggerAgentId or "")  # OpenMAIC sends it with every request of the loop
+    trigger = None if late_line else named  # (it opens the client's round, not the one a late line begins)
     learner_spoke = any(m.role == "user" for m in messages)
-    if trigger is None and state.turn_count == 0 and (not messages or messages[-1].role != "user"):
+    if trigger is None and not late_line and state.turn_count == 0 and (not messages or messages[-1].role != "user"):
         trigger = _opener(agents, discussion)
     read = read_request_lesson(request.storeState.stage, request.storeState.scenes,
                                request.storeState.currentSceneId)
@@ -245,7 +246,7 @@ def build_turn(request: ChatRequest, defaults: Mapping[str, AgentConfig], *,
         discussion_topic=topic or ("an open discussion" if discussion else None),
         discussion_prompt=text(config.discussionPrompt, MAX_TEXT) or None
         if discussion and config.discussionPrompt else None,
-        initiator_id=trigger if discussion else None, trigger_agent_id=trigger, lesson=context,
+        initiator_id=(named or trigger) if discussion else None, trigger_agent_id=trigger, lesson=context,
         compact_prompts=compact_prompts)
     profile = request.userProfile
     user = UserProfile(nickname=line(profile.nickname, 60) if profile and profile.nickname else "Learner",
