@@ -148,6 +148,8 @@ def test_openmaics_client_loop_plays_a_question_to_the_end(served: Served, scrip
     start = next(e["data"] for e in first if e["type"] == "agent_start")
     assert start["agentId"] == "default-1" and start["agentColor"] == "#3b82f6"
     assert [e["data"]["actionName"] for e in first if e["type"] == "action"] == ["wb_open", "wb_draw_text"]
+    assert [e["data"]["params"] for e in first if e["type"] == "action"][1] == {
+        "content": "1/2 + 1/2 = 1", "x": 100, "y": 80, "elementId": "wb_1"}  # drawn under maic's id
     assert "same size" in "".join(e["data"]["content"] for e in first if e["type"] == "text_delta")
     done = first[-1]["data"]
     assert (done["totalAgents"], done["totalActions"], done["agentHadContent"]) == (1, 2, True)

@@ -407,3 +407,21 @@ def test_what_is_long_but_legitimate_is_cut_not_refused() -> None:
     events = _run(turn, ids, _model())
     start = next(e["data"] for e in events if e["type"] == "agent_start")
     assert start["agentId"] == "gen-Pic" and "agentAvatar" not in start and start["agentColor"] == "#123456"
+
+
+def test_a_drawing_is_sent_with_the_id_its_element_has_on_maics_board() -> None:
+    """The client draws it under that id, so a later ``wb_delete`` from the class finds it on the client's board."""
+    reply = ('[{"type":"action","name":"wb_draw_text","params":{"content":"first","x":10,"y":10}},'
+             '{"type":"action","name":"wb_draw_latex","params":{"latex":"x^2","elementId":"my_formula"}},'
+             '{"type":"action","name":"wb_delete","params":{"elementId":"wb_1"}},'
+             '{"type":"action","name":"wb_draw_text","params":{"content":"second","x":10,"y":60}},'
+             '{"type":"text","content":"There."}]')
+    turn, ids = build_turn(parse_request(qa_request()), DEFAULTS)
+    llm = _model(reply=reply)
+
+    async def collect() -> list[dict[str, Any]]:
+        translator = EventTranslator(ids, turn.store_state.model_copy(deep=True))
+        return [out async for event in generate_turn(turn, llm) if (out := translator.translate(event)) is not None]
+    actions = [e["data"] for e in asyncio.run(collect()) if e["type"] == "action"]
+    assert [(a["actionName"], a["params"].get("elementId")) for a in actions] == [
+        ("wb_draw_text", "wb_1"), ("wb_draw_latex", "my_formula"), ("wb_delete", "wb_1"), ("wb_draw_text", "wb_2")]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from ..engine.events import Event
+from ..engine.models import StoreState
 from .limits import BodyError, read_json
 from .openmaic_class import ClassMap, build_turn
 from .openmaic_events import HEARTBEAT, HEARTBEAT_SECONDS, EventTranslator, error, frame
@@ -67,7 +68,9 @@ class OpenMaicChat:
         async with self.service.turn_slot():  # Busy: the server's guard answers 503
             response = web.StreamResponse(status=200, headers=STREAM_HEADERS)
             await response.prepare(request)
-            await _Stream(request, response, self.heartbeat).run(self.service.run_turn(turn), ids)
+            store = turn.store_state  # the board's elements copied (the turn keeps its own), the slides shared
+            board = store.model_copy(update={"whiteboard": [e.model_copy(deep=True) for e in store.whiteboard]})
+            await _Stream(request, response, self.heartbeat).run(self.service.run_turn(turn), ids, board)
         return response
 
 
@@ -87,8 +90,8 @@ class _Stream:
         async with self.lock:
             await self.response.write(data)
 
-    async def run(self, events: AsyncIterator[Event], ids: ClassMap) -> None:
-        translator = EventTranslator(ids)
+    async def run(self, events: AsyncIterator[Event], ids: ClassMap, board: StoreState) -> None:
+        translator = EventTranslator(ids, board)
         turn = asyncio.create_task(self._pump(events, translator))
         beats = asyncio.create_task(self._beat())
         watch = asyncio.create_task(self._watch())

@@ -32,13 +32,15 @@ from ..engine.events import (
     TextDeltaEvent,
     ThinkingEvent,
 )
-from ..engine.models import AgentTurnSummary, WhiteboardActionRecord
+from ..engine.models import AgentTurnSummary, StoreState, WhiteboardActionRecord
+from ..engine.whiteboard import DRAW_KINDS, apply_action
 from ..untrusted import redact
 from .openmaic_class import ClassMap
 
 HEARTBEAT = b":heartbeat\n\n"
 HEARTBEAT_SECONDS = 15.0  # as OpenMAIC's route: proxies close an SSE connection silent for 30-120 s
 MAX_ERROR = 500  # characters of an error's message
+BOARD_ACTIONS = frozenset({"wb_clear", "wb_delete", "wb_edit_code"})  # what else changes the ids on the board
 
 
 def frame(event: dict[str, Any]) -> bytes:
@@ -50,8 +52,9 @@ def frame(event: dict[str, Any]) -> bytes:
 class EventTranslator:
     """Translates one turn's events; remembers what ``done`` must say."""
 
-    def __init__(self, ids: ClassMap) -> None:
+    def __init__(self, ids: ClassMap, board: StoreState | None = None) -> None:
         self.ids = ids
+        self.board = board  # the turn's whiteboard (a copy): a drawing's element gets the id maic gives it
         self.cue_user = False
         self.finished = False  # a ``done`` was sent: nothing follows it
 
@@ -77,7 +80,7 @@ class EventTranslator:
             return {"type": "text_delta", "data": {"content": event.content, "messageId": event.message_id}}
         if isinstance(event, ActionEvent):
             return {"type": "action", "data": {
-                "actionId": event.action_id, "actionName": event.action_name, "params": event.params,
+                "actionId": event.action_id, "actionName": event.action_name, "params": self._drawn(event),
                 "agentId": self._agent(event.agent_id), "messageId": event.message_id}}
         if isinstance(event, AgentEndEvent):
             return {"type": "agent_end",
@@ -91,6 +94,19 @@ class EventTranslator:
         if isinstance(event, DoneEvent):
             return self.done(event)
         return None
+
+    def _drawn(self, event: ActionEvent) -> dict[str, Any]:
+        """The action's params; a drawing's with the id its element has on maic's board, so that the client's
+        board and the class's name it alike (a later ``wb_delete`` or ``wb_edit_code`` finds it)."""
+        if self.board is None or not (event.action_name in DRAW_KINDS or event.action_name in BOARD_ACTIONS):
+            return event.params
+        before = {element.id for element in self.board.whiteboard}
+        apply_action(self.board, event.action_name, event.params, event.agent_id)
+        if event.action_name in DRAW_KINDS and "elementId" not in event.params:
+            made = [element.id for element in self.board.whiteboard if element.id not in before]
+            if made:
+                return {**event.params, "elementId": made[-1]}
+        return event.params
 
     def done(self, event: DoneEvent | None = None) -> dict[str, Any]:
         """The ``done`` that ends the stream: from the turn's own, or (``None``: the turn failed before it)
