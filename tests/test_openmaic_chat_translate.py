@@ -236,10 +236,11 @@ def test_the_browsers_model_settings_are_not_part_of_the_request_maic_reads() ->
 
 
 def test_frames_are_one_data_line_and_a_blank_line_whatever_the_text() -> None:
-    nasty = "line\nbreak\r\n\u2028sep\x1b[31m \ud800 \"quoted\" \n\ndata: fake"
+    nasty = "line\nbreak\r\n\u2028sep\x85\x1b[31m \ud800 \"quoted\" 二分之一 \n\ndata: fake"
     out = frame({"type": "text_delta", "data": {"content": nasty}})
     assert out.startswith(b"data: ") and out.endswith(b"\n\n") and out.count(b"\n") == 2 and b"\r" not in out
-    assert client_events(out)[0]["data"]["content"] == nasty
+    assert "二分之一".encode() in out  # UTF-8 as written
+    assert client_events(out)[0]["data"]["content"] == nasty.replace("\ud800", "\ufffd")
 
 
 # -- hypothesis: any JSON body is a problem or a turn, never anything else -------------------------------------

@@ -34,6 +34,7 @@ from ..engine.events import (
 )
 from ..engine.models import AgentTurnSummary, StoreState, WhiteboardActionRecord
 from ..engine.whiteboard import DRAW_KINDS, apply_action
+from ..replies.sanitize import replace_surrogates
 from ..untrusted import redact
 from .openmaic_class import ClassMap
 
@@ -44,9 +45,11 @@ BOARD_ACTIONS = frozenset({"wb_clear", "wb_delete", "wb_edit_code"})  # what els
 
 
 def frame(event: dict[str, Any]) -> bytes:
-    """One event as its frame: ``data: `` and the JSON on one line (no raw newline can occur in it), then a
-    blank line."""
-    return b"data: " + json.dumps(event, separators=(",", ":")).encode("ascii") + b"\n\n"
+    """One event as its frame: ``data: `` and the JSON on one line (JSON escapes every line break inside a
+    string), then a blank line.  UTF-8 as written (a class speaking Chinese costs 3 bytes a character, not 6);
+    a lone surrogate, which UTF-8 cannot carry, becomes U+FFFD."""
+    text = replace_surrogates(json.dumps(event, separators=(",", ":"), ensure_ascii=False))
+    return b"data: " + text.encode("utf-8") + b"\n\n"
 
 
 class EventTranslator:
