@@ -71,6 +71,10 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         return refusal(request, exc.status, str(exc))
     except Busy as exc:
         return refusal(request, 503, str(exc), **{"Retry-After": "1"})
+    except web.HTTPException as exc:  # the router's 404 and 405, as one JSON line like every refusal
+        if exc.status < 400:
+            raise
+        return refusal(request, exc.status, exc.reason)
 
 
 async def read_body_json(request: web.Request) -> Any:
