@@ -293,3 +293,18 @@ def test_a_provider_key_never_reaches_a_client_or_the_log() -> None:
         assert model.headers and model.headers[0].get("Authorization") == f"Bearer {key}"  # the key was used
     assert status == 200 and b'"type":"error"' in body and b'"type":"done"' in body
     assert key.encode() not in body and key not in log
+
+
+def test_a_slow_turn_gets_heartbeat_comments_that_the_client_skips(tmp_path: Any) -> None:
+    with LoopbackOpenAIServer(default=ServedReply(text=reply("Slowly."), latency=1.5)) as model, \
+            ServeProcess("--model", "openai/loopback", "--api-base", model.base_url, "--director", "rules",
+                         "--heartbeat", "0.4") as server:
+        status, body = post(server.url, GOOD, token=None)
+        scenario = tmp_path / "sky.yaml"
+        scenario.write_text("id: sky\nclass: {agents: [teacher]}\nmessages: [\"Why?\"]\n", encoding="utf-8")
+        result = CliRunner().invoke(app, ["run", str(scenario), "--out", str(tmp_path / "out"), "--plain",
+                                          "--model", "openai/loopback", "--server", server.url])
+    assert status == 200 and body.count(b": heartbeat\n\n") >= 2
+    frames = body.split(b"\n\n")[:-1]
+    assert all(f.startswith((b"data: {", b": heartbeat")) and b"\n" not in f for f in frames)
+    assert result.exit_code == 0, result.output
