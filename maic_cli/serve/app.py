@@ -21,7 +21,7 @@ import asyncio
 import hmac
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import aclosing, asynccontextmanager, suppress
 from typing import Any
 
 from aiohttp import web
@@ -112,10 +112,13 @@ async def turn_route(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": EVENT_CONTENT_TYPE, "Cache-Control": "no-cache",
                                                "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        async with heartbeats(response, request.app[HEARTBEAT]):
-            async for event in service.run_turn(turn):
-                await response.write(event_frame(event))
-        await response.write_eof()
+        try:
+            async with heartbeats(response, request.app[HEARTBEAT]), aclosing(service.run_turn(turn)) as events:
+                async for event in events:
+                    await response.write(event_frame(event))
+            await response.write_eof()
+        except ConnectionError:  # the client left (or read its done and closed): the turn is closed above
+            log.debug("client gone before the end of its stream")
     return response
 
 
