@@ -41,7 +41,7 @@ def batch(tmp_path: Path, name: str, *flags: str) -> dict[str, Any]:
 
 def said(run: dict[str, Any]) -> list[tuple[str, ...]]:
     """What the class said and did, in order (ids and timings differ between two runs)."""
-    out = []
+    out: list[tuple[str, ...]] = []
     for line in run["events"]:
         event = line["event"]
         if event["type"] in ("agent_start", "agent_end"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import socket
 import threading
 import time
@@ -268,3 +269,42 @@ def _mutated(field: str, value: Any) -> bytes:
 def test_the_server_is_alive_after_the_attacks(served: ServeProcess) -> None:
     assert alive(served)
     assert TOKEN not in served.log()
+
+
+def test_an_unknown_route_is_one_json_line_and_metrics_count_tokens_and_durations(served: ServeProcess) -> None:
+    status, body = post(served.url, GOOD, path="/v1/nowhere")
+    assert status == 404 and json.loads(body) == {"error": "Not Found"}
+    assert post(served.url, GOOD)[0] == 200
+    status, text = get(served.url, "/metrics", TOKEN)
+    assert status == 200
+    prompt = int(re.search(r'maic_model_tokens_total\{kind="prompt"\} (\d+)', text).group(1))  # type: ignore[union-attr]
+    assert prompt > 100
+    count = int(re.search(r"maic_turn_duration_seconds_count (\d+)", text).group(1))  # type: ignore[union-attr]
+    assert count >= 1 and f'maic_turn_duration_seconds_bucket{{le="+Inf"}} {count}' in text
+
+
+def test_a_provider_key_never_reaches_a_client_or_the_log() -> None:
+    key = "sk-provider-key-0123456789abcdefghij"
+    with LoopbackOpenAIServer(default=ServedReply(text=f"Incorrect API key provided: {key}", status=401)) as model, \
+            ServeProcess("--model", "openai/loopback", "--api-base", model.base_url, "--director", "rules",
+                         env={"OPENAI_API_KEY": key}) as server:
+        status, body = post(server.url, GOOD, token=None)
+        log = server.log()
+        assert model.headers and model.headers[0].get("Authorization") == f"Bearer {key}"  # the key was used
+    assert status == 200 and b'"type":"error"' in body and b'"type":"done"' in body
+    assert key.encode() not in body and key not in log
+
+
+def test_a_slow_turn_gets_heartbeat_comments_that_the_client_skips(tmp_path: Any) -> None:
+    with LoopbackOpenAIServer(default=ServedReply(text=reply("Slowly."), latency=1.5)) as model, \
+            ServeProcess("--model", "openai/loopback", "--api-base", model.base_url, "--director", "rules",
+                         "--heartbeat", "0.4") as server:
+        status, body = post(server.url, GOOD, token=None)
+        scenario = tmp_path / "sky.yaml"
+        scenario.write_text("id: sky\nclass: {agents: [teacher]}\nmessages: [\"Why?\"]\n", encoding="utf-8")
+        result = CliRunner().invoke(app, ["run", str(scenario), "--out", str(tmp_path / "out"), "--plain",
+                                          "--model", "openai/loopback", "--server", server.url])
+    assert status == 200 and body.count(b": heartbeat\n\n") >= 2
+    frames = body.split(b"\n\n")[:-1]
+    assert all(f.startswith((b"data: {", b": heartbeat")) and b"\n" not in f for f in frames)
+    assert result.exit_code == 0, result.output

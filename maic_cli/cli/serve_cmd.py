@@ -42,6 +42,8 @@ def serve(
     idle_timeout: float = typer.Option(15.0, "--idle-timeout", min=0.1, max=3600, help="Seconds a connection may "
                                        "take to send a request's headers, or its body, or stay idle between "
                                        "requests, before it is closed."),
+    heartbeat: float = typer.Option(15.0, "--heartbeat", min=0.1, max=3600, help="Every this many seconds a turn's "
+                                    "stream gets a comment line: no proxy's idle timeout cuts a slow model call."),
 ) -> None:
     """Serve class turns over HTTP: POST /v1/turn, GET /healthz, GET /metrics."""
     import asyncio
@@ -93,8 +95,8 @@ def serve(
 
     async def main() -> None:
         try:
-            await serve_forever(build_app(service, token=token, body_timeout=idle_timeout), host, port, ready,
-                                idle_timeout=idle_timeout)
+            app = build_app(service, token=token, body_timeout=idle_timeout, heartbeat=heartbeat)
+            await serve_forever(app, host, port, ready, idle_timeout=idle_timeout)
         finally:
             await pool.aclose()
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import aclosing, asynccontextmanager, suppress
 from typing import Any
 
 from aiohttp import web
@@ -34,6 +35,8 @@ from .wire import EVENT_CONTENT_TYPE, decode_request, event_frame
 TURN_SERVICE: web.AppKey[TurnService] = web.AppKey("turn_service", TurnService)
 SERVE_TOKEN: web.AppKey[str | None] = web.AppKey("serve_token", str)
 BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
+HEARTBEAT: web.AppKey[float] = web.AppKey("heartbeat", float)
+HEARTBEAT_SECONDS = 15.0  # a comment line this often on a turn's stream, so no proxy times out a slow model call
 OPEN_PATHS = frozenset({"/healthz"})  # answered without a token (a load balancer's readiness probe)
 log = logging.getLogger("maic.serve")
 
@@ -72,11 +75,34 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         return refusal(request, exc.status, str(exc))
     except Busy as exc:
         return refusal(request, 503, str(exc), **{"Retry-After": "1"})
+    except web.HTTPException as exc:  # the router's 404 and 405, as one JSON line like every refusal
+        if exc.status < 400:
+            raise
+        return refusal(request, exc.status, exc.reason)
 
 
 async def read_body_json(request: web.Request) -> Any:
     """The request's body as bounded JSON (serve/limits.py); :class:`BodyError` answers 4xx."""
     return read_json(await request.read())
+
+
+@asynccontextmanager
+async def heartbeats(response: web.StreamResponse, interval: float, comment: bytes = b": heartbeat\n\n"
+                     ) -> AsyncIterator[None]:
+    """While the block runs, ``comment`` is written to the prepared event stream every ``interval`` seconds
+    (between whole frames: a write is one call), so a proxy's idle timeout never cuts a slow turn."""
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(interval)
+            await response.write(comment)
+
+    task = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with suppress(asyncio.CancelledError, ConnectionError):
+            await task
 
 
 async def turn_route(request: web.Request) -> web.StreamResponse:
@@ -87,9 +113,13 @@ async def turn_route(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": EVENT_CONTENT_TYPE, "Cache-Control": "no-cache",
                                                "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        async for event in service.run_turn(turn):
-            await response.write(event_frame(event))
-        await response.write_eof()
+        try:
+            async with heartbeats(response, request.app[HEARTBEAT]), aclosing(service.run_turn(turn)) as events:
+                async for event in events:
+                    await response.write(event_frame(event))
+            await response.write_eof()
+        except ConnectionError:  # the client left (or read its done and closed): the turn is closed above
+            log.debug("client gone before the end of its stream")
     return response
 
 
@@ -114,14 +144,15 @@ ROUTE_REGISTRARS: list[Callable[[web.Application], None]] = [
 ]
 
 
-def build_app(service: TurnService, *, token: str | None = None,
-              body_timeout: float = BODY_READ_TIMEOUT) -> web.Application:
+def build_app(service: TurnService, *, token: str | None = None, body_timeout: float = BODY_READ_TIMEOUT,
+              heartbeat: float = HEARTBEAT_SECONDS) -> web.Application:
     """The application: ``service`` shared by every route, ``token`` wanted by every route but /healthz,
     a body received within ``body_timeout`` seconds."""
     app = web.Application(middlewares=[guard], client_max_size=MAX_BODY_BYTES)
     app[TURN_SERVICE] = service
     app[SERVE_TOKEN] = token or None
     app[BODY_TIMEOUT] = body_timeout
+    app[HEARTBEAT] = heartbeat
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_route)
     for register in ROUTE_REGISTRARS:

@@ -53,27 +53,38 @@ def read_json(raw: bytes) -> Any:
 
 
 def check_bounds(data: Any) -> None:
-    """Depth, string lengths and counts of already parsed JSON, walked without recursion."""
-    stack: list[tuple[Any, int, str]] = [(data, 1, "$")]
+    """Depth, string lengths and counts of already parsed JSON, walked without recursion (only containers are
+    stacked; where a bound broke is spelled out only then)."""
+    if not isinstance(data, dict | list):
+        if isinstance(data, str) and len(data) > MAX_STRING:
+            raise BodyError(f"$: a string longer than {MAX_STRING} characters", 413)
+        return
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
     values = 0
     while stack:
-        value, depth, where = stack.pop()
-        values += 1
+        value, depth, trail = stack.pop()
+        if depth > MAX_DEPTH:
+            raise BodyError(f"{_where(trail)}: nested deeper than {MAX_DEPTH}")
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        if len(value) > MAX_ITEMS:
+            raise BodyError(f"{_where(trail)}: more than {MAX_ITEMS} items", 413)
+        values += len(value)
         if values > MAX_VALUES:
             raise BodyError(f"body has more than {MAX_VALUES} values", 413)
-        if depth > MAX_DEPTH:
-            raise BodyError(f"{where}: nested deeper than {MAX_DEPTH}")
-        if isinstance(value, str):
-            if len(value) > MAX_STRING:
-                raise BodyError(f"{where}: a string longer than {MAX_STRING} characters", 413)
-        elif isinstance(value, dict):
-            if len(value) > MAX_ITEMS:
-                raise BodyError(f"{where}: more than {MAX_ITEMS} keys", 413)
-            for key, item in value.items():
-                if len(key) > MAX_STRING:
-                    raise BodyError(f"{where}: a key longer than {MAX_STRING} characters", 413)
-                stack.append((item, depth + 1, f"{where}.{key[:40]}"))
-        elif isinstance(value, list):
-            if len(value) > MAX_ITEMS:
-                raise BodyError(f"{where}: more than {MAX_ITEMS} items", 413)
-            stack.extend((item, depth + 1, f"{where}[{i}]") for i, item in enumerate(value))
+        for key, item in items:
+            if isinstance(key, str) and len(key) > MAX_STRING:
+                raise BodyError(f"{_where(trail)}: a key longer than {MAX_STRING} characters", 413)
+            if isinstance(item, str):
+                if len(item) > MAX_STRING:
+                    raise BodyError(f"{_where((trail, key))}: a string longer than {MAX_STRING} characters", 413)
+            elif isinstance(item, dict | list):
+                stack.append((item, depth + 1, (trail, key)))
+
+
+def _where(trail: tuple[Any, ...]) -> str:
+    """``$.request.config.agent_ids[3]`` from a linked trail ``((((), 'request'), 'config'), …)``."""
+    keys: list[Any] = []
+    while trail:
+        trail, key = trail
+        keys.append(key)
+    return "$" + "".join(f"[{key}]" if isinstance(key, int) else f".{str(key)[:40]}" for key in reversed(keys))

@@ -3,7 +3,8 @@
 Handlers run with ``handler_cancellation``: a client that disconnects cancels its turn and the model
 call under it.  ``keepalive_timeout`` closes a connection that has not sent a whole request's headers
 within :data:`~.limits.IDLE_TIMEOUT` seconds of opening (or of its last answer), so slow or idle
-connections hold no more than a socket each, and header lines and counts are bounded.  The access log
+connections hold no more than a socket each (the open-files limit is raised to its hard limit, so many
+idle sockets do not lock others out), and header lines and counts are bounded.  The access log
 names the client, the request line, the status, the size and the time, never a header (no token).
 """
 
@@ -14,6 +15,7 @@ import ipaddress
 import signal
 import sys
 from collections.abc import Callable
+from contextlib import suppress
 
 from aiohttp import web
 
@@ -34,6 +36,19 @@ def is_loopback(host: str) -> bool:
         return False  # a name other than localhost may resolve anywhere
 
 
+def raise_open_files_limit(wanted: int = 65536) -> None:
+    """Let idle sockets be many: the soft limit on open files up to the hard one (at most ``wanted``)."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 def check_exposure(host: str, token: str | None) -> None:
     """Beyond loopback the server wants a token: refused in one line (exit 2) otherwise."""
     if not token and not is_loopback(host):
@@ -44,6 +59,7 @@ def check_exposure(host: str, token: str | None) -> None:
 async def serve_forever(app: web.Application, host: str, port: int,
                         ready: Callable[[str], None] | None = None, *, idle_timeout: float = IDLE_TIMEOUT) -> None:
     """Listen on ``host:port`` until SIGTERM or SIGINT, then stop taking connections and finish."""
+    raise_open_files_limit()
     runner = web.AppRunner(app, handler_cancellation=True, keepalive_timeout=idle_timeout,
                            access_log_format=ACCESS_LOG_FORMAT, max_line_size=8190, max_field_size=8190,
                            shutdown_timeout=5.0)

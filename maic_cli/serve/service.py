@@ -6,8 +6,8 @@ policy, the cap on turns in flight and the metrics.  A route turns its body into
 :class:`~maic_cli.engine.models.TurnRequest` and plays it::
 
     service = request.app[TURN_SERVICE]          # the one shared service (serve/app.py)
-    async with service.turn_slot():              # raises Busy past the cap: answer 503
-        async for event in service.run_turn(turn_request):
+    async with service.turn_slot(), aclosing(service.run_turn(turn_request)) as events:  # Busy: answer 503
+        async for event in events:
             ...                                   # write the event in the route's own format
 
 ``run_turn`` is exactly one director → agent cycle (``engine/turn.py: generate_turn``): it yields
@@ -23,7 +23,7 @@ director is the server's ``--director`` if given, else a built-in name the reque
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -78,7 +78,7 @@ class TurnService:
     def policy_for(self, request: TurnRequest) -> DirectorPolicy:
         return choose_policy(self.director, request.config.director, self.spec.compact_prompts)
 
-    async def run_turn(self, request: TurnRequest) -> AsyncIterator[Event]:
+    async def run_turn(self, request: TurnRequest) -> AsyncGenerator[Event, None]:
         """One director → agent cycle for ``request`` on the server's model (see the module docstring)."""
         from ..engine.turn import generate_turn  # Jinja2 and the templates: when a turn runs
 
