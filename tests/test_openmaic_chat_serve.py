@@ -103,10 +103,10 @@ class Served:
             connection.close()
 
 
-def _serve(home: Path, model: WatchedModel, token: str | None = None) -> ServeProcess:
+def _serve(home: Path, model: WatchedModel, token: str | None = None, *more: str) -> ServeProcess:
     env = {"MAIC_HOME": str(home), "OPENAI_API_KEY": SERVER_KEY, "MAIC_SERVE_TOKEN": token or ""}
     return ServeProcess("--host", "127.0.0.1", "--model", "openai/loopback-model", "--api-base", model.base_url,
-                        "--structured", "json_schema", env=env)
+                        "--structured", "json_schema", *more, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -330,10 +330,14 @@ def test_any_body_is_a_4xx_or_a_stream_that_ends_with_done(served: Served, body:
         assert answer["success"] is False and answer["errorCode"] in ("MISSING_REQUIRED_FIELD", "INVALID_REQUEST")
 
 
-def test_with_a_token_the_route_wants_it(tmp_path: Path) -> None:
-    with WatchedModel(Script()) as model, _serve(tmp_path, model, token="t0ken-for-the-class") as process:
+def test_with_a_token_the_route_wants_it_and_a_slow_turn_has_the_servers_heartbeat(tmp_path: Path) -> None:
+    slow = Script(delay=0.05)  # the teacher's reply streams for about a second
+    with WatchedModel(slow) as model, \
+            _serve(tmp_path, model, "t0ken-for-the-class", "--heartbeat", "0.2") as process:
         server = Served(process, model)
         assert server.post(qa_request())[0] == 401
         status, raw = server.post(qa_request(), headers={"Authorization": "Bearer t0ken-for-the-class"})
         assert status == 200 and client_events(raw)[-1]["type"] == "done"
+        assert raw.count(b"\n\n:heartbeat\n\n") >= 2  # OpenMAIC's comment, between whole frames
+        _frames_are_data_lines_only(raw)
         assert "t0ken-for-the-class" not in server.log()

@@ -140,7 +140,7 @@ def add_turn_routes(app: web.Application) -> None:
 # Route modules register here (one line each): a function that adds its routes to the app.
 ROUTE_REGISTRARS: list[Callable[[web.Application], None]] = [
     add_turn_routes,
-    lambda app: add_openmaic_routes(app, app[TURN_SERVICE]),  # POST /api/chat: OpenMAIC's (serve/openmaic_api.py)
+    lambda app: add_openmaic_routes(app, app[TURN_SERVICE], app[HEARTBEAT]),  # POST /api/chat (openmaic_api.py)
 ]
 
 

@@ -74,9 +74,10 @@ class OpenMaicChat:
         return response
 
 
-def add_openmaic_routes(app: web.Application, service: TurnService) -> None:
-    """``POST /api/chat`` on the server's app, with its turn service (serve/app.py: ROUTE_REGISTRARS)."""
-    app.router.add_post("/api/chat", OpenMaicChat(service).handle)
+def add_openmaic_routes(app: web.Application, service: TurnService, heartbeat: float = HEARTBEAT_SECONDS) -> None:
+    """``POST /api/chat`` on the server's app, with its turn service and its ``--heartbeat`` (serve/app.py:
+    ROUTE_REGISTRARS).  The heartbeat is OpenMAIC's own comment, ``:heartbeat``."""
+    app.router.add_post("/api/chat", OpenMaicChat(service, heartbeat).handle)
 
 
 class _Stream:
