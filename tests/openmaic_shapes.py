@@ -18,6 +18,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from hypothesis import strategies as st
+
 SLIDE_SCENE: dict[str, Any] = {
     "id": "scene-halves", "stageId": "stage-1", "type": "slide", "title": "What a half is", "order": 1,
     "content": {"type": "slide", "canvas": {
@@ -151,3 +153,33 @@ def agent_loop(send: Callable[[dict[str, Any]], bytes], template: dict[str, Any]
         if empty >= 2:
             return "empty_turns", streams
     return "max_turns", streams
+
+
+# -- hypothesis: bodies shaped like OpenMAIC's request, and anything else in each place ------------------------
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
+                                                                                  max_size=4), max_leaves=20)
+_part = st.fixed_dictionaries({"type": st.sampled_from(["text", "action-wb_draw_text", "action-bogus", "file"])},
+                              optional={"text": st.text(max_size=50) | _json, "input": _json,
+                                        "actionName": st.text(max_size=20)})
+_message = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "system", "tool"])},
+                                 optional={"parts": st.lists(_part, max_size=3) | _json,
+                                           "metadata": st.fixed_dictionaries({}, optional={
+                                               "agentId": st.sampled_from(["default-1", "gen-X", "END"]) | _json,
+                                               "senderName": st.text(max_size=20), "interrupted": _json})})
+chat_bodies = st.fixed_dictionaries({}, optional={
+    "messages": st.lists(_message, max_size=4) | _json,
+    "storeState": st.fixed_dictionaries({}, optional={"stage": _json, "scenes": st.lists(_json, max_size=3),
+                                                      "currentSceneId": _json, "whiteboardOpen": _json,
+                                                      "quizResults": _json}) | _json,
+    "config": st.fixed_dictionaries({"agentIds": st.lists(st.sampled_from(
+        ["default-1", "default-3", "USER", "end", "gen-Ab", "x" * 50]), max_size=3) | _json}, optional={
+        "sessionType": _json, "discussionTopic": _json, "triggerAgentId": _json,
+        "agentConfigs": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["gen-Ab", "USER", "a"]) | _json},
+                                                       optional={"name": _json, "role": _json, "persona": _json,
+                                                                 "allowedActions": _json, "priority": _json}),
+                                 max_size=2)}) | _json,
+    "directorState": st.fixed_dictionaries({}, optional={"turnCount": _json, "agentResponses": _json,
+                                                         "whiteboardLedger": st.lists(_json, max_size=3)}) | _json,
+    "userProfile": _json, "apiKey": _json, "baseUrl": _json})

@@ -25,8 +25,15 @@ from hypothesis import HealthCheck, given, settings
 from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply, director_choices
 from maic_cli.testing.serve_process import ServeProcess
 
-from .openmaic_shapes import agent_loop, agent_message, client_events, discussion_request, qa_request, user_message
-from .test_openmaic_chat_translate import _body
+from .openmaic_shapes import (
+    agent_loop,
+    agent_message,
+    chat_bodies,
+    client_events,
+    discussion_request,
+    qa_request,
+    user_message,
+)
 
 SERVER_KEY = "sk-server-side-key-4711"
 TEACHER = ('[{"type":"action","name":"wb_open","params":{}},'
@@ -316,7 +323,7 @@ def test_a_client_that_goes_away_cancels_its_turn_and_the_model_call(served: Ser
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.function_scoped_fixture])
-@given(_body)
+@given(chat_bodies)
 def test_any_body_is_a_4xx_or_a_stream_that_ends_with_done(served: Served, body: dict[str, Any]) -> None:
     served.model._responder = Script().respond
     status, raw = served.post(body)

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from maic_cli.engine.events import DoneEvent, Event
 from maic_cli.engine.models import AgentTurnSummary, DirectorState, TurnRequest
@@ -26,6 +25,7 @@ from maic_cli.store.personas import load_registry
 from .openmaic_shapes import (
     GENERATED_AGENTS,
     agent_message,
+    chat_bodies,
     client_events,
     discussion_request,
     qa_request,
@@ -245,36 +245,8 @@ def test_frames_are_one_data_line_and_a_blank_line_whatever_the_text() -> None:
 
 # -- hypothesis: any JSON body is a problem or a turn, never anything else -------------------------------------
 
-_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30),
-                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
-                                                                                  max_size=4), max_leaves=20)
-_part = st.fixed_dictionaries({"type": st.sampled_from(["text", "action-wb_draw_text", "action-bogus", "file"])},
-                              optional={"text": st.text(max_size=50) | _json, "input": _json,
-                                        "actionName": st.text(max_size=20)})
-_message = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "system", "tool"])},
-                                 optional={"parts": st.lists(_part, max_size=3) | _json,
-                                           "metadata": st.fixed_dictionaries({}, optional={
-                                               "agentId": st.sampled_from(["default-1", "gen-X", "END"]) | _json,
-                                               "senderName": st.text(max_size=20), "interrupted": _json})})
-_body = st.fixed_dictionaries({}, optional={
-    "messages": st.lists(_message, max_size=4) | _json,
-    "storeState": st.fixed_dictionaries({}, optional={"stage": _json, "scenes": st.lists(_json, max_size=3),
-                                                      "currentSceneId": _json, "whiteboardOpen": _json,
-                                                      "quizResults": _json}) | _json,
-    "config": st.fixed_dictionaries({"agentIds": st.lists(st.sampled_from(
-        ["default-1", "default-3", "USER", "end", "gen-Ab", "x" * 50]), max_size=3) | _json}, optional={
-        "sessionType": _json, "discussionTopic": _json, "triggerAgentId": _json,
-        "agentConfigs": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["gen-Ab", "USER", "a"]) | _json},
-                                                       optional={"name": _json, "role": _json, "persona": _json,
-                                                                 "allowedActions": _json, "priority": _json}),
-                                 max_size=2)}) | _json,
-    "directorState": st.fixed_dictionaries({}, optional={"turnCount": _json, "agentResponses": _json,
-                                                         "whiteboardLedger": st.lists(_json, max_size=3)}) | _json,
-    "userProfile": _json, "apiKey": _json, "baseUrl": _json})
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_body)
+@given(chat_bodies)
 def test_any_body_is_a_clear_problem_or_a_turn(body: dict[str, Any]) -> None:
     try:
         chat = parse_request(body)
