@@ -71,3 +71,34 @@ def test_a_batch_through_a_real_server_says_what_the_same_batch_says_in_process(
     untimed = [{k: v for k, v in r.items() if k != "turn_latencies"} for r in local["rounds"]]
     assert [{k: v for k, v in r.items() if k != "turn_latencies"} for r in remote["rounds"]] == untimed
     assert local["status"] == "complete" and untimed[0]["speakers"] == ["teacher", "curious_student"]
+
+
+def test_the_wire_carries_what_a_turn_needs_that_a_session_never_keeps() -> None:
+    from maic_cli.engine.models import LessonContext, TurnConfig, TurnRequest, UserProfile
+    from maic_cli.serve.limits import read_json
+    from maic_cli.serve.wire import decode_request, encode_request
+
+    request = TurnRequest(config=TurnConfig(agent_ids=["teacher"], trigger_agent_id="teacher",
+                                            allow_repeat_speaker=True, compact_prompts=True,
+                                            lesson=LessonContext(title="Fractions", scene="Halves", task="lecture")),
+                          user_profile=UserProfile(nickname="Ada", memory=["mixed up 1/2 and 1/3 last time"]))
+    back = decode_request(read_json(encode_request(request)))
+    assert back == request
+    assert back.config.trigger_agent_id == "teacher" and back.config.lesson is not None
+    assert back.user_profile.memory == ["mixed up 1/2 and 1/3 last time"]
+
+
+def test_an_addressed_question_reaches_its_agent_through_the_server(tmp_path: Path) -> None:
+    scenario = tmp_path / "ask.yaml"
+    scenario.write_text("id: ask\nclass: {agents: [teacher, curious_student]}\n"
+                        "messages: [\"@curious_student what do you think?\"]\n", encoding="utf-8")
+    with LoopbackOpenAIServer([reply("I think it is blue."), decision("USER")]) as model, \
+            ServeProcess("--model", "openai/loopback", "--api-base", model.base_url) as server:
+        out = tmp_path / "out"
+        result = CliRunner().invoke(app, ["run", str(scenario), "--out", str(out), "--plain", "--model",
+                                          "openai/loopback", "--server", server.url])
+        assert result.exit_code == 0, result.output
+        first_call = model.requests[0]
+    run = json.loads(next((out / "runs").glob("*.json")).read_text(encoding="utf-8"))
+    assert run["rounds"][0]["speakers"] == ["curious_student"]  # the trigger crossed the wire: no director call
+    assert "Mia" in json.dumps(first_call["messages"])[:4000]

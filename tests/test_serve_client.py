@@ -110,26 +110,30 @@ TOKEN = "the-class-token-0123456789abcdef"
 def test_maic_chat_through_a_server_keeps_its_session_and_a_401_is_one_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = tmp_path / "class.json"
+    chat = ["chat", "--server", "", "--session", str(session), "--plain"]
     with LoopbackOpenAIServer([decision("teacher"), reply("Sunlight scatters."), decision("USER")]) as model, \
             ServeProcess("--model", "openai/loopback", "--api-base", model.base_url,
                          env={"MAIC_SERVE_TOKEN": TOKEN}) as server:
+        chat[2] = server.url
         monkeypatch.setenv("MAIC_SERVER_TOKEN", "wrong-token-0123456789")
-        refused = CliRunner().invoke(app, ["chat", "--server", server.url, "--session", str(session), "--agents",
-                                           "teacher,curious_student", "--plain"], input="Why is the sky blue?\n")
-        assert "401 missing or wrong bearer token" in refused.stderr
-        assert "wrong-token-0123456789" not in refused.output
-        kept = load_session(session)  # the session survives the refusal: the question is in it, nothing else
-        assert [m.role for m in kept.classroom.messages] == ["user"]
-        assert model.requests == []
+        refused = CliRunner().invoke(app, [*chat, "--agents", "teacher,curious_student"], input="Why?\n")
+        assert refused.exit_code == 2 and "401 missing or wrong bearer token" in refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1 and "wrong-token" not in refused.output
+        assert not session.exists()  # refused before anything was written
         monkeypatch.setenv("MAIC_SERVER_TOKEN", TOKEN)
-        result = CliRunner().invoke(app, ["chat", "--server", server.url, "--session", str(session), "--plain"],
-                                    input="And why?\n")
+        result = CliRunner().invoke(app, [*chat, "--agents", "teacher,curious_student"],
+                                    input="Why is the sky blue?\n")
         assert result.exit_code == 0, result.output
         assert result.stdout.splitlines() == ["Ms. Rivera: Sunlight scatters."]
         assert len(model.requests) == 3
-    resumed = load_session(session)
-    assert [m.role for m in resumed.classroom.messages] == ["user", "user", "agent"]
-    transcript = Path(resumed.transcript or "").read_text(encoding="utf-8")
+        assert load_session(session).model == "openai/loopback"  # named after the server's model
+        monkeypatch.setenv("MAIC_SERVER_TOKEN", "wrong-token-0123456789")  # a token revoked mid-class
+        again = CliRunner().invoke(app, [*chat, "--model", "openai/loopback"], input="And sunsets?\n")
+        assert "401 missing or wrong bearer token" in again.stderr and "wrong-token" not in again.output
+        assert len(model.requests) == 3
+    kept = load_session(session)  # the session survives the refusal: the new question, nothing half-said
+    assert [m.role for m in kept.classroom.messages] == ["user", "agent", "user"]
+    transcript = Path(kept.transcript or "").read_text(encoding="utf-8")
     assert "Sunlight scatters." in transcript and TOKEN not in transcript
 
 

@@ -308,3 +308,20 @@ def test_a_slow_turn_gets_heartbeat_comments_that_the_client_skips(tmp_path: Any
     frames = body.split(b"\n\n")[:-1]
     assert all(f.startswith((b"data: {", b": heartbeat")) and b"\n" not in f for f in frames)
     assert result.exit_code == 0, result.output
+
+
+def test_a_request_never_chooses_the_model_its_address_or_its_key(served: ServeProcess,
+                                                                   model: LoopbackOpenAIServer) -> None:
+    with LoopbackOpenAIServer(default=reply("You should not hear this.")) as elsewhere:
+        data = json.loads(GOOD)
+        data["request"]["model"] = {"model": "openai/elsewhere", "temperature": 1.7, "max_tokens": 5,
+                                    "api_base": elsewhere.base_url, "api_key": "sk-from-the-request-000000000"}
+        data["request"]["api_base"] = elsewhere.base_url
+        data["request"]["config"]["compact_prompts"] = True
+        before = len(model.requests)
+        status, body = post(served.url, json.dumps(data).encode())
+        assert status == 200 and b"Light scatters." in body
+        assert elsewhere.requests == []
+    sent = model.requests[before]
+    assert sent["model"] == "loopback" and sent.get("temperature") != 1.7 and sent.get("max_tokens") != 5
+    assert "sk-from-the-request" not in json.dumps(model.headers[before])

@@ -131,6 +131,10 @@ def chat(
         from ..serve.client import turns_from_flag
 
         turns = turns_from_flag(server)  # a bad address: one line, exit 2, before any file is written
+        if turns is not None and model is None:  # the server's model names the class (and its default director)
+            from .server_model import client_model
+
+            settings = settings.model_copy(update={"model": client_model(turns.describe()["model"])})
 
     spec = None
     if not path.exists():  # a new class: a hosted model's missing key is said before any file is written
@@ -175,7 +179,8 @@ def chat(
         interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty() and not plain
         code = asyncio.run(run_chat(session, path, spec=spec, interactive=interactive,
                                     temperature=settings.temperature,
-                                    notice=model_notice(spec, lesson=session.lesson is not None),
+                                    notice=model_notice(spec, lesson=session.lesson is not None) if turns is None
+                                    else f"class turns on {turns.where}",
                                     resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
                                     prompts=prompt_set, director=policy, pace=pace, memory=memory, watch=watched,

@@ -30,7 +30,7 @@ from ..untrusted import one_line
 from .limits import BODY_READ_TIMEOUT, MAX_BODY_BYTES, BodyError, read_json
 from .openmaic_api import add_openmaic_routes
 from .service import Busy, TurnService
-from .wire import EVENT_CONTENT_TYPE, decode_request, event_frame
+from .wire import EVENT_CONTENT_TYPE, TURN_FORMAT_VERSION, decode_request, event_frame
 
 TURN_SERVICE: web.AppKey[TurnService] = web.AppKey("turn_service", TurnService)
 SERVE_TOKEN: web.AppKey[str | None] = web.AppKey("serve_token", str)
@@ -127,6 +127,14 @@ async def healthz(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
 
+async def info_route(request: web.Request) -> web.Response:
+    """``GET /v1/info``: what plays the turns here (a thin client names its transcript after it)."""
+    service = request.app[TURN_SERVICE]
+    return web.json_response({"format": TURN_FORMAT_VERSION, "model": service.spec.raw,
+                              "small": service.spec.compact_prompts,
+                              "director": service.director.name if service.director is not None else None})
+
+
 async def metrics_route(request: web.Request) -> web.Response:
     text = request.app[TURN_SERVICE].metrics.render()
     return web.Response(text=text, content_type="text/plain", charset="utf-8",
@@ -135,6 +143,7 @@ async def metrics_route(request: web.Request) -> web.Response:
 
 def add_turn_routes(app: web.Application) -> None:
     app.router.add_post("/v1/turn", turn_route)
+    app.router.add_get("/v1/info", info_route)
 
 
 # Route modules register here (one line each): a function that adds its routes to the app.

@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncGenerator, Mapping
+from contextlib import suppress
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -99,6 +100,29 @@ class HttpTurns:
             if failures and event.type == "done":
                 event = event.model_copy(update={"retried": failures})
             yield event
+
+    def describe(self, timeout: float = 10.0) -> dict[str, object]:
+        """The server's ``GET /v1/info`` (its model), before a class starts; a refusal or no answer is one
+        line (:class:`~maic_cli.errors.InputError`), before anything is written."""
+        import urllib.error
+        import urllib.request
+
+        asked = urllib.request.Request(self.base + "/v1/info", headers=self._headers)
+        try:
+            with urllib.request.urlopen(asked, timeout=timeout) as answer:
+                info = json.loads(answer.read(65536))
+        except urllib.error.HTTPError as exc:
+            said = ""
+            with suppress(ValueError, AttributeError, OSError):
+                said = str(json.loads(exc.read(4096)).get("error") or "")
+            raise InputError(f"--server {self.where}: {exc.code} {one_line(said or str(exc.reason))[:200]}"
+                             + (" (MAIC_SERVER_TOKEN)" if exc.code == 401 else "")) from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise InputError(f"--server {self.where}: no maic serve answered ({one_line(str(reason))[:160]})") from None
+        if not isinstance(info, dict) or not isinstance(info.get("model"), str):
+            raise InputError(f"--server {self.where}: not a maic serve (its /v1/info says no model)")
+        return info
 
     def _failed(self, request: TurnRequest, message: str) -> list[Event]:
         state = request.director_state or DirectorState()

@@ -32,6 +32,7 @@ def encode_request(request: TurnRequest) -> bytes:
     config = request.config
     data["config"].update({"trigger_agent_id": config.trigger_agent_id,
                            "allow_repeat_speaker": config.allow_repeat_speaker,
+                           "compact_prompts": config.compact_prompts,  # the server replaces it with its model's
                            "lesson": config.lesson.model_dump(mode="json") if config.lesson is not None else None})
     data["user_profile"]["memory"] = list(request.user_profile.memory)
     return json.dumps({"version": TURN_FORMAT_VERSION, "request": data}, ensure_ascii=False).encode()
