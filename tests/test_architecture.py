@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "maic_cli"
 # the top of the package (errors, files, untrusted, yamlfile, signals) are shared by every room and
 # import no room.
 ROOMS = ("replies", "prompts", "llm", "speech", "engine", "lessons", "authoring", "store", "ui", "media", "formats",
-         "evaluation", "report", "chat", "cli")
+         "evaluation", "report", "chat", "serve", "cli")
 _BELOW_CLASS = {"replies", "prompts", "llm"}
 MAY_IMPORT = {
     "replies": {"replies"},
@@ -32,6 +32,8 @@ MAY_IMPORT = {
     # the batch report: built from the runs' results (evaluation), which never import it
     "report": {"report", "evaluation", "store", "lessons", "engine"} | _BELOW_CLASS,
     "chat": {"chat", "media", "speech", "store", "ui", "lessons", "engine"} | _BELOW_CLASS,
+    # maic serve: the stateless turn over HTTP and its thin client, beside chat (neither imports the other)
+    "serve": {"serve", "formats", "store", "lessons", "engine"} | _BELOW_CLASS,
     "cli": set(ROOMS),
     "testing": set(ROOMS) | {"testing"},  # helpers for the tests (not in the wheel); no room imports them
 }

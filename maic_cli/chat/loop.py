@@ -27,7 +27,7 @@ from ..engine.events import Event, QuizAnswerEvent
 from ..engine.models import AgentConfig, RoundOverrides
 from ..engine.policies import DirectorPolicy
 from ..engine.prompt_set import PromptSet
-from ..engine.round import RoundResult
+from ..engine.round import RoundResult, TurnClient
 from ..engine.runner import ClassRunner, RunnerHooks, mentioned
 from ..errors import MaicError
 from ..lessons.lesson import LessonPlay
@@ -63,7 +63,8 @@ class ChatApp:
                  show_class: Callable[[], None] | None = None,
                  on_model_change: Callable[[ModelSpec], None] | None = None, prompts: PromptSet | None = None,
                  director: DirectorPolicy | None = None, pace: float | None = None,
-                 keys: KeyWatch | None = None, voice: ClassVoice | None = None) -> None:
+                 keys: KeyWatch | None = None, voice: ClassVoice | None = None,
+                 turns: TurnClient | None = None) -> None:
         """``llm`` serves the session's model (``spec``, as parsed where it was chosen; ``None``: parsed
         from ``llm.model``); ``make_client`` builds another after ``/model`` (so a
         switch keeps the chat's --api-base, --temperature and --structured).  ``pace`` (seconds per
@@ -82,7 +83,7 @@ class ChatApp:
         self.runner = ClassRunner(session.classroom, session.config, self._wrap(llm), agents=self.agents,
                                   profile=session.profile, spec=spec, prompts=prompts,
                                   hooks=[_ChatHooks(self), *([voice] if voice is not None else [])],
-                                  director=director)
+                                  director=director, turns=turns)
         self._show_whiteboard = show_whiteboard
         self._show_class = show_class
         self._on_model_change = on_model_change

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.output import Output
 
     from ..engine.learner import LearnerProfile
+    from ..engine.round import TurnClient
     from ..speech.port import SpeechEngine, Voice
     from .speaking import ClassVoice
     from .watch import Watcher
@@ -78,13 +79,15 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, spec: Mod
                    director: DirectorPolicy | None = None, pace: float | None = None,
                    memory: ChatMemory | None = None,
                    watch: tuple[LearnerProfile, ModelSpec | None] | None = None,
-                   speech: tuple[SpeechEngine, dict[str, Voice]] | None = None) -> int:
+                   speech: tuple[SpeechEngine, dict[str, Voice]] | None = None,
+                   turns: TurnClient | None = None) -> int:
     """Hold the class; returns the exit code (:data:`EXIT_ROUND_FAILED` or 0).  ``spec``: the session's
     model as ``maic chat`` parsed it (``None``: parsed here from ``session.model``).  ``pace``: seconds per
     word of a scripted lecture (``None``: :data:`DEFAULT_PACE` on a terminal, at once in plain output).
     ``memory``: the named learner's memory, updated when the class ends.  ``watch``: a simulated learner
     (and its model; ``None``: the class's) takes the learner's seat (chat/watch.py).  ``speech``: the engine
-    and each agent's voice, to say the class aloud (chat/speaking.py)."""
+    and each agent's voice, to say the class aloud (chat/speaking.py).  ``turns``: where the class's turns run
+    (``None``: here; ``maic chat --server``: on a server, wired by the CLI)."""
     make_client: Callable[[ModelSpec], LLMClient] = functools.partial(
         make_llm, api_base=session.api_base, temperature=temperature, structured=structured)
     spec = spec or ModelSpec.parse(session.model)
@@ -107,7 +110,8 @@ async def run_chat(session: Session, path: Path, *, interactive: bool, spec: Mod
             watcher.mark(recorder)
         app = await _run(session, path, spec, llm, make_client, recorder, interactive=interactive, notice=notice,
                          resumed=resumed, console=console, prompt_input=prompt_input, prompt_output=prompt_output,
-                         prompts=prompts, director=director, pace=pace, watcher=watcher, speech=speech)
+                         prompts=prompts, director=director, pace=pace, watcher=watcher, speech=speech,
+                         turns=turns)
     finally:
         recorder.close()
     if memory is not None:
@@ -158,7 +162,7 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
                interactive: bool, notice: str | None, resumed: bool, console: Console | None,
                prompt_input: Input | None, prompt_output: Output | None, prompts: PromptSet | None = None,
                director: DirectorPolicy | None = None, pace: float | None = None,
-               watcher: Watcher | None = None,
+               watcher: Watcher | None = None, turns: TurnClient | None = None,
                speech: tuple[SpeechEngine, dict[str, Voice]] | None = None) -> ChatApp:
     view: View  # the live layout on a terminal, plain lines in a pipe: mypy checks every call against the seam
     if interactive:
@@ -188,7 +192,7 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
         voice_notes: list[str] = []  # said under the header
         voice = _open_voice(speech, session, view, voice_notes.append)
         app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
-                      recorder=recorder, voice=voice,
+                      recorder=recorder, voice=voice, turns=turns,
                       show_whiteboard=show_whiteboard, show_class=lambda: console.print(class_table(session)),
                       on_model_change=model_changed, prompts=prompts, director=director,
                       pace=DEFAULT_PACE if pace is None else pace, keys=watch_keys)
@@ -215,7 +219,7 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
         voice = _open_voice(speech, session, view, lambda note: sys.stderr.write(f"maic: note: {note}\n"))
         app = ChatApp(session=session, path=path, llm=llm, spec=spec, make_client=make_client, view=view,
                       recorder=recorder, voice=voice, show_whiteboard=show_whiteboard_plain, prompts=prompts,
-                      director=director, pace=pace)  # plain output: at once, unless --pace asks
+                      director=director, pace=pace, turns=turns)  # plain output: at once, unless --pace asks
 
         read_line = LineReader(sys.stdin).next_line
 

@@ -1,4 +1,4 @@
-"""The Typer application: ``maic chat | replay | run | report | agents | prompts | lesson | judge | voices``."""
+"""The Typer application: ``maic chat | replay | run | report | agents | prompts | lesson | judge | voices | serve``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from . import (
     replay_cmd,
     report_cmd,
     run_cmd,
+    serve_cmd,
     voices_cmd,
 )
 from .help_option import ConventionalGroup, help_option
@@ -53,3 +54,4 @@ app.command("chat")(chat_cmd.chat)
 app.command("replay")(replay_cmd.replay)
 app.command("run")(run_cmd.run)
 app.command("report")(report_cmd.report)
+app.command("serve")(serve_cmd.serve)

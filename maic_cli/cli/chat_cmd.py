@@ -67,6 +67,8 @@ def chat(
                               "(openai/tts-1, …) or off (the default; also MAIC_VOICE, config.yaml's voice:)."),
     voice_api_base: str = typer.Option(None, "--voice-api-base", help="Base URL of an OpenAI-compatible speech "
                                        "server (its /v1) for --voice openai-compatible."),
+    server: str = typer.Option(None, "--server", help="Play the class's turns on a maic serve instance at this URL "
+                               "(MAIC_SERVER_TOKEN: its token); its model answers, the session stays here."),
 ) -> None:
     """Hold a class: you ask, the agents answer, the whiteboard fills up."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -124,10 +126,21 @@ def chat(
     path = session_path_for(session_file, resume_latest)
     from ..llm.keys import check_key
 
+    turns = None
+    if server is not None:
+        from ..serve.client import turns_from_flag
+
+        turns = turns_from_flag(server)  # a bad address: one line, exit 2, before any file is written
+        if turns is not None and model is None:  # the server's model names the class (and its default director)
+            from .server_model import client_model
+
+            settings = settings.model_copy(update={"model": client_model(turns.describe()["model"])})
+
     spec = None
     if not path.exists():  # a new class: a hosted model's missing key is said before any file is written
         spec = resolve_model(settings, None)
-        check_key(spec, api_base=settings.api_base)
+        if turns is None:  # a server holds its own keys
+            check_key(spec, api_base=settings.api_base)
     new_class_options = {"--agents": agents, "--agents-dir": agents_dir, "--topic": topic, "--initiator": initiator,
                          "--name": name, "--bio": bio, "--language": language}
     with SessionLock(path):
@@ -142,11 +155,13 @@ def chat(
         session.model = spec.raw
         if settings.api_base:
             session.api_base = settings.api_base
-        if resumed is not None:
+        if resumed is not None and turns is None:
             check_key(spec, api_base=session.api_base)
         if resumed is not None and settings.max_turns:
             session.config.max_turns = settings.max_turns
         policy = choose_director(session, director)
+        if turns is not None and director is None and model is None and session.config.director is None:
+            turns.server_picks_director = True  # nothing here named a model or a director: the server's decide
         # a watched simulated learner is not a person: the class neither reads nor writes anyone's memory
         memory = None if no_memory or watched else open_memory(session, settings.name)  # a broken profile stops here
         if memory is not None and memory.profile.sessions:
@@ -157,17 +172,19 @@ def chat(
             from ..chat.setup import cast_voices
 
             speaking = (speech, cast_voices(speech, session))  # a persona's unknown voice id: one line, exit 2
-        warm_up_litellm(spec)
+        if turns is None:
+            warm_up_litellm(spec)
         from ..chat.run import run_chat  # heavy (prompt-toolkit, views): imported while litellm warms up
 
         interactive = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty() and not plain
         code = asyncio.run(run_chat(session, path, spec=spec, interactive=interactive,
                                     temperature=settings.temperature,
-                                    notice=model_notice(spec, lesson=session.lesson is not None),
+                                    notice=model_notice(spec, lesson=session.lesson is not None) if turns is None
+                                    else f"class turns on {turns.where}",
                                     resumed=resumed is not None,
                                     structured=settings.structured or "auto", transcript=transcript,
                                     prompts=prompt_set, director=policy, pace=pace, memory=memory, watch=watched,
-                                    speech=speaking))
+                                    speech=speaking, turns=turns))
     if lrs is not None and session.transcript:
         send_transcript(Path(session.transcript), lrs)  # the session is saved: a refusal is one line, exit 1
     if code:

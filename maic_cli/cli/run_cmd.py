@@ -149,6 +149,9 @@ def run(
                               "apart."),
     voice_api_base: str = typer.Option(None, "--voice-api-base", help="Base URL of an OpenAI-compatible speech "
                                        "server (with --voice openai-compatible)."),
+    server: str = typer.Option(None, "--server", help="Play the classes' turns on a maic serve instance (or a load "
+                               "balancer in front of several) at this URL, with MAIC_SERVER_TOKEN; its model "
+                               "answers (--model still names the runs)."),
 ) -> None:
     """Run scenarios in batch; exit 1 if an expectation fails, 2 on invalid input."""
     import asyncio  # not at the top: ~30 ms that --help does not need
@@ -198,8 +201,11 @@ def run(
                               turns=turns), shard)
     from ..llm.keys import check_key
 
-    for model_spec in dict.fromkeys(spec.model for spec in specs if router is None):  # before the folder is claimed
-        check_key(model_spec, api_base=base_url)
+    for model_spec in dict.fromkeys(spec.model for spec in specs if router is None and server is None):
+        check_key(model_spec, api_base=base_url)  # before the folder is claimed (a server holds its own keys)
+    from ..serve.client import turns_from_flag
+
+    remote = turns_from_flag(server)
     done = {r.run_id: r for r in load_runs(folder)} if resume and (folder / "runs").is_dir() else {}
     from ..evaluation.prompt_sets import check_same_prompt_sets
 
@@ -215,7 +221,7 @@ def run(
         raise InputError("--rubric goes with --judge MODEL")
     context = RunContext(out=folder, clients=client_pool(api_base=base_url, router_file=router, seed=seed,
                                                          structured=structured, temperature=temperature),
-                         judge=judging, voice=_batch_voice(voice, voice_api_base) if voice else None)
+                         judge=judging, voice=_batch_voice(voice, voice_api_base) if voice else None, turns=remote)
     claim(folder, "--resume" if resume else "--out", {"maic": __version__, "scenarios": ", ".join(map(str, paths))})
     no_charts = say_if_no_charts(folder)  # before the runs, which write every file, report.html without charts
     gc.freeze()  # the heap so far (litellm's is large) need not be rescanned by every collection

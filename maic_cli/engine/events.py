@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, TypeAdapter, model_serializer, model_validator
 
 from .models import DirectorState, Slide
 from .outcomes import DirectorOutcome
@@ -175,6 +175,16 @@ class DoneEvent(BaseModel):
     ungrounded_sentences: int = 0  # a small model's sentences the lesson's gate left out (replies/gate.py)
     dropped_pointers: int = 0  # spotlights and lasers on nothing on the slide on screen (left out)
     answered_from_lesson: bool = False  # the lesson's answer was said for the model (it did not carry it)
+    # Attempts of this turn that failed before it was answered (a turn asked of a server again after its
+    # connection failed: serve/client.py); left out of a dump when 0, so in-process transcripts are unchanged.
+    retried: int = 0
+
+    @model_serializer(mode="wrap")
+    def _without_zero_retries(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.retried:
+            data.pop("retried", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod

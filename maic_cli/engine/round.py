@@ -6,16 +6,20 @@ transcript, the session saver).  Stop reasons (ARCHITECTURE.md, "One round"): ``
 ``cue_user``, ``max_turns``, ``empty_turns`` (two agent turns in a row with no
 content), ``aborted`` (the task was cancelled: the partial message is kept and
 marked interrupted) and ``error``.
+
+Where a turn runs is a :class:`TurnClient`: :class:`LocalTurns` calls ``generate_turn`` in this
+process; ``serve/client.py``'s ``HttpTurns`` asks a ``maic serve`` instance (``--server URL``), wired by
+the CLI, so the runner, the chat and the batch do not know where a turn ran.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .classroom import Classroom
 from .events import Event
@@ -30,6 +34,23 @@ if TYPE_CHECKING:  # the turn (and its templates: Jinja2) is imported when a rou
 
 EventSink = Callable[[Event], Awaitable[None] | None]
 EMPTY_TURNS_LIMIT = 2
+
+
+class TurnClient(Protocol):
+    """Where one stateless turn runs: its events, ending with ``done`` (an ``error`` before it when it failed)."""
+
+    def turn(self, request: TurnRequest, llm: LLMClient, registry: Mapping[str, AgentConfig] | None, *,
+             prompts: PromptSet | None, policy: DirectorPolicy | None) -> AsyncGenerator[Event, None]: ...
+
+
+class LocalTurns:
+    """The turn in this process: ``generate_turn`` on the runner's client."""
+
+    def turn(self, request: TurnRequest, llm: LLMClient, registry: Mapping[str, AgentConfig] | None, *,
+             prompts: PromptSet | None, policy: DirectorPolicy | None) -> AsyncGenerator[Event, None]:
+        from .turn import generate_turn  # Jinja2 and the templates: when a turn runs
+
+        return generate_turn(request, llm, registry, prompts=prompts, policy=policy)
 
 
 @dataclass
@@ -47,9 +68,9 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                     model: ModelSettings | None = None,
                     on_event: EventSink | None = None,
                     prompts: PromptSet | None = None,
-                    policy: DirectorPolicy | None = None) -> RoundResult:
+                    policy: DirectorPolicy | None = None, turns: TurnClient | None = None) -> RoundResult:
     """Run turns until the round stops; ``classroom`` is updated as events arrive; ``policy``
-    picks the speakers (``None``: the LLM director)."""
+    picks the speakers (``None``: the LLM director); ``turns``: where each turn runs (default: here)."""
     result = RoundResult(reason="end")
     open_message: str | None = None
     empty_in_a_row = 0
@@ -61,8 +82,7 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
             if inspect.isawaitable(outcome):
                 await outcome
 
-    from .turn import generate_turn
-
+    turns = turns or LocalTurns()
     try:
         while True:
             request = TurnRequest(messages=classroom.messages, store_state=classroom.store,
@@ -71,7 +91,7 @@ async def run_round(classroom: Classroom, config: TurnConfig, llm: LLMClient, *,
                                   model=model or ModelSettings(model=llm.model))
             outcome, had_content, error = None, False, None
             # aclosing: the turn's stream is closed even if emit raises
-            async with aclosing(generate_turn(request, llm, registry, prompts=prompts, policy=policy)) as events:
+            async with aclosing(turns.turn(request, llm, registry, prompts=prompts, policy=policy)) as events:
                 async for event in events:
                     if event.type == "agent_start":
                         open_message = event.message_id

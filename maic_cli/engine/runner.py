@@ -42,7 +42,7 @@ from .models import (
 )
 from .policies import DirectorPolicy, choose_policy
 from .prompt_set import PromptSet
-from .round import RoundResult, run_round
+from .round import RoundResult, TurnClient, run_round
 
 MENTION = re.compile(r"^@([A-Za-z0-9_-]+)\b")
 
@@ -92,7 +92,8 @@ class ClassRunner:
                  agents: Mapping[str, AgentConfig], profile: UserProfile | None = None,
                  model: ModelSettings | None = None, spec: ModelSpec | None = None,
                  prompts: PromptSet | None = None, hooks: Sequence[RunnerHooks] = (),
-                 director: DirectorPolicy | None = None, allow_repeat_speaker: bool = False) -> None:
+                 director: DirectorPolicy | None = None, allow_repeat_speaker: bool = False,
+                 turns: TurnClient | None = None) -> None:
         if isinstance(config, TurnConfig) and any(getattr(config, name) != field.default
                                                   for name, field in RoundContext.model_fields.items()):
             # A programming error, not a user's: a round's context given as a class setting would be lost.
@@ -109,6 +110,7 @@ class ClassRunner:
         self.spec = spec or ModelSpec.parse(llm.model)
         self.director = director  # None: the config's built-in policy, else the model's default
         self.allow_repeat_speaker = allow_repeat_speaker  # set by code only, never by a file
+        self.turns = turns  # where a turn runs (None: here; serve/client.py: on a maic serve instance)
         self._lesson: LessonContext | None = None  # where the class is in a lesson (the lesson player says)
 
     @property
@@ -194,7 +196,7 @@ class ClassRunner:
         try:
             result = await run_round(self.classroom, config, self.llm, registry=self.agents,
                                      profile=self.profile, model=self.model, on_event=self._on_event,
-                                     prompts=self.prompts, policy=policy)
+                                     prompts=self.prompts, policy=policy, turns=self.turns)
         finally:
             for hook in self.hooks:
                 hook.round_finished(result)

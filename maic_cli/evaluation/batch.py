@@ -24,7 +24,7 @@ from ..engine.events import Event
 from ..engine.models import AgentConfig, ClassSettings, RoundOverrides, UserProfile
 from ..engine.policies import DirectorPolicy, choose_policy
 from ..engine.prompt_set import PromptSet
-from ..engine.round import RoundResult
+from ..engine.round import RoundResult, TurnClient
 from ..engine.runner import ClassRunner, RunnerHooks
 from ..errors import MaicError
 from ..lessons.lesson import Lesson
@@ -100,6 +100,7 @@ class RunContext:
     progress: dict[str, Progress] = field(default_factory=dict)  # the running classes; a display polls it
     judge: Judge | None = None  # --judge: each run is judged when its class ends
     voice: BatchVoice | None = None  # --voice: each run's audio and captions when its class ends
+    turns: TurnClient | None = None  # where the classes' turns run (None: here; --server: serve/client.py)
 
 
 async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
@@ -126,7 +127,7 @@ async def execute_run(spec: RunSpec, context: RunContext) -> RunResult:
     hooks = _RunHooks(writer, {a.id: a for a in spec.agents}, progress)
     runner = ClassRunner(Classroom(store=initial_store(spec.scenario)), spec.config, RecordingLLM(client, on_call),
                          agents=hooks.agents, profile=_profile(spec), spec=spec.model, prompts=spec.prompts,
-                         hooks=[hooks], director=spec.policy)
+                         hooks=[hooks], director=spec.policy, turns=context.turns)
     try:
         try:
             if spec.learner is not None:

@@ -94,8 +94,13 @@ class LitellmClient:
     async def _chunks(self, kwargs: dict[str, Any]) -> AsyncIterator[tuple[str, Any]]:
         """(text, usage or None) for each streamed chunk."""
         response = await self._complete(kwargs)
-        async for chunk in response:
-            yield _delta_text(chunk), getattr(chunk, "usage", None)
+        try:
+            async for chunk in response:
+                yield _delta_text(chunk), getattr(chunk, "usage", None)
+        finally:  # a cancelled call (its client went away) closes its connection now, not when collected
+            close = getattr(response, "aclose", None)
+            if close is not None:
+                await close()
 
     async def _complete(self, kwargs: dict[str, Any]) -> Any:
         """The streaming response of one call (a Router overrides this)."""
