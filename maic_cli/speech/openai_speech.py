@@ -6,7 +6,8 @@ the standard library) and also reads raw PCM or mp3 (speech/audio.py).  The requ
 standard library (the call is blocking; the caller runs it off the event loop), within one deadline for
 the whole answer, at most :data:`~maic_cli.speech.audio.MAX_AUDIO_BYTES` read as it streams, and no
 redirects followed (a key is never carried to another host): speech/bounded_http.py.  The key, if the
-server wants one, is ``MAIC_VOICE_API_KEY`` from the environment: never from a file; a ``user:password@`` in the URL is sent as basic auth, never shown.
+server wants one, is ``MAIC_VOICE_API_KEY`` from the environment: never from a file; a ``user:password@``
+in the URL is sent as basic auth, never shown.
 """
 
 from __future__ import annotations
