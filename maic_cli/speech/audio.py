@@ -55,20 +55,24 @@ def read_wav(data: bytes, engine: str = "audio") -> Audio:
     return Audio(pcm[: len(pcm) - len(pcm) % 2], rate)
 
 
+_SIGNED = bytes((b + 128) % 256 for b in range(256))  # an unsigned 8-bit sample as the high byte of a signed one
+
+
 def _to_16bit(frames: bytes, width: int) -> bytes:
+    """16-bit samples from 8-bit (unsigned around 128) ones: bytes in, bytes out, no object per sample."""
     if width == 2:
         return frames
-    # 8-bit WAV is unsigned around 128
-    return b"".join(struct.pack("<h", (b - 128) << 8) for b in frames)
+    out = bytearray(2 * len(frames))
+    out[1::2] = frames.translate(_SIGNED)
+    return bytes(out)
 
 
 def _mix_down(pcm: bytes) -> bytes:
-    import array
+    """Stereo 16-bit to mono: the mean of each pair, in numpy (no object per sample)."""
+    import numpy as np
 
-    samples = array.array("h")
-    samples.frombytes(pcm[: len(pcm) - len(pcm) % 4])
-    mono = array.array("h", ((samples[i] + samples[i + 1]) // 2 for i in range(0, len(samples) - 1, 2)))
-    return mono.tobytes()
+    samples = np.frombuffer(pcm[: len(pcm) - len(pcm) % 4], dtype="<i2").reshape(-1, 2).astype(np.int32)
+    return bytes(((samples[:, 0] + samples[:, 1]) // 2).astype("<i2").tobytes())
 
 
 def looks_like_wav(data: bytes) -> bool:
@@ -135,7 +139,7 @@ def rms(audio: Audio) -> float:
     import array
 
     samples = array.array("h")
-    samples.frombytes(audio.pcm)
+    samples.frombytes(audio.pcm[: len(audio.pcm) // 2 * 2])
     if not samples:
         return 0.0
     return sqrt(sum(s * s for s in samples) / len(samples))
