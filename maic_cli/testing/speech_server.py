@@ -51,6 +51,7 @@ class LoopbackSpeechServer(LoopbackServer):
         self.flood_bytes = 400 * 2**20
         self.redirect_to = ""
         self.sent_bytes = 0  # what a drip or a flood managed to send
+        self.bodies: list[bytes] = []  # answered in turn, one a request (a provider of many rates), when given
         self.status = status
         self.error = error
         self.body = body
@@ -73,6 +74,9 @@ class LoopbackSpeechServer(LoopbackServer):
         if self.status != 200:
             return web.json_response({"error": {"message": self.error or f"loopback error {self.status}",
                                                 "type": "invalid_request_error"}}, status=self.status)
+        if self.bodies:
+            return web.Response(body=self.bodies[(len(self.requests) - 1) % len(self.bodies)],
+                                content_type="audio/wav")
         if self.body is not None:
             return web.Response(body=self.body, content_type="application/octet-stream")
         words = len(str(body.get("input", "")).split()) if isinstance(body, dict) else 1
