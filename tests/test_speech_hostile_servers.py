@@ -27,6 +27,8 @@ from tests.helpers import decision, reply
 runner = CliRunner()
 SHORT_KEY = "Zq7xK2p"  # 7 characters: shorter than the redaction's usual floor
 SPECS = ["openai-compatible", "openai/tts-1"]
+# litellm's other providers that maic hands its bounded client (Azure's SDK, ElevenLabs' HTTP handler)
+ALL_SPECS = [*SPECS, "azure/tts", "elevenlabs/eleven_multilingual_v2"]
 DEADLINE = 3.0
 
 
@@ -35,6 +37,9 @@ def short_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bounded_http, "DEADLINE_SECONDS", DEADLINE)
     monkeypatch.setattr(litellm_speech, "DEADLINE_SECONDS", DEADLINE)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test-key-0123456789abcdef")
+    monkeypatch.setenv("AZURE_API_VERSION", "2024-10-21")
+    monkeypatch.setenv("AZURE_API_KEY", "azure-loopback-key-0123456789")
+    monkeypatch.setenv("ELEVENLABS_API_KEY", "eleven-loopback-key-0123456789")
 
 
 def _say(spec: str, server: LoopbackSpeechServer) -> tuple[SpeechError, float]:
@@ -87,13 +92,14 @@ def test_a_seven_character_key_echoed_in_a_401_reaches_no_output_and_no_batch_fi
     assert "a bug in maic" not in result.output
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", ALL_SPECS)
 def test_a_short_key_echoed_by_either_client_is_redacted(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAIC_VOICE_API_KEY", SHORT_KEY)
-    monkeypatch.setenv("OPENAI_API_KEY", SHORT_KEY)
+    for variable in ("MAIC_VOICE_API_KEY", "OPENAI_API_KEY", "AZURE_API_KEY", "ELEVENLABS_API_KEY"):
+        monkeypatch.setenv(variable, SHORT_KEY)
     with LoopbackSpeechServer(behaviour="echo-auth") as server:
         error, _ = _say(spec, server)
-        assert server.headers[-1]["Authorization"] == f"Bearer {SHORT_KEY}"
+        sent = server.headers[-1]
+        assert SHORT_KEY in sent.get("Authorization", "") + sent.get("api-key", "") + sent.get("xi-api-key", "")
     assert "401" in str(error) and SHORT_KEY not in str(error) and "[redacted]" in str(error)
 
 
@@ -129,7 +135,7 @@ def test_a_server_that_drips_or_never_answers_is_cut_off_at_the_deadline(
     assert len(served.requests) == 1  # no retry
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", ALL_SPECS)
 def test_a_400_mb_answer_is_refused_as_it_streams(spec: str) -> None:
     with LoopbackSpeechServer(behaviour="flood") as server:
         error, took = _say(spec, server)
@@ -139,14 +145,24 @@ def test_a_400_mb_answer_is_refused_as_it_streams(spec: str) -> None:
     assert took < DEADLINE + 3.0
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", ALL_SPECS)
 def test_an_html_page_is_not_audio(spec: str) -> None:
     with LoopbackSpeechServer(behaviour="html") as server:
         error, _ = _say(spec, server)
     assert "text/html, not audio" in str(error)
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("base", ["http://u:pw12345@[::1/v1", "http://h:99999/v1", "http://h:abc/v1", "http://:80/v1",
+                                  "http://u:pw12345@/v1", "ftp://h/v1", "http://h/v1?key=pw12345"])
+def test_a_malformed_api_base_is_one_line_without_its_password(base: str) -> None:
+    result = runner.invoke(app, ["voices", "say", "teacher", "Hello.", "--voice", "openai-compatible",
+                                 "--voice-api-base", base, "--out", "x.wav"])
+    assert result.exit_code == 2, result.output
+    assert "not an http(s) URL" in result.output and "pw12345" not in result.output
+    assert "bug in maic" not in result.output
+
+
+@pytest.mark.parametrize("spec", ALL_SPECS)
 def test_a_redirect_to_another_origin_is_not_followed(spec: str) -> None:
     with LoopbackSpeechServer() as elsewhere, LoopbackSpeechServer(behaviour="redirect") as server:
         server.redirect_to = f"{elsewhere.base_url}/audio/speech"

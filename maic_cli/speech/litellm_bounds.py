@@ -12,9 +12,9 @@ sees it.  So maic hands litellm the HTTP client it calls through (``client=``): 
 
 The reason it stopped is kept in :attr:`BoundedTransport.problem`, since litellm and the OpenAI SDK turn
 the error into their own ("Connection error").  :func:`bounded_client` builds the client litellm takes for
-a provider (``openai``: an ``openai.OpenAI``; ``elevenlabs``: litellm's ``HTTPHandler``); a provider whose
-answer goes through another client (Azure's SDK, Gemini's and Vertex's completion bridge) gets ``None``
-and only the overall deadline (speech/litellm_speech.py).
+a provider (``openai``: an ``openai.OpenAI``; ``azure``: an ``openai.AzureOpenAI``; ``elevenlabs``:
+litellm's ``HTTPHandler``); Gemini and Vertex, whose audio comes through litellm's completion bridge (which
+takes no client), get ``None`` and only the overall deadline (speech/litellm_speech.py).
 """
 
 from __future__ import annotations
@@ -121,23 +121,36 @@ def bounded_client(provider: str, api_base: str | None, auth: tuple[str, str] | 
                    max_bytes: int) -> tuple[Any, BoundedTransport] | None:
     """The client litellm is handed for ``provider`` and its transport; ``None`` for a provider whose answer
     goes through a client maic cannot hand it."""
+    base: str | None
     if provider == "openai":
         base = (api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
                 or ORIGINS["openai"])
     elif provider == "elevenlabs":
         base = api_base or ORIGINS["elevenlabs"]
+    elif provider == "azure" and (api_base or os.environ.get("AZURE_API_BASE")):
+        base = api_base or os.environ.get("AZURE_API_BASE")
     else:
         return None
+    assert base is not None
     transport = BoundedTransport(base, seconds=seconds, max_bytes=max_bytes)
     http = httpx.Client(transport=transport, follow_redirects=False, timeout=httpx.Timeout(seconds))
     if provider == "elevenlabs":
         from litellm.llms.custom_httpx.http_handler import HTTPHandler
 
         return HTTPHandler(client=http), transport
+    if provider == "azure":
+        import litellm
+        from openai import AzureOpenAI
+
+        version = os.environ.get("AZURE_API_VERSION") or litellm.AZURE_DEFAULT_API_VERSION
+        azure_key = os.environ.get("AZURE_API_KEY") or os.environ.get("AZURE_OPENAI_API_KEY") or "no-key"
+        # the SDK takes an httpx (legacy) client as well as its own httpx2 one
+        azure = AzureOpenAI(api_key=azure_key, azure_endpoint=base, api_version=version,
+                            http_client=http, max_retries=0, timeout=seconds)  # type: ignore[call-overload]
+        return azure, transport
     from openai import OpenAI
 
     key = os.environ.get("OPENAI_API_KEY")
     headers = {"Authorization": basic_auth(auth)} if auth is not None and not key else None
-    # the SDK takes an httpx (legacy) client as well as its own httpx2 one
     return OpenAI(api_key=key or "no-key", base_url=base, http_client=http,  # type: ignore[arg-type]
                   max_retries=0, timeout=seconds, default_headers=headers), transport

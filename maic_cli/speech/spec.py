@@ -123,11 +123,22 @@ def _check_base(api_base: str | None, flag: str) -> tuple[str | None, tuple[str,
     """The URL without its ``user:password@`` (that pair apart: sent as basic auth, never shown)."""
     if not api_base:
         return None, None
+    from urllib.parse import urlsplit
+
     from .bounded_http import shown, split_credentials
 
-    base, auth = split_credentials(api_base.strip().rstrip("/"))
-    if not _API_BASE.match(base) or "@" in base:
-        raise InputError(f"--voice-api-base {one_line(shown(api_base.strip()))[:80]}: not an http(s) URL")
+    try:
+        base, auth = split_credentials(api_base.strip().rstrip("/"))
+        parts = urlsplit(base)
+        usable = bool(_API_BASE.match(base)) and "@" not in base and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # an unclosed [ of an IPv6 host, a port that is not a number or past 65535
+        usable, auth = False, None
+    if not usable:
+        try:
+            said = shown(api_base.strip())
+        except ValueError:
+            said = api_base.strip().rpartition("@")[2]
+        raise InputError(f"--voice-api-base {one_line(said)[:80]}: not an http(s) URL")
     return base, auth
 
 

@@ -61,6 +61,8 @@ class LoopbackSpeechServer(LoopbackServer):
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/audio/speech", self._speech)
+        # Azure's /openai/deployments/NAME/audio/speech, ElevenLabs' /v1/text-to-speech/VOICE: the same answer
+        app.router.add_post("/{path:.+}", self._speech)
 
     async def _speech(self, request: web.Request) -> web.StreamResponse:
         try:
@@ -87,7 +89,8 @@ class LoopbackSpeechServer(LoopbackServer):
 
     async def _misbehave(self, request: web.Request) -> web.StreamResponse:
         if self.behaviour == "echo-auth":
-            return web.json_response({"error": {"message": f"bad key: {request.headers.get('Authorization', '')}",
+            sent = " ".join(request.headers.get(name, "") for name in ("Authorization", "api-key", "xi-api-key"))
+            return web.json_response({"error": {"message": f"bad key: {sent.strip()}",
                                                 "type": "invalid_request_error"}}, status=401)
         if self.behaviour == "redirect":
             return web.Response(status=307, headers={"Location": self.redirect_to})
@@ -97,6 +100,12 @@ class LoopbackSpeechServer(LoopbackServer):
         if self.behaviour == "silent":
             await asyncio.sleep(3600)
             return web.Response(status=204)
+        try:
+            return await self._stream(request)
+        except (ConnectionError, asyncio.CancelledError):  # the client stopped reading: what it should do
+            return web.Response(status=499)
+
+    async def _stream(self, request: web.Request) -> web.StreamResponse:
         stream = web.StreamResponse(headers={"Content-Type": "audio/wav"})
         data = wav_bytes(tone(1.0))
         if self.behaviour == "flood":
