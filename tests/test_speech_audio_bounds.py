@@ -1,5 +1,6 @@
-"""Provider audio decoded in bounded memory (issue 35: finding 3): 8-bit and stereo WAVs of many MB, measured
-in a fresh interpreter (peak RSS), and the 8-bit conversion checked sample by sample on a small one."""
+"""Provider audio decoded in bounded memory (issue 35: finding 3): 8-bit and stereo WAVs of many MB, and a
+small compressed file holding hours of audio, each measured in a fresh interpreter (peak RSS); the 8-bit
+conversion checked sample by sample on a small one."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import struct
 import subprocess
 import sys
 import wave
+from pathlib import Path
 
-from maic_cli.speech.audio import read_wav
+import pytest
+
+from maic_cli.speech.audio import ffmpeg_exe, read_wav
 
 
 def _wav(frames: bytes, width: int, channels: int, rate: int = 22050) -> bytes:
@@ -53,3 +57,27 @@ def test_an_8_mb_wav_of_8_bit_or_stereo_samples_decodes_in_seconds_and_little_me
         assert int(pcm_bytes) == 2 * samples
         assert float(took) < 5.0, (width, channels, took)
         assert int(peak_mb) < 250, (width, channels, peak_mb)
+
+
+BOMB = """
+import resource, sys
+from pathlib import Path
+from maic_cli.speech.audio import MAX_AUDIO_BYTES, decode
+audio = decode(Path(sys.argv[1]).read_bytes(), "test")
+assert len(audio.pcm) <= MAX_AUDIO_BYTES
+print(len(audio.pcm), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_a_small_file_of_hours_of_audio_is_decoded_to_at_most_the_cap(tmp_path: Path) -> None:
+    exe = ffmpeg_exe()
+    if exe is None:
+        pytest.skip("no ffmpeg (the voices extra brings imageio-ffmpeg)")
+    bomb = tmp_path / "bomb.flac"  # four hours of silence in 1.5 MB: 690 MB of PCM at 24 kHz
+    subprocess.run([exe, "-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "14400",
+                    "-c:a", "flac", "-f", "flac", str(bomb)], check=True, timeout=120)
+    assert bomb.stat().st_size < 4 * 2**20
+    done = subprocess.run([sys.executable, "-c", BOMB, str(bomb)], capture_output=True, text=True, timeout=120,
+                          check=True)
+    pcm_bytes, peak_mb = map(int, done.stdout.split())
+    assert pcm_bytes > 30 * 2**20 and peak_mb < 200, (pcm_bytes, peak_mb)

@@ -4,7 +4,8 @@ Providers answer WAV, raw PCM or (some only) mp3.  :func:`decode` turns any of t
 (mono 16-bit PCM): a WAV is read with ``wave`` (its header checked: 8/16-bit, 1-2 channels, a sane
 rate; stereo is mixed down), raw PCM is taken at the rate the provider documents, and anything else
 goes through ffmpeg (the ``imageio-ffmpeg`` wheel's binary, or one on PATH), as a subprocess with a
-time limit, reading at most :data:`MAX_AUDIO_BYTES`.  :func:`wav_bytes` writes a WAV.
+time limit, reading at most :data:`MAX_AUDIO_BYTES` and writing at most as much (``-t``: a small file can
+hold hours of audio).  :func:`wav_bytes` writes a WAV.
 
 :func:`change_rate` resamples (linear interpolation, numpy imported when called): the offline voice's
 pitch (a voice synthesised slower and played faster sounds higher, speech/piper_engine.py).
@@ -119,8 +120,10 @@ def through_ffmpeg(data: bytes, engine: str) -> bytes:
     if exe is None:
         raise SpeechError(engine, "the provider sent compressed audio and ffmpeg is not installed",
                           "pip install imageio-ffmpeg")
+    # at most MAX_AUDIO_BYTES of output: a few MB of FLAC or Opus can hold hours of audio (GB of PCM)
+    longest = f"{MAX_AUDIO_BYTES / 2 / FFMPEG_RATE:.3f}"
     command = [exe, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", "pipe:0",
-               "-f", "s16le", "-ac", "1", "-ar", str(FFMPEG_RATE), "pipe:1"]
+               "-f", "s16le", "-ac", "1", "-ar", str(FFMPEG_RATE), "-t", longest, "pipe:1"]
     try:
         done = subprocess.run(command, input=data, capture_output=True, timeout=FFMPEG_SECONDS, check=False)
     except subprocess.TimeoutExpired:
