@@ -176,3 +176,15 @@ def test_a_provider_that_does_not_speak_is_one_line_naming_those_that_do() -> No
     assert result.exit_code == 2
     line = result.output.strip().splitlines()[-1]
     assert "ollama" in line and "openai" in line and "elevenlabs" in line and "bug in maic" not in result.output
+
+
+@pytest.mark.parametrize("key", ["abc\r\nX-Evil: 1", "ключ"])
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_key_that_cannot_be_a_header_is_one_line_and_injects_nothing(
+        spec: str, key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAIC_VOICE_API_KEY", key)
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    with LoopbackSpeechServer() as server:
+        error, _ = _say(spec, server)
+        assert not any("X-Evil" in name for headers in server.headers for name in headers)
+    assert "\n" not in str(error) and "X-Evil" not in str(error) and "ключ" not in str(error)

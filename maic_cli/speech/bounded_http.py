@@ -127,6 +127,8 @@ def post(url: str, body: bytes, headers: dict[str, str], *, engine: str, max_byt
         if ok and len(data) > max_bytes:
             raise SpeechError(engine, f"the audio is larger than {max_bytes // 2**20} MiB")
         return Answer(response.status, content_type, data)
+    except ValueError as exc:  # a header or a host that cannot be sent (never echoed: it may hold a secret)
+        raise SpeechError(engine, f"cannot send the request to {where} ({type(exc).__name__})") from None
     except (OSError, http.client.HTTPException) as exc:
         if expired.is_set() or time.monotonic() >= deadline:
             raise SpeechError(engine, f"{where} did not answer in full within {seconds:g} s") from None

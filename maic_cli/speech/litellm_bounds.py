@@ -23,7 +23,6 @@ import os
 import time
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -32,10 +31,11 @@ from .bounded_http import CONNECT_SECONDS, ERROR_BYTES, basic_auth, is_text_type
 ORIGINS = {"openai": "https://api.openai.com/v1", "elevenlabs": "https://api.elevenlabs.io"}
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
-    return parts.scheme, (parts.hostname or "").lower(), port
+def _origin(url: str | httpx.URL) -> tuple[str, str, int | None]:
+    """Scheme, host (as httpx sends it: an IDN in punycode) and port."""
+    parsed = httpx.URL(url) if isinstance(url, str) else url
+    port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
+    return parsed.scheme, parsed.host.lower(), port
 
 
 class _Capped(httpx.SyncByteStream):
@@ -77,7 +77,7 @@ class BoundedTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         self.requests += 1
-        if _origin(str(request.url)) != self.origin:
+        if _origin(request.url) != self.origin:
             self.stop(f"refused to send the text to another host ({request.url.host})")
             raise httpx.ConnectError("another origin")
         left = self.deadline - time.monotonic()

@@ -31,6 +31,9 @@ def post_speech(url: str, body: dict[str, Any], *, engine: str, key: str | None,
     """POST ``body`` as JSON to ``url``; the answer's bytes (bounded in time and size, speech/bounded_http.py),
     or :class:`SpeechError` (one line, every secret sent redacted whatever its length)."""
     headers = {"Content-Type": "application/json", "Accept": "audio/wav, audio/*"}
+    if key and not _sendable(key):
+        raise SpeechError(engine, f"{KEY_VARIABLE} holds a line break, a control character or a letter outside "
+                          "Latin-1, which cannot be sent in an HTTP header (set it again, on one line)")
     if key:
         headers["Authorization"] = f"Bearer {key}"
     elif auth is not None:
@@ -42,6 +45,10 @@ def post_speech(url: str, body: dict[str, Any], *, engine: str, key: str | None,
         if not 200 <= answer.status < 300:
             raise SpeechError(engine, f"HTTP {answer.status}: {_error_text(answer.data)}")
     return answer.data
+
+
+def _sendable(value: str) -> bool:
+    return all(0x20 <= ord(char) <= 0xff and ord(char) != 0x7f for char in value)
 
 
 def _error_text(data: bytes) -> str:
