@@ -13,7 +13,8 @@ sees it.  So maic hands litellm the HTTP client it calls through (``client=``): 
 The reason it stopped is kept in :attr:`BoundedTransport.problem`, since litellm and the OpenAI SDK turn
 the error into their own ("Connection error").  :func:`bounded_client` builds the client litellm takes for
 a provider (``openai``: an ``openai.OpenAI``; ``azure``: an ``openai.AzureOpenAI``; ``elevenlabs``:
-litellm's ``HTTPHandler``); Gemini and Vertex, whose audio comes through litellm's completion bridge (which
+litellm's ``HTTPHandler`` around it, made in speech/litellm_speech.py, the one speech module that imports
+litellm); Gemini and Vertex, whose audio comes through litellm's completion bridge (which
 takes no client), get ``None`` and only the overall deadline (speech/litellm_speech.py).
 """
 
@@ -118,9 +119,10 @@ class BoundedTransport(httpx.BaseTransport):
 
 
 def bounded_client(provider: str, api_base: str | None, auth: tuple[str, str] | None, *, seconds: float,
-                   max_bytes: int) -> tuple[Any, BoundedTransport] | None:
-    """The client litellm is handed for ``provider`` and its transport; ``None`` for a provider whose answer
-    goes through a client maic cannot hand it."""
+                   max_bytes: int, azure_version: str = "") -> tuple[Any, BoundedTransport] | None:
+    """The client litellm is handed for ``provider`` and its transport (for ``elevenlabs`` the ``httpx.Client``
+    that speech/litellm_speech.py wraps in litellm's handler); ``None`` for a provider whose answer goes through
+    a client maic cannot hand it."""
     base: str | None
     if provider == "openai":
         base = (api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
@@ -135,14 +137,11 @@ def bounded_client(provider: str, api_base: str | None, auth: tuple[str, str] | 
     transport = BoundedTransport(base, seconds=seconds, max_bytes=max_bytes)
     http = httpx.Client(transport=transport, follow_redirects=False, timeout=httpx.Timeout(seconds))
     if provider == "elevenlabs":
-        from litellm.llms.custom_httpx.http_handler import HTTPHandler
-
-        return HTTPHandler(client=http), transport
+        return http, transport
     if provider == "azure":
-        import litellm
         from openai import AzureOpenAI
 
-        version = os.environ.get("AZURE_API_VERSION") or litellm.AZURE_DEFAULT_API_VERSION
+        version = os.environ.get("AZURE_API_VERSION") or azure_version
         azure_key = os.environ.get("AZURE_API_KEY") or os.environ.get("AZURE_OPENAI_API_KEY") or "no-key"
         # the SDK takes an httpx (legacy) client as well as its own httpx2 one
         azure = AzureOpenAI(api_key=azure_key, azure_endpoint=base, api_version=version,

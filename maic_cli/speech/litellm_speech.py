@@ -42,6 +42,10 @@ PROVIDER_VOICES = {
     "vertex_ai": ["Kore", "Charon", "Puck", "Fenrir", "Aoede", "Leda", "Orus", "Zephyr"],
 }
 OPEN_VOICE_LISTS = ("elevenlabs", "vertex_ai")
+# The variables litellm reads a speech key from besides the one maic checks: redacted at any length while a
+# sentence is under way.
+_KEYS_READ = ("OPENAI_API_KEY", "AZURE_API_KEY", "AZURE_OPENAI_API_KEY", "AZURE_AD_TOKEN", "ELEVENLABS_API_KEY",
+              "GEMINI_API_KEY", "GOOGLE_API_KEY")
 TTS1_VOICES = [v for v in OPENAI_VOICES if v not in ("ballad", "verse")]
 
 
@@ -95,11 +99,16 @@ class LitellmSpeechEngine:
         if self.spec.api_base:
             options["api_base"] = self.spec.api_base
         bounded = bounded_client(self.provider, self.spec.api_base, self.spec.auth, seconds=seconds,
-                                 max_bytes=MAX_AUDIO_BYTES)
+                                 max_bytes=MAX_AUDIO_BYTES, azure_version=litellm.AZURE_DEFAULT_API_VERSION)
         if bounded is not None:
             options["client"] = bounded[0]
+            if self.provider == "elevenlabs":
+                from litellm.llms.custom_httpx.http_handler import HTTPHandler
+
+                options["client"] = HTTPHandler(client=bounded[0])
         transport = bounded[1] if bounded is not None else None
-        sent = sent_secrets(*(os.environ.get(name) for name in self.spec.key_variables), *(self.spec.auth or ()))
+        sent = sent_secrets(*(os.environ.get(name) for name in (*self.spec.key_variables, *_KEYS_READ)),
+                            *(self.spec.auth or ()))
         outcome: dict[str, Any] = {}
 
         def call() -> None:

@@ -8,11 +8,13 @@ A voice string is one of:
 * ``espeak`` (also ``espeak-ng``): the espeak-ng program, when it is installed;
 * ``openai-compatible`` or ``openai-compatible/MODEL``: any server with OpenAI's ``/v1/audio/speech``
   (Kokoro, Lemonade, a litellm proxy …) at ``--voice-api-base``; ``MODEL`` defaults to ``tts-1``;
-* any litellm speech model, ``provider/model``: ``openai/tts-1``, ``openai/gpt-4o-mini-tts``,
+* a litellm speech model, ``provider/model``, of a provider that speaks (:data:`PROVIDER_KEYS`; another,
+  ``ollama/tts``, is one line naming these): ``openai/tts-1``, ``openai/gpt-4o-mini-tts``,
   ``azure/DEPLOYMENT``, ``elevenlabs/eleven_multilingual_v2``, ``gemini/…``, ``vertex_ai/…``.
 
 Where the string comes from, highest first: the ``--voice`` flag, ``MAIC_VOICE``, ``voice:`` in
-``$MAIC_HOME/config.yaml``, else ``off`` (:func:`resolve`).  A persona or a lesson never names an
+``$MAIC_HOME/config.yaml``, else ``off`` (:func:`resolve`).  A ``user:password@`` in the server's URL is
+taken out of it (:attr:`VoiceSpec.auth`, sent as basic auth, never shown).  A persona or a lesson never names an
 engine, an endpoint or a key: only a voice id of the engine in use (``engine/models.py: AgentVoice``).
 """
 
