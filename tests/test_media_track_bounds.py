@@ -15,7 +15,7 @@ import pytest
 
 from maic_cli.errors import InputError
 from maic_cli.media.export import Targets, export_media
-from maic_cli.media.script import Said
+from maic_cli.media.script import Item, Said
 from maic_cli.media.voicing import MAX_TRACK_RATE, MAX_TRACK_SECONDS
 from maic_cli.speech.factory import make_engine
 from maic_cli.speech.port import Voice
@@ -59,7 +59,8 @@ def test_clips_at_4_and_192_khz_make_one_track_of_at_most_48_khz_in_bounded_memo
 
 def test_a_track_longer_than_the_bound_is_refused_in_one_line(tmp_path: Path) -> None:
     long_clips = int(MAX_TRACK_SECONDS // 120) + 2
-    items = [Said(speaker="teacher", name="Ms. Rivera", text=sentence(n), turn=n) for n in range(3 * long_clips)]
+    items: list[Item] = [Said(speaker="teacher", name="Ms. Rivera", text=sentence(n), turn=n)
+                         for n in range(3 * long_clips)]
     with LoopbackSpeechServer() as server:
         server.bodies = MANY_RATES
         engine = make_engine(VoiceSpec.parse("openai-compatible", api_base=server.base_url))

@@ -63,3 +63,25 @@ def test_a_line_of_mathematical_letters_exported_to_captions_stays_well_under_a_
     assert result.code == 0, result.stderr
     assert result.peak_mb < PEAK_MB, result.peak_mb
     assert (tmp_path / "f.vtt").read_text(encoding="utf-8").startswith("WEBVTT")
+
+
+SLOW_HIGH = """
+import resource
+from maic_cli.speech.piper_engine import PiperEngine
+from maic_cli.speech.port import Voice
+text = " ".join(["the quick brown fox jumps over a lazy dog"] * 12)
+audio = PiperEngine().synthesize(text, Voice("local", "", speed=0.5, pitch=12.0))
+print(round(audio.seconds), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+@needs_piper
+def test_a_slow_high_voice_gets_fewer_phonemes_a_run() -> None:
+    """A persona's slowest, highest voice (speed 0.5, pitch +12) makes four times the audio a phoneme: 920 MB
+    for 108 words before the bound followed the audio."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", SLOW_HIGH], capture_output=True, text=True, timeout=300, check=True)
+    seconds, peak_mb = map(int, done.stdout.split())
+    assert seconds > 30 and peak_mb < PEAK_MB, (seconds, peak_mb)

@@ -110,11 +110,15 @@ class PiperEngine:
         from .audio import change_rate, float_to_pcm
 
         ratio = 2.0 ** (voice.pitch / 12.0)
-        config = SynthesisConfig(length_scale=ratio / max(voice.speed, 0.1), normalize_audio=True, volume=0.9)
+        stretch = ratio / max(voice.speed, 0.1)
+        config = SynthesisConfig(length_scale=stretch, normalize_audio=True, volume=0.9)
+        # the model's memory follows the audio it makes: a voice drawn out (slow, or high: synthesised slower
+        # then resampled) gets fewer phonemes a run
+        limit = max(20, int(MAX_PHONEMES / max(1.0, stretch)))
         try:
             with self._lock:
                 parts = [_loudness(piper.phoneme_ids_to_audio(piper.phonemes_to_ids(part), config))
-                         for part in bounded_phonemes(piper.phonemize(text))]
+                         for part in bounded_phonemes(piper.phonemize(text), limit)]
         except Exception as exc:  # noqa: BLE001 - Piper's own failure on a text: one line, the class goes on
             raise SpeechError("local", f"Piper could not say this sentence ({type(exc).__name__}: {exc})") from None
         rate = int(piper.config.sample_rate)
@@ -122,10 +126,10 @@ class PiperEngine:
         return Audio(change_rate(pcm, ratio), rate)
 
 
-def bounded_phonemes(sentences: list[list[str]]) -> list[list[str]]:
-    """Piper's phonemes of a text cut into parts of at most :data:`MAX_PHONEMES` (at a word's end where there
-    is one), and at most :data:`MAX_CALL_PHONEMES` in all: what one model run gets is bounded, and so is one
-    call (the rest is not said: an export keeps at most two minutes of a sentence anyway)."""
+def bounded_phonemes(sentences: list[list[str]], limit: int = MAX_PHONEMES) -> list[list[str]]:
+    """Piper's phonemes of a text cut into parts of at most ``limit`` (at a word's end where there is one), and
+    at most :data:`MAX_CALL_PHONEMES` in all: what one model run gets is bounded, and so is one call (the rest is
+    not said: an export keeps at most two minutes of a sentence anyway)."""
     parts: list[list[str]] = []
     budget = MAX_CALL_PHONEMES
     for phonemes in sentences:
@@ -133,9 +137,9 @@ def bounded_phonemes(sentences: list[list[str]]) -> list[list[str]]:
         budget -= len(phonemes)
         while phonemes:
             cut = len(phonemes)
-            if cut > MAX_PHONEMES:
-                spaces = [i for i in range(MAX_PHONEMES // 2, MAX_PHONEMES) if phonemes[i] == " "]
-                cut = spaces[-1] + 1 if spaces else MAX_PHONEMES
+            if cut > limit:
+                spaces = [i for i in range(limit // 2, limit) if phonemes[i] == " "]
+                cut = spaces[-1] + 1 if spaces else limit
             part, phonemes = phonemes[:cut], phonemes[cut:]
             if any(p.strip() for p in part):
                 parts.append(part)
