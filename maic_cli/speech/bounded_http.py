@@ -8,7 +8,8 @@ library's ``http.client`` (which never follows a redirect), with
   deadline, not once per byte);
 * at most ``max_bytes`` read, checked chunk by chunk as the answer arrives (a ``Content-Length`` over the cap
   is refused before anything is read); an error answer is read to 4 KiB;
-* an answer that says it is text (``text/html``, JSON, XML) refused as not audio.
+* an answer that says it is text (``text/html``, JSON, XML) refused as not audio, and one compressed in
+  transit (``Content-Encoding: gzip``: a few MB can unpack to gigabytes) refused: none is asked for.
 
 The URL credentials of ``--voice-api-base`` are taken out of the URL (:func:`split_credentials`) and sent
 as basic auth; every secret a request sends, whatever its length, is redacted from every line said while it
@@ -74,6 +75,12 @@ def is_text_type(content_type: str) -> bool:
     return kind.startswith(_TEXT_TYPES) or kind.endswith(("+json", "+xml", "/html"))
 
 
+def is_encoded(content_encoding: str) -> str:
+    """The compression a ``Content-Encoding`` names (``""``: none)."""
+    kind = content_encoding.strip().lower()
+    return "" if kind in ("", "identity") else kind[:20]
+
+
 def shown(url: str) -> str:
     """The server as a line may name it: scheme, host, port and path, no user, password or query."""
     parts = urlsplit(url)
@@ -118,6 +125,10 @@ def post(url: str, body: bytes, headers: dict[str, str], *, engine: str, max_byt
         content_type = response.getheader("Content-Type") or ""
         if ok and is_text_type(content_type):
             raise SpeechError(engine, f"{where} answered {content_type.split(';')[0][:60]}, not audio")
+        encoding = is_encoded(response.getheader("Content-Encoding") or "")
+        if ok and encoding:
+            raise SpeechError(engine, f"{where} answered {encoding}-compressed audio, which is not read (asked for "
+                              "none: a small compressed answer can unpack to gigabytes)")
         length = response.getheader("Content-Length") or ""
         if ok and length.isdigit() and int(length) > max_bytes:
             raise SpeechError(engine, f"the audio is larger than {max_bytes // 2**20} MiB")

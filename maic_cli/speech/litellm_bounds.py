@@ -8,7 +8,8 @@ sees it.  So maic hands litellm the HTTP client it calls through (``client=``): 
   goes where a server redirects it), and answers no redirect (a 3xx ends the sentence);
 * gives every request what is left of the sentence's deadline, and checks the deadline and the byte cap at
   every chunk of the body as it arrives (a drip or a flood is cut off, never held);
-* refuses a success that says it is text (``text/html``): not audio.
+* refuses a success that says it is text (``text/html``): not audio; and any answer compressed in transit
+  (httpx would unpack it whole, whatever it unpacks to): it asks for none.
 
 The reason it stopped is kept in :attr:`BoundedTransport.problem`, since litellm and the OpenAI SDK turn
 the error into their own ("Connection error").  :func:`bounded_client` builds the client litellm takes for
@@ -27,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from .bounded_http import CONNECT_SECONDS, ERROR_BYTES, basic_auth, is_text_type
+from .bounded_http import CONNECT_SECONDS, ERROR_BYTES, basic_auth, is_encoded, is_text_type
 
 ORIGINS = {"openai": "https://api.openai.com/v1", "elevenlabs": "https://api.elevenlabs.io"}
 
@@ -85,6 +86,7 @@ class BoundedTransport(httpx.BaseTransport):
         if left <= 0:
             self.stop(f"no whole answer within {self.seconds:g} s")
             raise httpx.ConnectTimeout("deadline")
+        request.headers["Accept-Encoding"] = "identity"  # httpx would unzip whatever size it unpacks to
         request.extensions["timeout"] = {"connect": min(CONNECT_SECONDS, left), "read": left, "write": left,
                                          "pool": left}
         try:
@@ -104,6 +106,11 @@ class BoundedTransport(httpx.BaseTransport):
             response.close()
             self.stop(f"the server answered {kind.split(';')[0][:60]}, not audio")
             raise httpx.ReadError("not audio")
+        encoding = is_encoded(response.headers.get("content-encoding", ""))
+        if encoding:  # an error answer too: httpx would unpack it whole
+            response.close()
+            self.stop(f"the server answered {encoding}-compressed, which is not read (asked for none)")
+            raise httpx.ReadError("compressed")
         if ok and length.isdigit() and int(length) > self.max_bytes:
             response.close()
             self.stop(f"the audio is larger than {self.max_bytes // 2**20} MiB")

@@ -30,7 +30,7 @@ def post_speech(url: str, body: dict[str, Any], *, engine: str, key: str | None,
                 auth: tuple[str, str] | None = None, seconds: float | None = None) -> bytes:
     """POST ``body`` as JSON to ``url``; the answer's bytes (bounded in time and size, speech/bounded_http.py),
     or :class:`SpeechError` (one line, every secret sent redacted whatever its length)."""
-    headers = {"Content-Type": "application/json", "Accept": "audio/wav, audio/*"}
+    headers = {"Content-Type": "application/json", "Accept": "audio/wav, audio/*", "Accept-Encoding": "identity"}
     if key and not _sendable(key):
         raise SpeechError(engine, f"{KEY_VARIABLE} holds a line break, a control character or a letter outside "
                           "Latin-1, which cannot be sent in an HTTP header (set it again, on one line)")

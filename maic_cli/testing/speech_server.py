@@ -10,7 +10,8 @@ A server that misbehaves, for the tests of the speech room's bounds (:attr:`Loop
 ``echo-auth`` answers 401 quoting the ``Authorization`` header it got; ``drip`` sends a WAV one byte every
 :attr:`~LoopbackSpeechServer.drip_seconds`; ``silent`` never answers; ``flood`` streams
 :attr:`~LoopbackSpeechServer.flood_bytes` (a WAV header, then zeros, never held in memory); ``redirect`` answers
-307 to :attr:`~LoopbackSpeechServer.redirect_to`; ``html`` answers 200 ``text/html``.
+307 to :attr:`~LoopbackSpeechServer.redirect_to`; ``html`` answers 200 ``text/html``; ``gzip`` answers a
+few hundred KB that unzip to :attr:`~LoopbackSpeechServer.flood_bytes`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,19 @@ def tone(seconds: float, frequency: float = 180.0, rate: int = RATE) -> Audio:
     samples = (int(6000 * (math.sin(2 * math.pi * frequency * i / rate)
                            + 0.5 * math.sin(4 * math.pi * frequency * i / rate))) for i in range(count))
     return Audio(b"".join(struct.pack("<h", s) for s in samples), rate)
+
+
+def _zipped_zeros(size: int) -> bytes:
+    """gzip of a WAV header and ``size`` zero bytes, made a MB at a time (a few hundred KB of answer)."""
+    import zlib
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [packer.compress(wav_bytes(tone(0.01))[:44])]
+    block = bytes(2**20)
+    for _ in range(size // len(block)):
+        parts.append(packer.compress(block))
+    parts.append(packer.flush())
+    return b"".join(parts)
 
 
 class LoopbackSpeechServer(LoopbackServer):
@@ -94,6 +108,9 @@ class LoopbackSpeechServer(LoopbackServer):
                                                 "type": "invalid_request_error"}}, status=401)
         if self.behaviour == "redirect":
             return web.Response(status=307, headers={"Location": self.redirect_to})
+        if self.behaviour == "gzip":  # a WAV of zeros that unzips to flood_bytes
+            return web.Response(body=_zipped_zeros(self.flood_bytes), headers={"Content-Encoding": "gzip",
+                                                                               "Content-Type": "audio/wav"})
         if self.behaviour == "html":
             return web.Response(body=b"<html><body>" + b"<p>Sign in</p>" * 2000 + b"</body></html>",
                                 content_type="text/html")
