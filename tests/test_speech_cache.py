@@ -105,3 +105,23 @@ def test_a_cache_that_cannot_be_written_does_not_stop_the_voice(tmp_path: Path) 
     cached = CachedEngine(CountingEngine(), SpeechCache(blocked / "cache"))
     audio = cached.synthesize("Hello class.", VOICE)
     assert audio.pcm and cached.cache.problem is not None and "cannot be written" in cached.cache.problem
+
+
+def test_a_fifo_planted_under_a_sentences_key_is_dropped_not_waited_on(tmp_path: Path) -> None:
+    """Issue 35 (4): opening a FIFO for reading waits for a writer; the class must not."""
+    import threading
+
+    engine = CountingEngine()
+    cached = CachedEngine(engine, SpeechCache(tmp_path))
+    path = tmp_path / f"{cache_key('fake', VOICE, 'Hello class.')}.pcm"
+    os.mkfifo(path)
+    said: list[Audio] = []
+    worker = threading.Thread(target=lambda: said.append(cached.synthesize("Hello class.", VOICE)), daemon=True)
+    worker.start()
+    worker.join(5)
+    if worker.is_alive():  # free the stuck reader, then fail
+        with open(path, "wb"):
+            pass
+        pytest.fail("the cache waited on a FIFO")
+    assert len(said) == 1 and said[0].pcm and len(engine.calls) == 1
+    assert path.is_file() and not path.is_symlink()  # the FIFO is gone; the sentence is cached in its place

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..media import ffmpeg
-from ..media.encode import encode_seconds, wav_bytes
+from ..media.encode import encode_seconds, write_wav
 from ..media.script import Item, Said
-from ..media.voicing import Progress, SpeechUsage, synthesize_all
+from ..media.voicing import Clips, Progress, SpeechUsage, clip_audio, synthesize_all
 from ..speech.port import SpeechEngine, Voice
 
 
@@ -38,7 +38,7 @@ def mp3_bytes(pcm: bytes, rate: int) -> bytes:
     """Mono 16-bit PCM at ``rate`` as an mp3 (ffmpeg, bounded in time)."""
     with tempfile.TemporaryDirectory(prefix="maic-classroom-") as scratch:
         source, target = Path(scratch) / "line.wav", Path(scratch) / "line.mp3"
-        source.write_bytes(wav_bytes(pcm, rate))
+        write_wav(source, lambda: [pcm], rate)
         ffmpeg.run(["-i", str(source), "-ac", "1", "-c:a", "libmp3lame", "-q:a", "5", "-f", "mp3", str(target)],
                    seconds=encode_seconds(len(pcm) / 2 / max(rate, 1)), what="a line of the classroom")
         return target.read_bytes()
@@ -51,21 +51,22 @@ def voice_speech(speeches: list[tuple[dict[str, Any], str]], names: dict[str, st
     usage = SpeechUsage(engine=voicing.engine.name)
     items: list[Item] = [Said(speaker, names.get(speaker, speaker), str(action.get("text", "")), number)
              for number, (action, speaker) in enumerate(speeches)]
-    clips, rate = synthesize_all(items, voicing.engine, voicing.voice_for, voicing.speakable,
-                                 progress=voicing.progress, usage=usage)
     files: dict[str, bytes] = {}
     index: dict[str, dict[str, Any]] = {}
     made: dict[tuple[str, Voice], str] = {}
-    for (action, speaker), clip in zip(speeches, clips, strict=True):
-        if not clip.pcm:
-            continue  # nothing to speak (a line of symbols only): OpenMAIC times it as it reads
-        voice = voicing.voice_for(speaker)
-        key = (voicing.speakable(str(action.get("text", ""))).strip(), voice)
-        path = made.get(key)
-        if path is None:
-            path = made[key] = f"audio/{action['id']}.mp3"
-            files[path] = mp3_bytes(clip.pcm, rate)
-            index[path] = {"type": "audio", "format": "mp3", "duration": round(clip.seconds, 3),
-                           "voice": f"{voicing.engine.name}:{voice.id}", "size": len(files[path])}
-        action["audioRef"] = path
+    with Clips() as spool:  # the clips wait on disk, one in memory at a time
+        clips = synthesize_all(items, voicing.engine, voicing.voice_for, voicing.speakable, spool,
+                               progress=voicing.progress, usage=usage)
+        for (action, speaker), clip in zip(speeches, clips, strict=True):
+            if not clip.size:
+                continue  # nothing to speak (a line of symbols only): OpenMAIC times it as it reads
+            voice = voicing.voice_for(speaker)
+            key = (voicing.speakable(str(action.get("text", ""))).strip(), voice)
+            path = made.get(key)
+            if path is None:
+                path = made[key] = f"audio/{action['id']}.mp3"
+                files[path] = mp3_bytes(clip_audio(spool, clip).pcm, spool.rate)
+                index[path] = {"type": "audio", "format": "mp3", "duration": round(clip.seconds, 3),
+                               "voice": f"{voicing.engine.name}:{voice.id}", "size": len(files[path])}
+            action["audioRef"] = path
     return files, index, usage

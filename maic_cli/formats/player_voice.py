@@ -10,13 +10,13 @@ its end; the line itself is the caption (the speaker band and the speaker's card
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..media import ffmpeg
-from ..media.encode import encode_seconds, wav_bytes
+from ..media.encode import encode_seconds, write_wav
 from ..media.script import Said
-from ..media.voicing import SpeechUsage, synthesize_all
+from ..media.voicing import Clips, SpeechUsage, clip_audio, synthesize_all
 from ..speech.port import SpeechEngine, Voice
 from .player import Line, Voiced
 
@@ -31,19 +31,28 @@ def voice_lines(said: list[Line], engine: SpeechEngine, voice_for: Callable[[str
     """``said`` read aloud: the encoded track and each line's span in it."""
     items = [Said(speaker=line.speaker, name=line.speaker, text=line.text, turn=number)
              for number, line in enumerate(said)]
-    clips, rate = synthesize_all(list(items), engine, voice_for, speakable, progress=progress, usage=usage)
-    pcm = bytearray()
     spans: list[tuple[float, float]] = []
-    gap = b"\x00\x00" * round(GAP_SECONDS * rate)
-    for clip in clips:
-        start = len(pcm) / 2 / rate
-        pcm += clip.pcm
-        spans.append((start, len(pcm) / 2 / rate))
-        pcm += gap
-    seconds = len(pcm) / 2 / rate
-    with tempfile.TemporaryDirectory(prefix="maic-player-") as scratch:
+    with Clips() as spool, tempfile.TemporaryDirectory(prefix="maic-player-") as scratch:
+        clips = synthesize_all(list(items), engine, voice_for, speakable, spool, progress=progress, usage=usage)
+        rate = spool.rate
+        gap = b"\x00\x00" * round(GAP_SECONDS * rate)
+        samples = [0]
+
+        def track() -> Iterator[bytes]:  # the lines and their gaps, one clip in memory at a time
+            spans.clear()
+            samples[0] = 0
+            for clip in clips:
+                pcm = clip_audio(spool, clip).pcm
+                start = samples[0] / rate
+                samples[0] += len(pcm) // 2
+                spans.append((start, samples[0] / rate))
+                samples[0] += len(gap) // 2
+                yield pcm
+                yield gap
+
         source, target = Path(scratch) / "track.wav", Path(scratch) / "track.ogg"
-        source.write_bytes(wav_bytes(bytes(pcm), rate))
+        write_wav(source, track, rate)
+        seconds = samples[0] / rate
         ffmpeg.run(["-i", str(source), "-ac", "1", "-c:a", "libopus", "-b:a", BITRATE, "-application", "voip",
                     "-f", "ogg", str(target)], seconds=encode_seconds(seconds), what="the player's voice track")
         return Voiced(audio=target.read_bytes(), mime="audio/ogg", spans=spans)

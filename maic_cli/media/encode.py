@@ -1,5 +1,8 @@
 """Files from the track and the timeline: a wav (stdlib ``wave``), an ogg or mp3 and the mp4 (ffmpeg).
 
+The track comes as blocks (:data:`Track`, media/voicing.py ``track_chunks``) and is written to its file block
+by block: a long lesson's audio is never held whole in memory.
+
 The video is made of few pictures, one per board shown and sentence said (:mod:`.frames`: the slide and the
 speaker's band), fed to ffmpeg by the concat demuxer with
 each picture's duration (not 25 rendered pictures a second), with the voice track and the captions as a subtitle
@@ -8,17 +11,16 @@ stream (``mov_text``).  Every file is written atomically (:mod:`.output`); every
 
 from __future__ import annotations
 
-import io
 import tempfile
 import wave
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..errors import InputError
 from . import ffmpeg
 from .captions import subrip
 from .frames import Speaking, render
-from .output import atomic_path, write_bytes
+from .output import atomic_path
 from .script import Board
 from .timeline import Timeline
 from .typeset import export_budget
@@ -30,14 +32,17 @@ FPS = 10  # pictures a second in the file: the pictures change rarely, so this c
 Progress = Callable[[str, int, int], None]
 
 
-def wav_bytes(pcm: bytes, rate: int) -> bytes:
-    out = io.BytesIO()
-    with wave.open(out, "wb") as handle:
+Track = Callable[[], Iterable[bytes]]  # the track's PCM, a block at a time (each call: from the start)
+
+
+def write_wav(path: Path, track: Track, rate: int) -> None:
+    """A mono 16-bit WAV at ``path``, written block by block (the header's length is set when it closes)."""
+    with wave.open(str(path), "wb") as handle:
         handle.setnchannels(1)
         handle.setsampwidth(2)
         handle.setframerate(rate)
-        handle.writeframes(pcm)
-    return out.getvalue()
+        for block in track():
+            handle.writeframesraw(block)
 
 
 def encode_seconds(duration: float) -> float:
@@ -45,20 +50,21 @@ def encode_seconds(duration: float) -> float:
     return 60.0 + 3.0 * duration
 
 
-def write_audio(path: Path, pcm: bytes, rate: int) -> None:
-    """The track as ``path``'s format: .wav as it is, .ogg (Vorbis) and .mp3 through ffmpeg."""
+def write_audio(path: Path, track: Track, rate: int, duration: float) -> None:
+    """The track as ``path``'s format: .wav streamed to the file, .ogg (Vorbis) and .mp3 through ffmpeg."""
     suffix = path.suffix.lower()
     if suffix not in AUDIO_FORMATS:
         raise InputError(f"{path}: audio is written as .wav, .ogg or .mp3, not {suffix or 'no suffix'}")
     codec = AUDIO_FORMATS[suffix]
     if codec is None:
-        write_bytes(path, wav_bytes(pcm, rate))
+        with atomic_path(path) as temp:
+            write_wav(temp, track, rate)
         return
     with tempfile.TemporaryDirectory(prefix="maic-audio-") as scratch, atomic_path(path) as temp:
         source = Path(scratch) / "track.wav"
-        source.write_bytes(wav_bytes(pcm, rate))
+        write_wav(source, track, rate)
         ffmpeg.run(["-i", str(source), "-ac", "1", *codec, str(temp)],
-                   seconds=encode_seconds(len(pcm) / 2 / rate), what=str(path))
+                   seconds=encode_seconds(duration), what=str(path))
 
 
 def _quote(path: Path) -> str:
@@ -90,7 +96,7 @@ def frames_of(timeline: Timeline) -> list[tuple[float, float, Board, Speaking | 
     return out
 
 
-def write_video(path: Path, timeline: Timeline, pcm: bytes, rate: int, *, heading: str = "",
+def write_video(path: Path, timeline: Timeline, track: Track, rate: int, *, heading: str = "",
                 progress: Progress | None = None) -> int:
     """The mp4: one picture per board shown and sentence said, the voice track, the captions as a subtitle stream.
     Returns how many distinct pictures were drawn."""
@@ -114,7 +120,7 @@ def write_video(path: Path, timeline: Timeline, pcm: bytes, rate: int, *, headin
         if last is not None:
             listing.append(f"file {_quote(last)}")  # the demuxer's last duration needs it
         (folder / "frames.txt").write_text("\n".join(listing) + "\n", encoding="utf-8")
-        (folder / "track.wav").write_bytes(wav_bytes(pcm, rate))
+        write_wav(folder / "track.wav", track, rate)
         (folder / "captions.srt").write_text(subrip(timeline), encoding="utf-8")
         if progress is not None:
             progress("encoding", 0, 1)

@@ -8,18 +8,18 @@ what was asked for from it.  The replay (``maic replay --audio/--captions/--scri
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..speech.port import Audio, SpeechEngine, Voice
+from ..speech.port import SpeechEngine, Voice
 from .captions import narration, subrip, webvtt
 from .encode import AUDIO_FORMATS, VIDEO_FORMATS, write_audio, write_video
 from .output import check_target, write_text
 from .script import Item, Said
 from .timeline import Timeline, lay_out
-from .voicing import Progress, SpeechUsage, render_track, synthesize_all
+from .voicing import MAX_TRACK_SECONDS, Clip, Clips, Progress, SpeechUsage, synthesize_all, track_chunks
 
 CAPTION_FORMATS = (".vtt", ".srt")
 SCRIPT_FORMATS = (".md", ".markdown")
@@ -73,13 +73,25 @@ def export_media(items: list[Item], targets: Targets, *, engine: SpeechEngine, v
     """Voice ``items`` and write each target; returns the timeline and what synthesis was asked for."""
     check_targets(targets)
     usage = SpeechUsage(engine=engine.name)
-    clips, rate = synthesize_all(items, engine, voice_for, speakable, progress=progress, usage=usage)
-    items, clips = _heard(items, clips)
-    timeline = lay_out(items, [clip.seconds for clip in clips])
-    made = Made(timeline=timeline, usage=usage)
-    pcm = render_track(timeline, clips, rate) if targets.audio or targets.video else b""
+    with Clips() as spool:
+        clips = synthesize_all(items, engine, voice_for, speakable, spool, progress=progress, usage=usage)
+        items, clips = _heard(items, clips)
+        timeline = lay_out(items, [clip.seconds for clip in clips])
+        if timeline.duration > MAX_TRACK_SECONDS:
+            raise InputError(f"the voiced track would last {timeline.duration / 3600:.1f} hours, more than "
+                             f"{MAX_TRACK_SECONDS / 3600:g}: export a shorter class or lesson")
+        return _write(targets, Made(timeline=timeline, usage=usage), clips, spool, title, progress)
+
+
+def _write(targets: Targets, made: Made, clips: list[Clip], spool: Clips, title: str,
+           progress: Progress | None) -> Made:
+    timeline, rate = made.timeline, spool.rate
+
+    def track() -> Iterator[bytes]:
+        return track_chunks(timeline, clips, spool)
+
     if targets.audio is not None:
-        write_audio(targets.audio, pcm, rate)
+        write_audio(targets.audio, track, rate, timeline.duration)
         made.written.append(targets.audio)
     if targets.captions is not None:
         vtt = targets.captions.suffix.lower() == ".vtt"
@@ -89,21 +101,21 @@ def export_media(items: list[Item], targets: Targets, *, engine: SpeechEngine, v
         write_text(targets.script, narration(timeline, title))
         made.written.append(targets.script)
     if targets.video is not None:
-        made.pictures = write_video(targets.video, timeline, pcm, rate, heading=title, progress=progress)
+        made.pictures = write_video(targets.video, timeline, track, rate, heading=title, progress=progress)
         made.written.append(targets.video)
     return made
 
 
-def _heard(items: list[Item], clips: list[Audio]) -> tuple[list[Item], list[Audio]]:
+def _heard(items: list[Item], clips: list[Clip]) -> tuple[list[Item], list[Clip]]:
     """The items without the sentences that have nothing to hear (an emoji, a code fence): no caption is shown
     over silence."""
     kept_items: list[Item] = []
-    kept_clips: list[Audio] = []
+    kept_clips: list[Clip] = []
     said = iter(clips)
     for item in items:
         if isinstance(item, Said):
             clip = next(said)
-            if not clip.pcm:
+            if not clip.size:
                 continue
             kept_clips.append(clip)
         kept_items.append(item)

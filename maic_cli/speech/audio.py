@@ -4,7 +4,8 @@ Providers answer WAV, raw PCM or (some only) mp3.  :func:`decode` turns any of t
 (mono 16-bit PCM): a WAV is read with ``wave`` (its header checked: 8/16-bit, 1-2 channels, a sane
 rate; stereo is mixed down), raw PCM is taken at the rate the provider documents, and anything else
 goes through ffmpeg (the ``imageio-ffmpeg`` wheel's binary, or one on PATH), as a subprocess with a
-time limit, reading at most :data:`MAX_AUDIO_BYTES`.  :func:`wav_bytes` writes a WAV.
+time limit, reading at most :data:`MAX_AUDIO_BYTES` and writing at most as much (``-t``: a small file can
+hold hours of audio).  :func:`wav_bytes` writes a WAV.
 
 :func:`change_rate` resamples (linear interpolation, numpy imported when called): the offline voice's
 pitch (a voice synthesised slower and played faster sounds higher, speech/piper_engine.py).
@@ -55,20 +56,24 @@ def read_wav(data: bytes, engine: str = "audio") -> Audio:
     return Audio(pcm[: len(pcm) - len(pcm) % 2], rate)
 
 
+_SIGNED = bytes((b + 128) % 256 for b in range(256))  # an unsigned 8-bit sample as the high byte of a signed one
+
+
 def _to_16bit(frames: bytes, width: int) -> bytes:
+    """16-bit samples from 8-bit (unsigned around 128) ones: bytes in, bytes out, no object per sample."""
     if width == 2:
         return frames
-    # 8-bit WAV is unsigned around 128
-    return b"".join(struct.pack("<h", (b - 128) << 8) for b in frames)
+    out = bytearray(2 * len(frames))
+    out[1::2] = frames.translate(_SIGNED)
+    return bytes(out)
 
 
 def _mix_down(pcm: bytes) -> bytes:
-    import array
+    """Stereo 16-bit to mono: the mean of each pair, in numpy (no object per sample)."""
+    import numpy as np
 
-    samples = array.array("h")
-    samples.frombytes(pcm[: len(pcm) - len(pcm) % 4])
-    mono = array.array("h", ((samples[i] + samples[i + 1]) // 2 for i in range(0, len(samples) - 1, 2)))
-    return mono.tobytes()
+    samples = np.frombuffer(pcm[: len(pcm) - len(pcm) % 4], dtype="<i2").reshape(-1, 2).astype(np.int32)
+    return bytes(((samples[:, 0] + samples[:, 1]) // 2).astype("<i2").tobytes())
 
 
 def looks_like_wav(data: bytes) -> bool:
@@ -115,8 +120,10 @@ def through_ffmpeg(data: bytes, engine: str) -> bytes:
     if exe is None:
         raise SpeechError(engine, "the provider sent compressed audio and ffmpeg is not installed",
                           "pip install imageio-ffmpeg")
+    # at most MAX_AUDIO_BYTES of output: a few MB of FLAC or Opus can hold hours of audio (GB of PCM)
+    longest = f"{MAX_AUDIO_BYTES / 2 / FFMPEG_RATE:.3f}"
     command = [exe, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", "pipe:0",
-               "-f", "s16le", "-ac", "1", "-ar", str(FFMPEG_RATE), "pipe:1"]
+               "-f", "s16le", "-ac", "1", "-ar", str(FFMPEG_RATE), "-t", longest, "pipe:1"]
     try:
         done = subprocess.run(command, input=data, capture_output=True, timeout=FFMPEG_SECONDS, check=False)
     except subprocess.TimeoutExpired:
@@ -135,7 +142,7 @@ def rms(audio: Audio) -> float:
     import array
 
     samples = array.array("h")
-    samples.frombytes(audio.pcm)
+    samples.frombytes(audio.pcm[: len(audio.pcm) // 2 * 2])
     if not samples:
         return 0.0
     return sqrt(sum(s * s for s in samples) / len(samples))

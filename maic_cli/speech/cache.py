@@ -6,7 +6,8 @@ voice (id, speed, pitch) and the text, so a change of any of them is a new entry
 header (magic, sample rate, PCM length, CRC-32 of the PCM) and the PCM:
 
 * written atomically (a temp file in the folder, renamed), created 0600 in a 0700 folder;
-* read with ``O_NOFOLLOW``, at most its header's length; an entry whose size, magic, length or checksum
+* read with ``O_NOFOLLOW`` and ``O_NONBLOCK``, only if it is a regular file (a FIFO or a device planted
+  under a key is dropped, never waited on), at most its header's length; an entry whose size, magic, length or checksum
   is wrong (a crash, a full disk, a hand edit) is deleted and synthesised again, never played;
 * evicted least recently used first (a hit touches the file's time) once the folder is over its byte cap.
 
@@ -20,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import struct
 import tempfile
 import threading
@@ -34,6 +36,7 @@ _HEADER = struct.Struct("<8sIQI")  # magic, rate, PCM bytes, CRC-32
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 SUFFIX = ".pcm"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def cache_key(engine: str, voice: Voice, text: str) -> str:
@@ -60,11 +63,16 @@ class SpeechCache:
     def get(self, key: str) -> Audio | None:
         path = self._path(key)
         try:
-            fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+            # non-blocking: a FIFO planted under the key opens at once (and is then refused), never waits
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
         except OSError:
+            self._drop_special(path)
             self.misses += 1
             return None
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise ValueError("not a regular file")
             with os.fdopen(fd, "rb") as handle:
                 header = handle.read(_HEADER.size)
                 if len(header) != _HEADER.size:
@@ -138,6 +146,16 @@ class SpeechCache:
                 total -= size
                 removed += 1
             return removed
+
+    @classmethod
+    def _drop_special(cls, path: Path) -> None:
+        """What cannot be opened as an entry and is not a regular file (a FIFO, a socket) goes."""
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return
+        if not stat.S_ISREG(mode):
+            cls._drop(path)
 
     @staticmethod
     def _drop(path: Path) -> None:

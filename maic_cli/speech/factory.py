@@ -46,7 +46,7 @@ def make_engine(spec: VoiceSpec) -> SpeechEngine | None:
         from .openai_speech import OpenAICompatibleEngine
 
         assert spec.api_base is not None  # VoiceSpec.parse refuses a direct voice without one
-        return OpenAICompatibleEngine(spec.api_base, spec.model)
+        return OpenAICompatibleEngine(spec.api_base, spec.model, auth=spec.auth)
     from .litellm_speech import LitellmSpeechEngine
 
     return LitellmSpeechEngine(spec)

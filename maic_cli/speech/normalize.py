@@ -146,11 +146,16 @@ def _math(text: str) -> str:
 
 
 def _unicode_words(text: str) -> str:
-    """Greek letters by name; other symbols and emoji dropped; letters with accents kept."""
+    """Greek letters by name; mathematical, full-width and ligature letters as the letters they are; other
+    symbols and emoji dropped; letters with accents kept."""
     out: list[str] = []
     for ch in text:
         if ch.isascii() or ch.isspace():
             out.append(ch)
+            continue
+        folded = unicodedata.normalize("NFKC", ch)
+        if folded != ch and folded.isascii() and folded.isalnum():
+            out.append(folded)  # 𝕳𝖊𝖑𝖑𝖔, Ｆｕｌｌ, ﬁ: the letters they are (an engine would spell out their names)
             continue
         category = unicodedata.category(ch)
         name = unicodedata.name(ch, "")

@@ -1,7 +1,8 @@
 """Saying a text: normalised for speech, cut into pieces an engine says quickly, synthesised piece by piece.
 
 :func:`pieces` is what a player hands an engine: the text through :func:`~maic_cli.speech.normalize.for_speech`,
-cut at sentence ends, and a long sentence again at its commas, semicolons and colons, so that the first
+cut at sentence ends, and a long sentence again at its commas, semicolons and colons (a clause without
+any, every :data:`MAX_WORDS` words), so that the first
 piece is short (:data:`FIRST_WORDS`) and the listener hears the class within a fraction of a second;
 later pieces are longer (:data:`MAX_WORDS`), which sounds more natural.  :func:`say` synthesises them
 in turn, one :class:`~maic_cli.speech.port.Audio` each, and :func:`say_all` joins them (with a short
@@ -33,7 +34,7 @@ def pieces(text: str) -> list[str]:
     out: list[str] = []
     for sentence in _SENTENCE.split(spoken):
         current: list[str] = []
-        for clause in _CLAUSE.split(sentence):
+        for clause in _short_clauses(sentence):
             words = len(clause.split())
             if current and len(" ".join(current).split()) + words > MAX_WORDS:
                 out.append(" ".join(current))
@@ -45,6 +46,15 @@ def pieces(text: str) -> list[str]:
     if out:
         out[:1] = _first_cut(out[0])
     return out
+
+
+def _short_clauses(sentence: str) -> Iterator[str]:
+    """The sentence's clauses, one without a comma cut every :data:`MAX_WORDS` words (an engine's memory grows
+    with what it is given at once)."""
+    for clause in _CLAUSE.split(sentence):
+        words = clause.split()
+        for start in range(0, max(1, len(words)), MAX_WORDS):
+            yield " ".join(words[start:start + MAX_WORDS])
 
 
 def _first_cut(piece: str) -> list[str]:

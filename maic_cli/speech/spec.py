@@ -8,18 +8,20 @@ A voice string is one of:
 * ``espeak`` (also ``espeak-ng``): the espeak-ng program, when it is installed;
 * ``openai-compatible`` or ``openai-compatible/MODEL``: any server with OpenAI's ``/v1/audio/speech``
   (Kokoro, Lemonade, a litellm proxy …) at ``--voice-api-base``; ``MODEL`` defaults to ``tts-1``;
-* any litellm speech model, ``provider/model``: ``openai/tts-1``, ``openai/gpt-4o-mini-tts``,
+* a litellm speech model, ``provider/model``, of a provider that speaks (:data:`PROVIDER_KEYS`; another,
+  ``ollama/tts``, is one line naming these): ``openai/tts-1``, ``openai/gpt-4o-mini-tts``,
   ``azure/DEPLOYMENT``, ``elevenlabs/eleven_multilingual_v2``, ``gemini/…``, ``vertex_ai/…``.
 
 Where the string comes from, highest first: the ``--voice`` flag, ``MAIC_VOICE``, ``voice:`` in
-``$MAIC_HOME/config.yaml``, else ``off`` (:func:`resolve`).  A persona or a lesson never names an
+``$MAIC_HOME/config.yaml``, else ``off`` (:func:`resolve`).  A ``user:password@`` in the server's URL is
+taken out of it (:attr:`VoiceSpec.auth`, sent as basic auth, never shown).  A persona or a lesson never names an
 engine, an endpoint or a key: only a voice id of the engine in use (``engine/models.py: AgentVoice``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import InputError
@@ -50,13 +52,15 @@ class VoiceSpec:
     kind: VoiceKind
     model: str  # the provider's speech model ("tts-1"), or the engine's name for the offline ones
     api_base: str | None = None  # where a direct or litellm engine is reached (from a flag, env or config only)
+    # a user and password taken out of api_base's URL (sent as basic auth, never shown)
+    auth: tuple[str, str] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def parse(cls, voice: str, *, api_base: str | None = None, flag: str = "--voice") -> VoiceSpec:
         """Read a voice string; one :class:`InputError` line for a string that names no engine."""
         text = voice.strip()
         lowered = text.lower()
-        base = _check_base(api_base, flag)
+        base, auth = _check_base(api_base, flag)
         if lowered in OFF_NAMES:
             return cls(text, "off", "off")
         if lowered in LOCAL_NAMES:
@@ -70,9 +74,13 @@ class VoiceSpec:
                                  "or MAIC_VOICE_API_BASE")
             if slash and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,120}", model):
                 raise InputError(f"{flag} {one_line(text)[:80]}: not a model name after {DIRECT_NAME}/")
-            return cls(text, "direct", model if slash else DIRECT_DEFAULT_MODEL, base)
+            return cls(text, "direct", model if slash else DIRECT_DEFAULT_MODEL, base, auth)
         if _MODEL.match(text):
-            return cls(text, "litellm", text, base)
+            if head.lower() not in PROVIDER_KEYS:
+                raise InputError(f"{flag} {one_line(text)[:80]}: {one_line(head)[:30]} does not speak through maic; "
+                                 f"the providers that speak are {', '.join(PROVIDER_KEYS)} (provider/model), "
+                                 "or openai-compatible with --voice-api-base, local, espeak")
+            return cls(text, "litellm", text, base, auth)
         raise InputError(f"{flag} {one_line(text)[:80]}: not a voice engine; use off, local, espeak, "
                          "openai-compatible (with --voice-api-base) or a provider's speech model "
                          "such as openai/tts-1")
@@ -113,13 +121,27 @@ class VoiceSpec:
         return self.model
 
 
-def _check_base(api_base: str | None, flag: str) -> str | None:
+def _check_base(api_base: str | None, flag: str) -> tuple[str | None, tuple[str, str] | None]:
+    """The URL without its ``user:password@`` (that pair apart: sent as basic auth, never shown)."""
     if not api_base:
-        return None
-    base = api_base.strip().rstrip("/")
-    if not _API_BASE.match(base):
-        raise InputError(f"--voice-api-base {one_line(api_base)[:80]}: not an http(s) URL")
-    return base
+        return None, None
+    from urllib.parse import urlsplit
+
+    from .bounded_http import shown, split_credentials
+
+    try:
+        base, auth = split_credentials(api_base.strip().rstrip("/"))
+        parts = urlsplit(base)
+        usable = bool(_API_BASE.match(base)) and "@" not in base and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # an unclosed [ of an IPv6 host, a port that is not a number or past 65535
+        usable, auth = False, None
+    if not usable:
+        try:
+            said = shown(api_base.strip())
+        except ValueError:
+            said = api_base.strip().rpartition("@")[2]
+        raise InputError(f"--voice-api-base {one_line(said)[:80]}: not an http(s) URL")
+    return base, auth
 
 
 def resolve(flag: str | None, setting: str | None = None, *, api_base: str | None = None) -> VoiceSpec:
