@@ -27,6 +27,7 @@ from typing import Any
 from aiohttp import web
 
 from ..untrusted import one_line
+from .frames import FrameWriter
 from .limits import BODY_READ_TIMEOUT, MAX_BODY_BYTES, BodyError, read_json
 from .service import Busy, TurnService
 from .wire import EVENT_CONTENT_TYPE, TURN_FORMAT_VERSION, decode_request, event_frame
@@ -112,13 +113,17 @@ async def turn_route(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": EVENT_CONTENT_TYPE, "Cache-Control": "no-cache",
                                                "X-Accel-Buffering": "no"})
         await response.prepare(request)
+        frames = FrameWriter(response)  # one send per burst of events, the first at once
         try:
             async with heartbeats(response, request.app[HEARTBEAT]), aclosing(service.run_turn(turn)) as events:
                 async for event in events:
-                    await response.write(event_frame(event))
+                    await frames.write(event_frame(event))
+                await frames.close()
             await response.write_eof()
         except ConnectionError:  # the client left (or read its done and closed): the turn is closed above
             log.debug("client gone before the end of its stream")
+        finally:
+            frames.cancel()
     return response
 
 
