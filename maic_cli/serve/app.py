@@ -1,4 +1,4 @@
-"""The ``maic serve`` web application: its routes, the checks every route passes, and running it.
+"""The ``maic serve`` web application: its routes and the checks every route passes (serve/server.py runs it).
 
 :func:`build_app` makes the ``web.Application``: the shared :class:`~.service.TurnService` under
 :data:`TURN_SERVICE`, the token check, the body limits and the error answers (middlewares, so they
@@ -13,6 +13,10 @@ while it streams in otherwise; a body must arrive within :data:`~.limits.BODY_RE
 (408), a request's headers within :data:`~.limits.IDLE_TIMEOUT` of the connection opening (it is
 closed otherwise), and past :data:`~.limits.MAX_CONCURRENT_TURNS` turns a turn is 503.  Every
 refusal is JSON, ``{"error": "one line"}``, and counted in ``/metrics``.
+
+An event-stream route writes its frames through :class:`~.frames.FrameWriter` (one send per burst) inside
+:func:`heartbeats` (a comment line every ``--heartbeat`` seconds, so no proxy times out a slow model call),
+as ``/v1/turn`` does; :func:`read_body_json` gives it the body as bounded JSON.
 """
 
 from __future__ import annotations
