@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import aiohttp
+from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
 
 from ..engine.events import DoneEvent, ErrorEvent, Event
 from ..engine.models import AgentConfig, DirectorState, TurnRequest
@@ -43,6 +44,7 @@ RETRY_STATUS = frozenset({408, 502, 503, 504})  # a proxy with no live instance,
 CONNECT_TIMEOUT = 10.0
 IDLE_TIMEOUT = 300.0  # seconds without a byte from the server before the attempt is given up (a long model call)
 READ_BUFFER = 2**20  # a done event carries the director state: lines of up to ~2 MB
+MAX_TURN_BYTES = 32 * 2**20  # what one turn's stream may hold before the client stops reading it
 
 
 class _Retry(Exception):
@@ -142,18 +144,27 @@ class HttpTurns:
                 if not response.headers.get("Content-Type", "").startswith(EVENT_CONTENT_TYPE):
                     raise _Refused("answered something other than a maic event stream (is the URL a maic serve?)")
                 events: list[Event] = []
-                async for line in response.content:
-                    try:
-                        event = read_event(line)
-                    except ValueError:
-                        raise _Refused("sent an event this maic cannot read (a newer server?)") from None
-                    if event is not None:
-                        events.append(event)
-                        if event.type == "done":
-                            return events
+                received = 0
+                try:
+                    async for line in response.content:
+                        received += len(line)
+                        if received > MAX_TURN_BYTES:
+                            raise _Refused(f"sent more than {MAX_TURN_BYTES} bytes for one turn")
+                        try:
+                            event = read_event(line)
+                        except ValueError:
+                            raise _Refused("sent an event this maic cannot read (a newer server?)") from None
+                        if event is not None:
+                            events.append(event)
+                            if event.type == "done":
+                                return events
+                except (ValueError, LineTooLong):  # aiohttp: a line past the read buffer
+                    raise _Refused(f"sent a line longer than {READ_BUFFER} bytes") from None
                 raise _Retry("the stream ended before the turn was done")
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
             raise _Retry(f"connection failed ({type(exc).__name__}: {one_line(str(exc))[:160]})") from None
+        except (aiohttp.ClientError, HttpProcessingError) as exc:  # not HTTP as maic serve speaks it
+            raise _Refused(f"answered something this maic cannot read ({type(exc).__name__})") from None
 
 
 async def _reason(response: aiohttp.ClientResponse) -> str:
