@@ -5,7 +5,8 @@ and the transcript where they are and send one ``POST /v1/turn`` per turn (serve
 ``MAIC_SERVER_TOKEN`` as the bearer token.  The class's agents are sent with the turn (the server need
 not know the client's persona files).  The server's model, prompt set and prompt variant play it.
 
-A turn is *buffered*: its events reach the runner only once its ``done`` has arrived, so a turn whose
+A turn is *buffered*: its events (but ``thinking``, which changes nothing in the class and lets a view say
+who is thinking) reach the runner only once its ``done`` has arrived, so a turn whose
 connection fails before its first event, or whose instance dies mid-stream (a stream that ends before
 ``done``, a 502/503/504 from a load balancer, a timeout), is asked again (the turn is stateless) with
 nothing half-said in the class; the ``done`` of a retried turn carries ``retried`` (the transcript
@@ -21,7 +22,7 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncGenerator, Mapping
-from contextlib import suppress
+from contextlib import aclosing, suppress
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -83,8 +84,14 @@ class HttpTurns:
         body = encode_request(with_agents(request, registry))
         failures = 0
         while True:
+            events: list[Event] = []
             try:
-                events = await self._attempt(body)
+                async with aclosing(self._attempt(body)) as attempt:
+                    async for item in attempt:
+                        if isinstance(item, list):
+                            events = item
+                        else:
+                            yield item  # a thinking event, live: it changes nothing in the class
                 break
             except _Retry as exc:
                 failures += 1
@@ -131,8 +138,9 @@ class HttpTurns:
         return [ErrorEvent(message=one_line(f"server {self.where}: {message}")[:500]),
                 DoneEvent(director_state=state.model_copy(deep=True))]
 
-    async def _attempt(self, body: bytes) -> list[Event]:
-        """One request: the turn's events up to its ``done`` (:class:`_Retry`, :class:`_Refused`)."""
+    async def _attempt(self, body: bytes) -> AsyncGenerator[Event | list[Event], None]:
+        """One request: its ``thinking`` events as they come (the view shows who is thinking), then the
+        turn's other events up to its ``done`` in one list (:class:`_Retry`, :class:`_Refused`)."""
         try:
             async with aiohttp.ClientSession(timeout=self._timeout, read_bufsize=READ_BUFFER) as session, \
                     session.post(self.endpoint, data=body, headers=self._headers) as response:
@@ -154,10 +162,13 @@ class HttpTurns:
                             event = read_event(line)
                         except ValueError:
                             raise _Refused("sent an event this maic cannot read (a newer server?)") from None
-                        if event is not None:
+                        if event is not None and event.type == "thinking":
+                            yield event
+                        elif event is not None:
                             events.append(event)
                             if event.type == "done":
-                                return events
+                                yield events
+                                return
                 except (ValueError, LineTooLong):  # aiohttp: a line past the read buffer
                     raise _Refused(f"sent a line longer than {READ_BUFFER} bytes") from None
                 raise _Retry("the stream ended before the turn was done")
