@@ -45,7 +45,8 @@ def serve(
     heartbeat: float = typer.Option(15.0, "--heartbeat", min=0.1, max=3600, help="Every this many seconds a turn's "
                                     "stream gets a comment line: no proxy's idle timeout cuts a slow model call."),
 ) -> None:
-    """Serve class turns over HTTP: POST /v1/turn, GET /healthz, GET /metrics."""
+    """Serve class turns over HTTP: POST /v1/turn (maic), POST /api/chat (OpenMAIC's chat API), GET /healthz,
+    GET /metrics."""
     import asyncio
     import logging
     import sys
@@ -91,7 +92,8 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
 
     def ready(url: str) -> None:
-        typer.echo(f"maic serve: {spec.raw} on {url} (POST /v1/turn; token {'on' if token else 'off'})", err=True)
+        routes = "POST /v1/turn, POST /api/chat"
+        typer.echo(f"maic serve: {spec.raw} on {url} ({routes}; token {'on' if token else 'off'})", err=True)
 
     async def main() -> None:
         try:
