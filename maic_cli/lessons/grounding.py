@@ -369,7 +369,7 @@ def fallback_text(grounding: Grounding, asked: str | None = None) -> str | None:
     if not said:
         return None
     if asked is not None and not is_question(asked) and grounding.verdict != "general":
-        return f"Let us check that against the lesson: {said}"
+        return f"Let us see what the lesson says. {said} Is that what you mean?"
     if grounding.weak:  # honest about a match on few of the question's words
         return f"Here is the closest the lesson comes to that: {said}"
     if grounding.verdict == "general":
