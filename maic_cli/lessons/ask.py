@@ -39,8 +39,8 @@ from ..engine.models import AgentConfig, LessonContext, RoundOverrides, SlideEle
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
 from ..errors import InputError
-from .context import LessonTask
 from ..replies.prose import is_question
+from .context import LessonTask
 from .expected import answer_expected, reply_in_discussion
 from .faq import match
 from .grounding import (
