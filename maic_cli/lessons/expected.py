@@ -45,7 +45,7 @@ class LessonPlayer(Protocol):
 
 WORDS = re.compile(r"\S+\s*")
 CLOSING_LINES = 2  # the teacher's statements a closing made from a discussion's script holds
-THANKS = "Thank you, that is a thought worth keeping."
+THANKS = "Thanks, that is a good point."  # no word of its own: nothing the lesson would have to say
 
 
 async def says(agent: AgentConfig, text: str, before: list[Event], pace: float | None) -> AsyncGenerator[Event, None]:

@@ -60,6 +60,8 @@ def as_prose(piece: str, titles: Sequence[str] = ()) -> str:
     for title in titles:
         if title.strip() and text.casefold().startswith(title.strip().casefold() + ":"):
             text = text[len(title.strip()) + 1:]
+            if len(text.split()) < 3:  # "Your first for loop: Theo.": no sentence is left
+                return ""
     text = _LOOSE.sub(r"\1", text.rstrip("…").rstrip())
     for _ in range(3):
         before = text
