@@ -25,6 +25,7 @@ LIST_WORDS = ("first", "second", "third", "fourth", "fifth", "next", "then", "fi
               "and", "firstly", "secondly", "thirdly", "plus", "besides")
 _LEAD = re.compile(r"^(?:[\s;:,.\-–—•*…!?]+|(?:\(?\d{1,2}[.)]\s+))+")
 _LOOSE = re.compile(r"\s+([;:,])")  # "sun ; sun": a mark with a space before it
+_AFTER_END = re.compile(r"([.!?])[;:,]+")  # "tasks.; The output": a small model's stray mark
 _BEFORE_END = re.compile(r"[\s;:,\-–—]+(?=[.!?]+$)")  # "tasks;." at the end
 # A list's place word at a sentence's start ("Second, …"): cut off a bullet, it reads as a list read out.
 _ORDINAL = re.compile(r"^(?:second|third|fourth|fifth|secondly|thirdly)\s*,", re.IGNORECASE)
@@ -62,7 +63,7 @@ def as_prose(piece: str, titles: Sequence[str] = ()) -> str:
             text = text[len(title.strip()) + 1:]
             if len(text.split()) < 3:  # "Your first for loop: Theo.": no sentence is left
                 return ""
-    text = _LOOSE.sub(r"\1", text.rstrip("…").rstrip())
+    text = _AFTER_END.sub(r"\1", _LOOSE.sub(r"\1", text.rstrip("…").rstrip()))
     for _ in range(3):
         before = text
         text = _LIST_WORD.sub("", _LEAD.sub("", text))
