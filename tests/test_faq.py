@@ -137,5 +137,6 @@ def test_a_statement_in_a_discussion_is_checked_against_the_lesson_not_called_a_
     before = len(said(lesson_player))
     asyncio.run(lesson_player.ask("I think the fertile soil is worth it for farmers."))
     answer = said(lesson_player)[before][1]
-    assert "Good question" not in answer and answer.startswith("Let us check that against the lesson: ")
+    assert "Good question" not in answer and answer.startswith("Let us see what the lesson says. ")
+    assert "volcanic soil is very fertile" in answer and answer.endswith("Is that what you mean?")
     assert said(lesson_player)[-1] == ("kit", "Thanks, everyone!")

@@ -82,3 +82,12 @@ def test_a_statement_is_not_a_question() -> None:
     assert is_question("why is it warm") and is_question("Is it warm") and is_question("isn't it the tilt")
     assert not is_question("In Germany the winters would be less dark, but summers would be colder too.")
     assert not is_question("I'd take the 3/8 because 3 is more than 1")
+
+
+def test_a_title_glued_in_front_of_a_models_sentence_is_taken_off_and_a_fragment_left_is_nothing() -> None:
+    titles = ["The tilted axis", "Your first for loop"]
+    assert tidy(" The tilted axis: the axis keeps pointing the same way.", "", titles) == \
+        " The axis keeps pointing the same way."
+    assert tidy("Your first for loop: Theo.", "", titles) == ""
+    assert as_prose("range(1, 5) stops before 5") == "range(1, 5) stops before 5."  # code keeps its case
+    assert problems("range(1, 5) stops before 5.") == []

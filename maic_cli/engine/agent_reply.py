@@ -70,6 +70,7 @@ class Hygiene:
     sources: str = ""  # the learner's message and the lesson's slide: what a small model may draw from
     ground: Ground | None = None  # a lesson on a small model: what its sentences may rest on (the gate)
     pointable: frozenset[str] | None = None  # the elements of the slide on screen (None: no check)
+    titles: tuple[str, ...] = ()  # the lesson's and the slide's titles: never glued in front of a sentence
 
 
 def cut_before_junk(text: str) -> str | None:
@@ -160,7 +161,7 @@ class ReplyStream:
                 content, dropped = keep_grounded(content, self.hygiene.ground)
                 self.ungrounded += dropped
                 if content.strip():  # a lesson's speech reads as prose: no "Second," no ";", nothing said twice
-                    content = tidy(content, "".join(self.speech)[-HEARD_CHARS:])
+                    content = tidy(content, "".join(self.speech)[-HEARD_CHARS:], self.hygiene.titles)
             if not self._last_spoken:
                 content = content.lstrip()
         content = make_inert(content)

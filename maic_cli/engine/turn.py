@@ -189,8 +189,10 @@ def hygiene_for(request: TurnRequest, agents: Mapping[str, AgentConfig] | None =
         sources += [lesson.title, lesson.scene, *lesson.quiz]
     if slide is not None:
         sources += [slide.title, *(e.plain_text() for e in slide.elements)]
+    titles = tuple(t for t in ((lesson.title, lesson.scene) if lesson else ()) + ((slide.title,) if slide else ()) if t)
     return Hygiene(learner_name=profile.nickname, learner_bio=profile.bio, sources="\n".join(sources),
-                   ground=lesson_ground(request, list((agents or {}).values())), pointable=pointable(request))
+                   ground=lesson_ground(request, list((agents or {}).values())), pointable=pointable(request),
+                   titles=titles)
 
 
 def _hotter(call: LLMRequest) -> LLMRequest:

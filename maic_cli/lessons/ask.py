@@ -39,6 +39,7 @@ from ..engine.models import AgentConfig, LessonContext, RoundOverrides, SlideEle
 from ..engine.round import RoundResult
 from ..engine.runner import ClassRunner
 from ..errors import InputError
+from ..replies.prose import is_question
 from .context import LessonTask
 from .expected import answer_expected, reply_in_discussion
 from .faq import match
@@ -150,7 +151,9 @@ async def ask_grounded(player: LessonPlayer, text: str, *, focus: str | None = N
     answer = fallback_text(grounding, about) if small and not beyond and needs_answer(text, grounding) else None
     if small and isinstance(scene, DiscussionScene) and scene.id not in play.progress.closed:
         # The learner's reply in a discussion: one answer, then the closing (no live rounds on a small model).
-        return await reply_in_discussion(player, text, answer if not beyond else beyond_text(player.position()))
+        # A statement only weakly the lesson's, or beyond it, is thanked rather than checked against a stray line.
+        weak = grounding.weak and not is_question(about)
+        return await reply_in_discussion(player, text, None if beyond or weak else answer)
     if small and grounding.verdict == "lesson" and answer is None:
         beyond = True  # nothing in the lesson to answer it with: the model would only guess
     # The grounding is this question's only: it goes with this round, not into the scene's context.

@@ -18,21 +18,34 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..engine.events import AgentEndEvent, AgentStartEvent, Event, GroundingEvent, TextDeltaEvent
-from ..engine.models import AgentConfig, RoundOverrides, new_id
+from ..engine.models import AgentConfig, LessonContext, RoundOverrides, new_id
 from ..engine.round import RoundResult
+from ..engine.runner import ClassRunner
 from ..replies.prose import compose, sentences
+from .context import LessonTask
 from .faq import Match
-from .lesson import DiscussionScene, ScriptStep
+from .lesson import DiscussionScene, LessonPlay, Scene, ScriptStep
 
-if TYPE_CHECKING:
-    from .ask import LessonPlayer
+
+class LessonPlayer(Protocol):
+    """What this module needs of the lesson player (lessons/player.py)."""
+
+    runner: ClassRunner
+    play: LessonPlay
+    pace: float | None
+
+    @property
+    def scene(self) -> Scene: ...
+    @property
+    def teacher(self) -> AgentConfig: ...
+    def context(self, task: LessonTask = "question") -> LessonContext: ...
 
 WORDS = re.compile(r"\S+\s*")
 CLOSING_LINES = 2  # the teacher's statements a closing made from a discussion's script holds
-THANKS = "Thank you, that is a thought worth keeping."
+THANKS = "Thanks, that is a good point."  # no word of its own: nothing the lesson would have to say
 
 
 async def says(agent: AgentConfig, text: str, before: list[Event], pace: float | None) -> AsyncGenerator[Event, None]:

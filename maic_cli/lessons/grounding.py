@@ -221,15 +221,21 @@ def _teacher_lines(scene_id: str, script: list[ScriptStep]) -> list[Passage]:
 def lesson_sources(lesson: Lesson, answered: Iterable[str] = (), current: str | None = None,
                    most: int = MAX_SOURCE_CHARS) -> list[str]:
     """The lesson's own sentences, as the gate of a small model's speech reads them (replies/gate.py): every
-    passage, each bullet as written and discussion prompts (a bare title is no sentence to copy); the
+    passage, each bullet as written (and under its slide's title), discussion prompts, the expected answers
+    (``faq:``) and discussions' ``close:`` lines (a bare title is no sentence to copy); the
     ``current`` scene's first, at most ``most`` characters."""
     texts: list[tuple[bool, str]] = [(p.scene_id == current, p.text) for p in lesson_passages(lesson, answered)]
     for scene in lesson.scenes:
         here = scene.id == current
         if isinstance(scene, SlideScene):
             texts += [(here, item) for e in scene.elements for item in e.items if item.strip()]
+            # a bullet under its slide's title (how the lecture reads a list) ...
+            texts += [(here, f"{scene.title}: {item}") for e in scene.elements for item in e.items if item.strip()]
         elif not isinstance(scene, QuizScene) and scene.prompt:
             texts.append((here, scene.prompt))
+        if not isinstance(scene, QuizScene):  # ... the answers the lesson expects to give, a discussion's closing
+            texts += [(here, f.a) for f in scene.faq]
+            texts += [(here, s.say) for s in getattr(scene, "close", []) if s.say]
     texts.sort(key=lambda pair: not pair[0])  # stable: the scene on screen first, then lesson order
     found: list[str] = []
     for _, text in texts:
@@ -369,7 +375,7 @@ def fallback_text(grounding: Grounding, asked: str | None = None) -> str | None:
     if not said:
         return None
     if asked is not None and not is_question(asked) and grounding.verdict != "general":
-        return f"Let us check that against the lesson: {said}"
+        return f"Let us see what the lesson says. {said} Is that what you mean?"
     if grounding.weak:  # honest about a match on few of the question's words
         return f"Here is the closest the lesson comes to that: {said}"
     if grounding.verdict == "general":

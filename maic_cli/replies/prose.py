@@ -19,13 +19,16 @@ piece a sentence and the whole an answer that reads well:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 LIST_WORDS = ("first", "second", "third", "fourth", "fifth", "next", "then", "finally", "lastly", "also",
               "and", "firstly", "secondly", "thirdly", "plus", "besides")
 _LEAD = re.compile(r"^(?:[\s;:,.\-–—•*…!?]+|(?:\(?\d{1,2}[.)]\s+))+")
 _LOOSE = re.compile(r"\s+([;:,])")  # "sun ; sun": a mark with a space before it
+_AFTER_END = re.compile(r"([.!?])[;:,]+")  # "tasks.; The output": a small model's stray mark
 _BEFORE_END = re.compile(r"[\s;:,\-–—]+(?=[.!?]+$)")  # "tasks;." at the end
+# A list's place word at a sentence's start ("Second, …"): cut off a bullet, it reads as a list read out.
+_ORDINAL = re.compile(r"^(?:second|third|fourth|fifth|secondly|thirdly)\s*,", re.IGNORECASE)
 _LIST_WORD = re.compile(r"^(?:" + "|".join(LIST_WORDS) + r")\s*,\s*", re.IGNORECASE)
 _TRAIL = re.compile(r"[\s;:,\-–—]+$")
 _END = ".!?"
@@ -43,15 +46,24 @@ def _norm(text: str) -> str:
     return " ".join(_WORD.findall(text.casefold()))
 
 
-def as_prose(piece: str) -> str:
-    """``piece`` as a sentence (see the module); ``""`` when nothing whole is left of it."""
+_CODE_START = re.compile(r"^[a-z_][\w]*(?:[(._=\[]|\s*=)")  # "range(1, 5) gives …": code keeps its case
+
+
+def as_prose(piece: str, titles: Sequence[str] = ()) -> str:
+    """``piece`` as a sentence (see the module); ``""`` when nothing whole is left of it; ``titles``: slide titles
+    that may stand glued in front of it ("The tilted axis: …"), taken off."""
     parts = sentences(piece)
     if len(parts) > 1:
-        return " ".join(made for part in parts if (made := as_prose(part)))
+        return " ".join(made for part in parts if (made := as_prose(part, titles)))
     text = " ".join(piece.split())
     if _CUT.search(text):  # cut short: nothing whole is left of this sentence
         return ""
-    text = _LOOSE.sub(r"\1", text.rstrip("…").rstrip())
+    for title in titles:
+        if title.strip() and text.casefold().startswith(title.strip().casefold() + ":"):
+            text = text[len(title.strip()) + 1:]
+            if len(text.split()) < 3:  # "Your first for loop: Theo.": no sentence is left
+                return ""
+    text = _AFTER_END.sub(r"\1", _LOOSE.sub(r"\1", text.rstrip("…").rstrip()))
     for _ in range(3):
         before = text
         text = _LIST_WORD.sub("", _LEAD.sub("", text))
@@ -60,7 +72,8 @@ def as_prose(piece: str) -> str:
     text = _TRAIL.sub("", _BEFORE_END.sub("", text))
     if not _WORD.search(text):
         return ""
-    text = text[0].upper() + text[1:]
+    if not _CODE_START.match(text):
+        text = text[0].upper() + text[1:]
     if text[-1] not in _END and not (text[-1] in "\"')”’" and text[-2:-1] in tuple(_END)):
         text += "."
     return text
@@ -72,13 +85,13 @@ def _held(sentence: str, said: Iterable[str]) -> bool:
     return not words or any(words == other or f" {words} " in f" {other} " for other in said)
 
 
-def compose(pieces: Iterable[str], said: Iterable[str] = ()) -> str:
+def compose(pieces: Iterable[str], said: Iterable[str] = (), titles: Sequence[str] = ()) -> str:
     """``pieces`` as one answer: each made prose, each sentence once; ``said``: text the answer follows,
-    whose sentences are not said again."""
+    whose sentences are not said again; ``titles``: slide titles taken off a sentence's front."""
     kept: list[str] = []
     seen = [_norm(s) for text in said for s in sentences(text)]
     for piece in pieces:
-        for sentence in sentences(as_prose(piece)):
+        for sentence in sentences(as_prose(piece, titles)):
             if sentence and not _held(sentence, seen):
                 kept.append(sentence)
                 seen.append(_norm(sentence))
@@ -87,11 +100,11 @@ def compose(pieces: Iterable[str], said: Iterable[str] = ()) -> str:
     return " ".join(s for n, s in enumerate(kept) if not _held(s, [_norm(t) for t in kept[n + 1:]]))
 
 
-def tidy(text: str, before: str = "") -> str:
+def tidy(text: str, before: str = "", titles: Sequence[str] = ()) -> str:
     """A reply's ``text`` (one or more sentences, as it streams) as prose, without the sentences ``before``
-    (the message so far) holds; its leading space kept."""
+    (the message so far) holds and without a slide title glued in front; its leading space kept."""
     lead = " " if text[:1].isspace() else ""
-    made = compose([text], [before] if before else [])
+    made = compose([text], [before] if before else [], titles)
     return lead + made if made else ""
 
 
@@ -128,9 +141,10 @@ def problems(text: str, titles: Iterable[str] = ()) -> list[str]:
         if words and words in seen:
             found.append(f"said twice: {sentence!r}")
         seen.append(words)
-        if _LIST_WORD.match(sentence):
+        if _ORDINAL.match(sentence):
             found.append(f"a list word: {sentence[:30]!r}")
-        if not sentence[0].isupper() and not sentence[0].isdigit() and sentence[0] not in "\"'“‘(":
+        if not sentence[0].isupper() and not sentence[0].isdigit() and sentence[0] not in "\"'“‘(" \
+                and not _CODE_START.match(sentence):
             found.append(f"no capital first: {sentence[:30]!r}")
     if re.search(r"(^|\s)[;,:]|[;,]\s*[.!?]?$|\.\s*;", text):
         found.append("a stray mark")
