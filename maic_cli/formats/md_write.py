@@ -186,7 +186,7 @@ def notes_markdown(lesson: Lesson, labels: Mapping[str, str] | None = None,
                 out += ["[script]", ""]
                 for step in scene.script:
                     out += [md_inline(step_line(step, labels, speakers)), ""]
-            if scene.close:  # the closing lines (import_md_sections reads them after "[close]")
+            if scene.close:  # the closing lines (md_sections reads them after "[close]")
                 out += ["[close]", ""]
                 for step in scene.close:
                     out += [md_inline(step_line(step, labels, speakers)), ""]
