@@ -147,6 +147,8 @@ def test_a_yaml_or_json_number_of_thousands_of_digits_is_a_one_line_error(tmp_pa
 def test_slide_with_a_5000_digit_number_is_one_line_and_the_class_goes_on(tmp_path: Path) -> None:
     lesson = Path(__file__).resolve().parent.parent / "lessons" / "photosynthesis.yaml"
     result = runner.invoke(app, ["chat", "--model", "demo", "--lesson", str(lesson), "--session",
-                                 str(tmp_path / "s.json")], input="/slide " + "9" * 5000 + "\n/outline\n")
+                                 str(tmp_path / "s.json")],
+                           input="/slide " + "9" * 3990 + "\n/slide " + "9" * 5000 + "\n/outline\n")
     assert result.exit_code == 0, result.output
     assert "out of range" in result.stderr and "unexpected" not in result.output
+    assert "at most 4,000 characters" in result.stderr  # past a learner line's bound: refused before /slide
