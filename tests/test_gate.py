@@ -121,3 +121,13 @@ def test_any_text_is_checked_without_error_and_what_is_kept_passes(lesson: list[
     ground = build_ground(lesson)
     kept, dropped = keep_grounded(said, ground)
     assert dropped >= 0 and all(passes(sentence, ground) for sentence in sentences(kept))
+
+
+@pytest.mark.parametrize(("said", "passes_gate"), [
+    ("One half is more than three eighths.", True),  # the lesson's direction: 1/2 (4/8) before "more", 3/8 after
+    ("Three eighths is more than one half of the cake.", False),  # the sides swapped
+    ("So 3/8 of the cake is more than 1/2 of it.", False),
+])
+def test_a_comparison_keeps_its_sides(said: str, passes_gate: bool) -> None:
+    ground = build_ground(["One half is four eighths, and that is one eighth more than three eighths."])
+    assert check(said, ground).passes is passes_gate, check(said, ground)

@@ -16,7 +16,8 @@ A sentence passes when
 * two numbers or more are said together in one of the lesson's statements (not a question, not the
   learner's), with the same negation and no comparison word that statement lacks: "3/8 is more than
   1/2" is not licensed by "Would you rather have 3/8 … or 1/2 …?", nor "1/5 + 2/5 is 3/10" by
-  "1/5 + 2/5 is not 3/10";
+  "1/5 + 2/5 is not 3/10"; a comparison with a direction keeps its sides: "one half is … more than
+  three eighths" does not license "3/8 is more than 1/2";
 * :data:`CONTENT_SHARE` of its content words, and at least one, are said together in one lesson sentence
   with the same negation (stems, PyStemmer; stop words and classroom words such as "question" or "look"
   are not content) — lesson words strung into a new claim are not enough: "Trees get their mass from
@@ -196,6 +197,8 @@ class Statement:
     numbers: frozenset[str]
     negated: bool
     compares: frozenset[str]
+    # the numbers said before and after its first comparison that has a direction ("more", "smaller" …)
+    sides: tuple[frozenset[str], frozenset[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -215,6 +218,19 @@ class Ground:
 def _flags(words: list[str]) -> tuple[bool, frozenset[str]]:
     return any(w in NEGATIONS or w.endswith(("n't", "n’t")) for w in words), frozenset(w for w in words
                                                                                      if w in COMPARISONS)
+
+
+DIRECTED = frozenset("""less more bigger smaller greater larger fewer higher lower longer shorter heavier lighter
+    biggest smallest most least""".split())  # a comparison whose two sides cannot be swapped
+_DIRECTED = re.compile(r"\b(?:" + "|".join(sorted(DIRECTED)) + r")\b", re.IGNORECASE)
+
+
+def _sides(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The numbers ``text`` says before and after its first directed comparison (``None``: it makes none)."""
+    found = _DIRECTED.search(text)
+    if found is None:
+        return None
+    return frozenset(numbers(text[:found.start()])), frozenset(numbers(text[found.end():]))
 
 
 _CLAUSES = re.compile(r"\s*;\s*|,?\s+(?:so|because|therefore|but|whereas|while|hence)\s+", re.IGNORECASE)
@@ -247,7 +263,7 @@ def build_ground(lesson: Iterable[str], learner: Iterable[str] = (), language: s
             for clause in _CLAUSES.split(sentence):
                 in_clause = set(numbers(clause))
                 if len(in_clause) >= 2:
-                    statements.append(Statement(frozenset(in_clause), *_flags(tokens(clause))))
+                    statements.append(Statement(frozenset(in_clause), *_flags(tokens(clause)), _sides(clause)))
             said_words = frozenset(content_words(sentence, language))
             if said_words:
                 supports[(said_words, negated)] = None
@@ -306,8 +322,10 @@ def check(sentence: str, ground: Ground) -> Verdict:
     distinct = set(spoken)
     negated, compares = _flags(said)
     if len(distinct) >= 2:
+        sides = _sides(sentence)
+        directed = sides is not None and bool(sides[0]) and bool(sides[1])
         if not any(distinct <= s.numbers and s.negated == negated and compares <= s.compares
-                   for s in ground.statements):
+                   and (not directed or _same_direction(sides, s.sides)) for s in ground.statements):
             return Verdict(False, "the lesson never says these numbers together this way")
     wanted = set(words) - ground.names
     known = max((len(wanted & support) for support, negative in ground.supports if negative == negated), default=0)
@@ -316,6 +334,12 @@ def check(sentence: str, ground: Ground) -> Verdict:
     if known < CONTENT_SHARE * len(wanted):
         return Verdict(False, f"no lesson sentence says more than {known} of its {len(wanted)} content words")
     return Verdict(True)
+
+
+def _same_direction(said: tuple[frozenset[str], frozenset[str]] | None,
+                    lesson: tuple[frozenset[str], frozenset[str]] | None) -> bool:
+    """A comparison keeps its sides: "one half is more than three eighths" is not "3/8 is more than 1/2"."""
+    return said is not None and lesson is not None and said[0] <= lesson[0] and said[1] <= lesson[1]
 
 
 def passes(sentence: str, ground: Ground) -> bool:
