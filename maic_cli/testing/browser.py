@@ -143,15 +143,16 @@ async def _visit(devtools: DevTools, url: str, expression: str, frame: tuple[int
             visit.errors.append(error)
 
 
-async def _devtools_url(process: asyncio.subprocess.Process) -> str:
+async def listening_url(process: asyncio.subprocess.Process, listening: re.Pattern[str], browser: str) -> str:
+    """The address a browser started with a remote protocol says it listens on (its stderr's first match)."""
     assert process.stderr is not None
     seen = []
     while line := await process.stderr.readline():
         text = line.decode(errors="replace")
-        if match := LISTENING.search(text):
+        if match := listening.search(text):
             return match.group(1)
         seen.append(text.strip())
-    raise RuntimeError("chromium exited before it listened: " + " | ".join(seen[-5:]))
+    raise RuntimeError(f"{browser} exited before it listened: " + " | ".join(seen[-5:]))
 
 
 def open_page(path: Path, expression: str = "document.title", *, chromium: str | None = None,
@@ -192,7 +193,7 @@ async def _open(binary: str, page_url: str, expression: str, frame: tuple[int, i
     closing = False
     try:
         async with asyncio.timeout(seconds):
-            url = await _devtools_url(process)
+            url = await listening_url(process, LISTENING, "chromium")
             tasks.append(asyncio.create_task(_drain(process)))  # a full stderr pipe would stall the browser
             async with aiohttp.ClientSession() as client, client.ws_connect(url, max_msg_size=0) as socket:
                 devtools = DevTools(socket)

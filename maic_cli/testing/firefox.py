@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .browser import listening_url
+
 LISTENING = re.compile(r"WebDriver BiDi listening on (ws://127\.0\.0\.1:\d+)")
 
 
@@ -54,7 +56,7 @@ async def _open(binary: str, url: str, expression: str, size: tuple[int, int], s
     drain: asyncio.Task[None] | None = None
     try:
         async with asyncio.timeout(seconds):
-            address = await _listening(process)
+            address = await listening_url(process, LISTENING, "firefox")
             drain = asyncio.create_task(_drain(process))
             async with aiohttp.ClientSession() as client, client.ws_connect(f"{address}/session",
                                                                               max_msg_size=0) as socket:
@@ -99,17 +101,6 @@ async def _visit(socket: Any, url: str, expression: str, size: tuple[int, int], 
     shot = await send("browsingContext.captureScreenshot", context=context)
     visit.screenshot = base64.b64decode(shot["data"])
     await send("script.evaluate", expression="0", target={"context": context}, awaitPromise=False)  # late logs
-
-
-async def _listening(process: asyncio.subprocess.Process) -> str:
-    assert process.stderr is not None
-    seen = []
-    while line := await process.stderr.readline():
-        text = line.decode(errors="replace")
-        if match := LISTENING.search(text):
-            return match.group(1)
-        seen.append(text.strip())
-    raise RuntimeError("firefox exited before it listened: " + " | ".join(seen[-5:]))
 
 
 async def _drain(process: asyncio.subprocess.Process) -> None:
