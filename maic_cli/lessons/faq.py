@@ -21,20 +21,27 @@ count: "is 3/4 the same as 4/3" is not "is 3/4 the same as 6/8".
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .faq_words import fix_typos, normal, synonym_groups, synonyms, words
 from .grounding import lesson_passages, terms
 from .lesson import DiscussionScene, ExpectedQuestion, Lesson, SlideScene
 
 THRESHOLD = 0.5  # the lowest score that is a match (tuned on faq_tune.yaml)
 MARGIN = 0.06  # how far the best faq leads the next one
 CURRENT = 0.1  # the scene on screen's faqs, ahead by this much
-ANSWER_WORD = 0.7  # a question word found only in the faq's answer or its other phrasings
+OTHER_PHRASING = 0.85  # a question word found only in the faq's other phrasings
+SYNONYM = 0.8  # ... a synonym of it in the phrasing (lessons/faq_words.py)
+ANSWER_WORD = 0.7  # ... only in the faq's answer
 SCENE_WORD = 0.25  # ... only on the faq's own slide (its title, elements, script)
+OTHER_NUMBERS = 0.6  # a question with numbers neither the phrasing nor the answer holds: its score times this
+FEWER_NUMBERS = 0.8  # ... one without the phrasing's own numbers
+PAIRS = 0.1  # the share of the question's pairs of neighbouring words the phrasing holds, times this: added
 ASKED_WEIGHT = 0.6  # of the score: the question's share (the phrasing's share is the rest)
 NUMBER = re.compile(r"\d+(?:[./]\d+)?")
 NEGATION = re.compile(r"\b(?:not|no|never|without|n't|isn't|aren't|doesn't|don't|wasn't|weren't|can't|cannot)\b",
@@ -55,12 +62,13 @@ KINDS = (  # what a question asks for, by its opening words (the first that fits
 SAME_KIND = 0.1  # a phrasing that asks for what the question asks for, ahead by this much
 OTHER_KIND = 0.2  # ... one that asks for something else (a why for a how much), behind by this much
 NO_KIND = 0.12  # ... one that asks no such thing (a yes-or-no faq for a why), behind by this much
+YES_FOR_SPECIFIC = 0.05  # a yes-or-no question, to a faq that only asks how much, why, when …: behind by this much
 SPECIFIC = frozenset({"amount", "why", "when", "where", "how"})
 
 
 def kind(text: str) -> str:
     """What ``text`` asks for: if, amount, why, when, where, how, what, yes (a yes/no question) or say."""
-    folded = text.casefold().replace("’", "'")
+    folded = normal(text)
     return next((name for name, pattern in KINDS if pattern.search(folded)), "say")
 
 
@@ -87,18 +95,22 @@ def expected_questions(lesson: Lesson) -> list[Expected]:
             for index, faq in enumerate(scene.faq)]
 
 
-NUMBER_WORDS = {w: str(n) for n, w in enumerate(  # not "one": "one and the same", "the right one"
-    "zero - two three four five six seven eight nine ten eleven twelve".split()) if w != "-"}
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
-def _digits(text: str) -> str:
-    """``text`` with its number words as digits ("one to ten" is "1 to 10")."""
-    return _NUMBER_WORD.sub(lambda m: NUMBER_WORDS[m.group(1).lower()], text)
+_ONE = re.compile(r"\bone\b")
 
 
-def _numbers(text: str) -> frozenset[str]:
-    return frozenset(NUMBER.findall(_digits(text).replace(",", "")))
+def _numbers(text: str, held: bool = False) -> frozenset[str]:
+    """The numbers of ``text`` (normal: "three quarters" is 3/4), "1,200" as 1200 ("range(1,5)" is 1 and 5);
+    ``held``: "one" is 1 too (a faq's "three is more than one" holds the question's 1, yet "the right one" in
+    a question asks no number)."""
+    found = frozenset(NUMBER.findall(_THOUSANDS.sub("", text)))
+    return found | {"1"} if held and _ONE.search(text) else found
+
+
+def _pairs(words: list[str]) -> frozenset[tuple[str, str]]:
+    return frozenset(itertools.pairwise(words))
 
 
 @dataclass(frozen=True)
@@ -107,7 +119,12 @@ class _Index:
     scene_words: dict[str, frozenset[str]]  # scene id → the words of its slide, title and script
     expected: tuple[Expected, ...]
     phrasings: tuple[tuple[frozenset[str], ...], ...]  # per expected question: each phrasing's words
-    answers: tuple[frozenset[str], ...]  # per expected question: its answer's and all its phrasings' words
+    pairs: tuple[tuple[frozenset[tuple[str, str]], ...], ...]  # ... each phrasing's pairs of neighbouring words
+    others: tuple[frozenset[str], ...]  # per expected question: all its phrasings' words
+    answers: tuple[frozenset[str], ...]  # per expected question: its answer's words
+    texts: tuple[tuple[str, ...], ...]  # per expected question: each phrasing, normal
+    vocabulary: frozenset[str]  # every word of the lesson as written (normal): what a typo is taken for
+    synonyms: dict[str, frozenset[str]]  # a stemmed word → its synonyms (English lessons)
 
 
 def _scene_text(scene: SlideScene | DiscussionScene) -> str:
@@ -120,18 +137,27 @@ def _scene_text(scene: SlideScene | DiscussionScene) -> str:
 def _build(lesson: Lesson) -> _Index:
     language = lesson.language or "english"
     expected = tuple(expected_questions(lesson))
-    phrasings = tuple(tuple(frozenset(terms(_digits(p), language, asking=True)) for p in e.faq.phrasings)
-                      for e in expected)
-    answers = tuple(frozenset(terms(_digits(e.faq.a), language)).union(*ps)
-                    for e, ps in zip(expected, phrasings, strict=True))
-    documents: list[frozenset[str]] = [frozenset(terms(_digits(p.text), language)) for p in lesson_passages(lesson)]
-    documents += [words for ps in phrasings for words in ps] + list(answers)
+    texts = tuple(tuple(normal(p) for p in e.faq.phrasings) for e in expected)
+    phrasings = tuple(tuple(frozenset(terms(p, language, asking=True)) for p in ps) for ps in texts)
+    pairs = tuple(tuple(_pairs(terms(p, language, asking=True)) for p in ps) for ps in texts)
+    others = tuple(frozenset[str]().union(*ps) for ps in phrasings)
+    answers = tuple(frozenset(terms(normal(e.faq.a), language)) for e in expected)
+    passages = [normal(p.text) for p in lesson_passages(lesson)]
+    documents: list[frozenset[str]] = [frozenset(terms(p, language)) for p in passages]
+    documents += [words for ps in phrasings for words in ps] + [a | o for a, o in zip(answers, others, strict=True)]
     frequency = Counter(word for document in documents for word in document)
     total = max(len(documents), 1)
     weights = {word: math.log(1 + (total - n + 0.5) / (n + 0.5)) for word, n in frequency.items()}
-    scene_words = {scene.id: frozenset(terms(_scene_text(scene), language)) for scene in lesson.scenes
-                   if isinstance(scene, (SlideScene, DiscussionScene))}
-    return _Index(weights, scene_words, expected, phrasings, answers)
+    scenes = [s for s in lesson.scenes if isinstance(s, (SlideScene, DiscussionScene))]
+    scene_text = {scene.id: normal(_scene_text(scene)) for scene in scenes}
+    scene_words = {sid: frozenset(terms(text, language)) for sid, text in scene_text.items()}
+    vocabulary = frozenset[str]().union(*(words(t) for t in [*passages, *scene_text.values(),
+                                                             *(p for ps in texts for p in ps)]),
+                                        *(words(normal(e.faq.a)) for e in expected))
+    english = language.lower() in ("english", "en")
+    groups = [terms(" ".join(group), language) for group in synonym_groups()] if english else []
+    return _Index(weights, scene_words, expected, phrasings, pairs, others, answers, texts, vocabulary,
+                  synonyms(groups))
 
 
 _BUILT: dict[str, _Index] = {}  # a lesson's json → its index (a few lessons a process plays)
@@ -162,27 +188,39 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
     if not index.expected:
         return []
     language = lesson.language or "english"
-    skip = {w for name in ignore for w in terms(name, language)}
-    asked = [w for w in dict.fromkeys(terms(_digits(question), language, asking=True)) if w not in skip]
+    skip = {w for name in ignore for w in terms(normal(name), language)}
+    said = fix_typos(normal(question), index.vocabulary)
+    sequence = [w for w in terms(said, language, asking=True) if w not in skip]
+    asked, asked_pairs = list(dict.fromkeys(sequence)), _pairs(sequence)
     if not asked:
         return []
     unknown = max(index.weights.values(), default=1.0) * 1.2  # a word the lesson never says: rarest of all
-    numbers, negated, asks = _numbers(question), bool(NEGATION.search(question)), kind(question)
+    numbers, negated, asks = _numbers(said), bool(NEGATION.search(said)), kind(question)
+    near = {w: index.synonyms.get(w, frozenset()) for w in asked}
     found: list[tuple[Expected, float]] = []
-    for expected, phrasings, answer in zip(index.expected, index.phrasings, index.answers, strict=True):
+    for expected, phrasings, pairs, texts, others, answer in zip(
+            index.expected, index.phrasings, index.pairs, index.texts, index.others, index.answers, strict=True):
         scene = index.scene_words.get(expected.scene_id, frozenset())
+        answer_numbers = _numbers(normal(expected.faq.a), held=True)
         best = 0.0
-        for phrasing, text in zip(phrasings, expected.faq.phrasings, strict=True):
+        for phrasing, pair, text in zip(phrasings, pairs, texts, strict=True):
             if not phrasing:
                 continue
-            held = {w: 1.0 if w in phrasing else ANSWER_WORD if w in answer else SCENE_WORD if w in scene else 0.0
-                    for w in asked}
+            held = {w: 1.0 if w in phrasing else SYNONYM if near[w] & phrasing else OTHER_PHRASING if w in others
+                    else ANSWER_WORD if w in answer else SCENE_WORD if w in scene else 0.0 for w in asked}
             asked_share = _share(asked, held, index.weights, unknown)
-            said_share = _share(phrasing, {w: 1.0 for w in asked}, index.weights, unknown)
+            words_said = set(asked)
+            said_share = _share(phrasing, {w: 1.0 if w in words_said else
+                                           SYNONYM if index.synonyms.get(w, frozenset()) & words_said else 0.0
+                                           for w in phrasing}, index.weights, unknown)
             score = ASKED_WEIGHT * asked_share + (1 - ASKED_WEIGHT) * said_share
-            theirs = _numbers(text)
-            if numbers != theirs and (numbers or theirs) and not numbers <= _numbers(expected.faq.a) | theirs:
-                score *= 0.6  # other numbers: another question ("3/4 of 60" is not "3/4 of 40")
+            if asked_pairs:
+                score += PAIRS * len(asked_pairs & pair) / len(asked_pairs)
+            theirs = _numbers(text, held=True)
+            if numbers - theirs - answer_numbers:
+                score *= OTHER_NUMBERS  # other numbers: another question ("3/4 of 60" is not "3/4 of 40")
+            elif _numbers(text) - numbers:
+                score *= FEWER_NUMBERS  # the phrasing's own numbers, not asked ("a quarter" is not "3/4")
             if negated != bool(NEGATION.search(text)):
                 score *= 0.95
             best = max(best, score)
@@ -192,6 +230,8 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
         elif asks in SPECIFIC:
             # "how much is it tilted" is not "why is it tilted"; a why is a little less a yes-or-no question
             best -= OTHER_KIND if kinds & SPECIFIC else NO_KIND
+        elif asks == "yes" and kinds <= SPECIFIC:
+            best -= YES_FOR_SPECIFIC
         if expected.scene_id == current:
             best += CURRENT
         found.append((expected, best))
