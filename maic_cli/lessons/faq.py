@@ -32,9 +32,9 @@ from .faq_words import fix_typos, normal, synonym_groups, synonyms, words
 from .grounding import lesson_passages, terms
 from .lesson import DiscussionScene, ExpectedQuestion, Lesson, SlideScene
 
-THRESHOLD = 0.5  # the lowest score that is a match (tuned on faq_tune.yaml)
-MARGIN = 0.06  # how far the best faq leads the next one
-CURRENT = 0.1  # the scene on screen's faqs, ahead by this much
+THRESHOLD = 0.65  # the lowest score that is a match (tuned on faq_tune.yaml)
+MARGIN = 0.09  # how far the best faq leads the next one
+CURRENT = 0.15  # the scene on screen's faqs, ahead by this much
 OTHER_PHRASING = 0.85  # a question word found only in the faq's other phrasings
 SYNONYM = 0.8  # ... a synonym of it in the phrasing (lessons/faq_words.py)
 ANSWER_WORD = 0.7  # ... only in the faq's answer
@@ -42,7 +42,7 @@ SCENE_WORD = 0.25  # ... only on the faq's own slide (its title, elements, scrip
 OTHER_NUMBERS = 0.6  # a question with numbers neither the phrasing nor the answer holds: its score times this
 FEWER_NUMBERS = 0.8  # ... one without the phrasing's own numbers
 PAIRS = 0.1  # the share of the question's pairs of neighbouring words the phrasing holds, times this: added
-ASKED_WEIGHT = 0.6  # of the score: the question's share (the phrasing's share is the rest)
+ASKED_WEIGHT = 0.7  # of the score: the question's share (the phrasing's share is the rest)
 NUMBER = re.compile(r"\d+(?:[./]\d+)?")
 NEGATION = re.compile(r"\b(?:not|no|never|without|n't|isn't|aren't|doesn't|don't|wasn't|weren't|can't|cannot)\b",
                       re.IGNORECASE)

@@ -84,13 +84,18 @@ def _one_edit(a: str, b: str) -> bool:
 
 def fix_typos(text: str, vocabulary: frozenset[str]) -> str:
     """``text`` (normal) with each word of ``TYPO_LENGTH`` letters or more that ``vocabulary`` lacks taken for the
-    one vocabulary word it is one edit away from (none, or several: kept as it is)."""
+    one vocabulary word it is one edit away from, or else for the two vocabulary words it joins ("paperclips");
+    none, or several: kept as it is."""
     def fixed(match: re.Match[str]) -> str:
         word = match.group(0)
         if len(word) < TYPO_LENGTH or word in vocabulary or not word.isalpha():
             return word
         near = [v for v in vocabulary if len(v) >= TYPO_LENGTH - 1 and _one_edit(word, v)]
-        return near[0] if len(near) == 1 else word
+        if len(near) == 1:
+            return near[0]
+        split = [f"{word[:i]} {word[i:]}" for i in range(3, len(word) - 2)  # "paperclips": "paper clips"
+                 if word[:i] in vocabulary and (word[i:] in vocabulary or word[i:].rstrip("s") in vocabulary)]
+        return split[0] if len(split) == 1 else word
     return WORD.sub(fixed, text)
 
 
@@ -107,7 +112,8 @@ _WIDE = frozenset({"change", "repetition", "item", "collection", "plant", "area"
 QUESTION_GROUPS: tuple[tuple[str, ...], ...] = (  # a question's own ways of saying a lesson's word
     ("name", "named", "call", "called", "label"),
     ("near", "nearer", "nearest", "closer", "closest"),
-    ("far", "farther", "further", "distance", "away"),
+    ("far", "farther", "further", "distance"),
+    ("phone", "mobile", "cellphone", "smartphone"),
     ("die", "dies", "dead", "death", "dying"),
     ("mistake", "error", "wrong", "bug"),
     ("forget", "forgot", "miss", "missing"),
