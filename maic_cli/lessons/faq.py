@@ -41,6 +41,7 @@ ANSWER_WORD = 0.7  # ... only in the faq's answer
 SCENE_WORD = 0.25  # ... only on the faq's own slide (its title, elements, script)
 OTHER_NUMBERS = 0.6  # a question with numbers neither the phrasing nor the answer holds: its score times this
 FEWER_NUMBERS = 0.8  # ... one without the phrasing's own numbers
+UNKNOWN = 1.2  # a word the lesson never says weighs this many times its rarest word
 PAIRS = 0.1  # the share of the question's pairs of neighbouring words the phrasing holds, times this: added
 ASKED_WEIGHT = 0.7  # of the score: the question's share (the phrasing's share is the rest)
 NUMBER = re.compile(r"\d+(?:[./]\d+)?")
@@ -63,6 +64,7 @@ SAME_KIND = 0.1  # a phrasing that asks for what the question asks for, ahead by
 OTHER_KIND = 0.2  # ... one that asks for something else (a why for a how much), behind by this much
 NO_KIND = 0.12  # ... one that asks no such thing (a yes-or-no faq for a why), behind by this much
 YES_FOR_SPECIFIC = 0.05  # a yes-or-no question, to a faq that only asks how much, why, when …: behind by this much
+YES_OR_NO = frozenset({"yes", "if"})
 SPECIFIC = frozenset({"amount", "why", "when", "where", "how"})
 
 
@@ -194,7 +196,7 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
     asked, asked_pairs = list(dict.fromkeys(sequence)), _pairs(sequence)
     if not asked:
         return []
-    unknown = max(index.weights.values(), default=1.0) * 1.2  # a word the lesson never says: rarest of all
+    unknown = max(index.weights.values(), default=1.0) * UNKNOWN
     numbers, negated, asks = _numbers(said), bool(NEGATION.search(said)), kind(question)
     near = {w: index.synonyms.get(w, frozenset()) for w in asked}
     found: list[tuple[Expected, float]] = []
@@ -225,7 +227,7 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
                 score *= 0.95
             best = max(best, score)
         kinds = {kind(text) for text in expected.faq.phrasings}
-        if asks in kinds:
+        if asks in kinds or (asks in YES_OR_NO and kinds & YES_OR_NO):  # "would it …" is a yes or a no too
             best += SAME_KIND
         elif asks in SPECIFIC:
             # "how much is it tilted" is not "why is it tilted"; a why is a little less a yes-or-no question

@@ -3,8 +3,8 @@
 * :func:`normal` — one spelling for what is said many ways: contractions opened ("what's" → "what is",
   "dont" → "do not"), British spellings as US ones ("colour", "centimetre", "organise": applied to the lesson
   and the question alike, so a rule that over-reaches only makes both sides agree), number words as digits
-  and fractions in words as numbers ("three quarters" → "3/4", "a half" → "1/2"), so "is 3/4 of a cup …"
-  and "three quarters of a cup" hold the same number.
+  and fractions in words as numbers ("three quarters" → "3/4", "a half" → "1/2"; "cut in half" is no
+  number), so "is 3/4 of a cup …" and "three quarters of a cup" hold the same number.
 * :func:`fix_typos` — a question word the lesson never says, of five letters or more, taken for the one
   lesson word it is one edit away from (a letter added, dropped, changed or two swapped): "photosythesis".
 * :data:`SYNONYMS` — words a learner may use for a lesson's (from lessons/rubric_words.py's groups, the ones
@@ -35,11 +35,10 @@ NUMBER_WORDS = {w: str(n) for n, w in enumerate(  # not "one": "one and the same
     "zero - two three four five six seven eight nine ten eleven twelve".split()) if w != "-"}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b")
 # A fraction in words: its count ("a", "one", a digit, a number word) and its part ("quarters", "eighths").
-PARTS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4,
+PARTS = {"half": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4,
          "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7, "eighth": 8, "eighths": 8,
          "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10, "twelfth": 12, "twelfths": 12}
 _FRACTION = re.compile(r"\b(a|an|one|\d+)[ -](" + "|".join(PARTS) + r")\b")
-_HALF = re.compile(r"(?<![/\d] )\bhalf\b")  # "half an hour", "the half": one half
 
 US_SPELLING = (  # British → US, on whole words
     (re.compile(r"\b(\w{2,})our(s|ed|ing|ite|ites|able|ful)?\b"), r"\1or\2"),  # colour (not four, hour)
@@ -60,9 +59,8 @@ def normal(text: str) -> str:
     for pattern, us in US_SPELLING:
         text = pattern.sub(us, text)
     text = _NUMBER_WORD.sub(lambda m: NUMBER_WORDS[m.group(1)], text)
-    text = _FRACTION.sub(lambda m: f"{'1' if m.group(1) in ('a', 'an', 'one') else m.group(1)}/{PARTS[m.group(2)]}",
+    return _FRACTION.sub(lambda m: f"{'1' if m.group(1) in ('a', 'an', 'one') else m.group(1)}/{PARTS[m.group(2)]}",
                          text)
-    return _HALF.sub("1/2", text)
 
 
 WORD = re.compile(r"[^\W_]+|\d+/\d+")
@@ -108,7 +106,7 @@ def words(text: str) -> frozenset[str]:
 # "plant" holds "leaf" and "tree") are left out; the rest mean one thing in a question too.
 _WIDE = frozenset({"change", "repetition", "item", "collection", "plant", "area", "low", "number", "hold",
                    "cause", "make", "use", "more", "less", "two", "three", "four", "five", "six", "seven", "eight",
-                   "nine", "ten", "twelve", "hundred", "thousand", "half", "third", "quarter", "reaction", "add"})
+                   "nine", "ten", "twelve", "hundred", "thousand", "third", "quarter", "reaction", "add"})
 QUESTION_GROUPS: tuple[tuple[str, ...], ...] = (  # a question's own ways of saying a lesson's word
     ("name", "named", "call", "called", "label"),
     ("near", "nearer", "nearest", "closer", "closest"),
