@@ -41,6 +41,7 @@ ANSWER_WORD = 0.7  # ... only in the faq's answer
 SCENE_WORD = 0.25  # ... only on the faq's own slide (its title, elements, script)
 OTHER_NUMBERS = 0.6  # a question with numbers neither the phrasing nor the answer holds: its score times this
 FEWER_NUMBERS = 0.8  # ... one without the phrasing's own numbers
+EXACT = 0.5  # a phrasing said word for word: ahead by this much
 UNKNOWN = 1.2  # a word the lesson never says weighs this many times its rarest word
 PAIRS = 0.1  # the share of the question's pairs of neighbouring words the phrasing holds, times this: added
 ASKED_WEIGHT = 0.7  # of the score: the question's share (the phrasing's share is the rest)
@@ -100,6 +101,7 @@ def expected_questions(lesson: Lesson) -> list[Expected]:
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
+_WORDS = re.compile(r"[^\W_]+")
 _ONE = re.compile(r"\bone\b")
 
 
@@ -116,6 +118,24 @@ def _pairs(words: list[str]) -> frozenset[tuple[str, str]]:
 
 
 @dataclass(frozen=True)
+class _Facts:
+    """One expected question's numbers, negations, kinds and words as said (computed once a lesson)."""
+
+    answer_numbers: frozenset[str]  # its answer's numbers ("one" too)
+    held: tuple[frozenset[str], ...]  # each phrasing's numbers ("one" too)
+    own: tuple[frozenset[str], ...]  # ... as digits only
+    negated: tuple[bool, ...]
+    said: tuple[list[str], ...]  # each phrasing's words in order (normal)
+    kinds: frozenset[str]
+
+
+def _facts(faq: ExpectedQuestion, texts: tuple[str, ...]) -> _Facts:
+    return _Facts(_numbers(normal(faq.a), held=True), tuple(_numbers(t, held=True) for t in texts),
+                  tuple(_numbers(t) for t in texts), tuple(bool(NEGATION.search(t)) for t in texts),
+                  tuple(_WORDS.findall(t) for t in texts), frozenset(kind(t) for t in faq.phrasings))
+
+
+@dataclass(frozen=True)
 class _Index:
     weights: dict[str, float]  # word → its weight (inverse document frequency in the lesson)
     scene_words: dict[str, frozenset[str]]  # scene id → the words of its slide, title and script
@@ -125,6 +145,7 @@ class _Index:
     others: tuple[frozenset[str], ...]  # per expected question: all its phrasings' words
     answers: tuple[frozenset[str], ...]  # per expected question: its answer's words
     texts: tuple[tuple[str, ...], ...]  # per expected question: each phrasing, normal
+    facts: tuple[_Facts, ...]  # per expected question: what its phrasings and answer say beyond their words
     vocabulary: frozenset[str]  # every word of the lesson as written (normal): what a typo is taken for
     synonyms: dict[str, frozenset[str]]  # a stemmed word → its synonyms (English lessons)
 
@@ -158,7 +179,8 @@ def _build(lesson: Lesson) -> _Index:
                                         *(words(normal(e.faq.a)) for e in expected))
     english = language.lower() in ("english", "en")
     groups = [terms(" ".join(group), language) for group in synonym_groups()] if english else []
-    return _Index(weights, scene_words, expected, phrasings, pairs, others, answers, texts, vocabulary,
+    facts = tuple(_facts(e.faq, t) for e, t in zip(expected, texts, strict=True))
+    return _Index(weights, scene_words, expected, phrasings, pairs, others, answers, texts, facts, vocabulary,
                   synonyms(groups))
 
 
@@ -199,13 +221,14 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
     unknown = max(index.weights.values(), default=1.0) * UNKNOWN
     numbers, negated, asks = _numbers(said), bool(NEGATION.search(said)), kind(question)
     near = {w: index.synonyms.get(w, frozenset()) for w in asked}
+    said_words = _WORDS.findall(said)
     found: list[tuple[Expected, float]] = []
-    for expected, phrasings, pairs, texts, others, answer in zip(
-            index.expected, index.phrasings, index.pairs, index.texts, index.others, index.answers, strict=True):
+    for expected, phrasings, pairs, facts, others, answer in zip(
+            index.expected, index.phrasings, index.pairs, index.facts, index.others, index.answers, strict=True):
         scene = index.scene_words.get(expected.scene_id, frozenset())
-        answer_numbers = _numbers(normal(expected.faq.a), held=True)
         best = 0.0
-        for phrasing, pair, text in zip(phrasings, pairs, texts, strict=True):
+        for phrasing, pair, theirs, own, negation, words_of in zip(phrasings, pairs, facts.held, facts.own,
+                                                                   facts.negated, facts.said, strict=True):
             if not phrasing:
                 continue
             held = {w: 1.0 if w in phrasing else SYNONYM if near[w] & phrasing else OTHER_PHRASING if w in others
@@ -218,15 +241,16 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
             score = ASKED_WEIGHT * asked_share + (1 - ASKED_WEIGHT) * said_share
             if asked_pairs:
                 score += PAIRS * len(asked_pairs & pair) / len(asked_pairs)
-            theirs = _numbers(text, held=True)
-            if numbers - theirs - answer_numbers:
+            if numbers - theirs - facts.answer_numbers:
                 score *= OTHER_NUMBERS  # other numbers: another question ("3/4 of 60" is not "3/4 of 40")
-            elif _numbers(text) - numbers:
+            elif own - numbers:
                 score *= FEWER_NUMBERS  # the phrasing's own numbers, not asked ("a quarter" is not "3/4")
-            if negated != bool(NEGATION.search(text)):
+            if negated != negation:
                 score *= 0.95
+            if words_of == said_words:
+                score += EXACT  # its own phrasing (in any case, with any marks): no near twin is as good
             best = max(best, score)
-        kinds = {kind(text) for text in expected.faq.phrasings}
+        kinds = facts.kinds
         if asks in kinds or (asks in YES_OR_NO and kinds & YES_OR_NO):  # "would it …" is a yes or a no too
             best += SAME_KIND
         elif asks in SPECIFIC:

