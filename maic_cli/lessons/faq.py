@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .faq_words import fix_typos, normal, synonym_groups, synonyms, words
-from .grounding import lesson_passages, terms
+from .grounding import ASKING, WORD, _stemmer, _stopwords, lesson_passages
 from .lesson import DiscussionScene, ExpectedQuestion, Lesson, SlideScene
 
 THRESHOLD = 0.65  # the lowest score that is a match (tuned on faq_tune.yaml)
@@ -41,6 +41,9 @@ ANSWER_WORD = 0.7  # ... only in the faq's answer
 SCENE_WORD = 0.25  # ... only on the faq's own slide (its title, elements, script)
 OTHER_NUMBERS = 0.6  # a question with numbers neither the phrasing nor the answer holds: its score times this
 FEWER_NUMBERS = 0.8  # ... one without the phrasing's own numbers
+FLOOR = 0.45  # a phrasing whose words' score is below this: another question, however its kind and scene agree
+ASKED_FLOOR = 0.3  # ... or whose share of the question's words is below this (the question is mostly another's)
+UNDER_FLOOR = 0.7  # ... its score times this
 EXACT = 0.5  # a phrasing said word for word: ahead by this much
 UNKNOWN = 1.2  # a word the lesson never says weighs this many times its rarest word
 PAIRS = 0.1  # the share of the question's pairs of neighbouring words the phrasing holds, times this: added
@@ -64,7 +67,7 @@ KINDS = (  # what a question asks for, by its opening words (the first that fits
 SAME_KIND = 0.1  # a phrasing that asks for what the question asks for, ahead by this much
 OTHER_KIND = 0.2  # ... one that asks for something else (a why for a how much), behind by this much
 NO_KIND = 0.12  # ... one that asks no such thing (a yes-or-no faq for a why), behind by this much
-YES_FOR_SPECIFIC = 0.05  # a yes-or-no question, to a faq that only asks how much, why, when …: behind by this much
+YES_FOR_SPECIFIC = 0.05  # a yes-or-no or a what question, to a faq that only asks how much, why, when …: behind
 YES_OR_NO = frozenset({"yes", "if"})
 SPECIFIC = frozenset({"amount", "why", "when", "where", "how"})
 
@@ -111,6 +114,17 @@ def _numbers(text: str, held: bool = False) -> frozenset[str]:
     a question asks no number)."""
     found = frozenset(NUMBER.findall(_THOUSANDS.sub("", text)))
     return found | {"1"} if held and _ONE.search(text) else found
+
+
+KEEP = frozenset({"inside", "up", "down"})  # stop words (or asking words) that tell near twins apart here
+
+
+def terms(text: str, language: str = "english", *, asking: bool = False) -> list[str]:
+    """grounding's ``terms`` (content words, stemmed; ``asking``: without the words that only ask), keeping
+    :data:`KEEP` ("which colour is on the inside" is not "… on the outside")."""
+    drop = (_stopwords() | (ASKING if asking else frozenset())) - KEEP
+    words = [w for w in WORD.findall(text.lower()) if w not in drop and (len(w) > 1 or w.isdigit())]
+    return _stemmer(language)(words) if words else []
 
 
 def _pairs(words: list[str]) -> frozenset[tuple[str, str]]:
@@ -213,7 +227,7 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
         return []
     language = lesson.language or "english"
     skip = {w for name in ignore for w in terms(normal(name), language)}
-    said = fix_typos(normal(question), index.vocabulary)
+    said = fix_typos(normal(question), index.vocabulary, _stopwords() | ASKING)
     sequence = [w for w in terms(said, language, asking=True) if w not in skip]
     asked, asked_pairs = list(dict.fromkeys(sequence)), _pairs(sequence)
     if not asked:
@@ -249,14 +263,14 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
                 score *= 0.95
             if words_of == said_words:
                 score += EXACT  # its own phrasing (in any case, with any marks): no near twin is as good
-            best = max(best, score)
+            best = max(best, score if score >= FLOOR and asked_share >= ASKED_FLOOR else score * UNDER_FLOOR)
         kinds = facts.kinds
         if asks in kinds or (asks in YES_OR_NO and kinds & YES_OR_NO):  # "would it …" is a yes or a no too
             best += SAME_KIND
         elif asks in SPECIFIC:
             # "how much is it tilted" is not "why is it tilted"; a why is a little less a yes-or-no question
             best -= OTHER_KIND if kinds & SPECIFIC else NO_KIND
-        elif asks == "yes" and kinds <= SPECIFIC:
+        elif asks in ("yes", "what") and kinds <= SPECIFIC:
             best -= YES_FOR_SPECIFIC
         if expected.scene_id == current:
             best += CURRENT

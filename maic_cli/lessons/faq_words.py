@@ -80,15 +80,16 @@ def _one_edit(a: str, b: str) -> bool:
     return short[i:] == long[i + 1:]
 
 
-def fix_typos(text: str, vocabulary: frozenset[str]) -> str:
+def fix_typos(text: str, vocabulary: frozenset[str], common: frozenset[str] = frozenset()) -> str:
     """``text`` (normal) with each word of ``TYPO_LENGTH`` letters or more that ``vocabulary`` lacks taken for the
     one vocabulary word it is one edit away from, or else for the two vocabulary words it joins ("paperclips");
-    none, or several: kept as it is."""
+    none, or several: kept as it is.  A word of ``common`` (stop words: "could") is never taken for another,
+    nor another for one ("could" is no typo of "would")."""
     def fixed(match: re.Match[str]) -> str:
         word = match.group(0)
-        if len(word) < TYPO_LENGTH or word in vocabulary or not word.isalpha():
+        if len(word) < TYPO_LENGTH or word in vocabulary or word in common or not word.isalpha():
             return word
-        near = [v for v in vocabulary if len(v) >= TYPO_LENGTH - 1 and _one_edit(word, v)]
+        near = [v for v in vocabulary if len(v) >= TYPO_LENGTH - 1 and v not in common and _one_edit(word, v)]
         if len(near) == 1:
             return near[0]
         split = [f"{word[:i]} {word[i:]}" for i in range(3, len(word) - 2)  # "paperclips": "paper clips"
@@ -112,6 +113,9 @@ QUESTION_GROUPS: tuple[tuple[str, ...], ...] = (  # a question's own ways of say
     ("near", "nearer", "nearest", "closer", "closest"),
     ("far", "farther", "further", "distance"),
     ("phone", "mobile", "cellphone", "smartphone"),
+    ("midday", "noon", "lunchtime"),
+    ("evening", "dusk", "sunset"),
+    ("morning", "dawn", "sunrise"),
     ("die", "dies", "dead", "death", "dying"),
     ("mistake", "error", "wrong", "bug"),
     ("forget", "forgot", "miss", "missing"),
