@@ -2,21 +2,30 @@
 
 A slide or a discussion may carry ``faq:`` (lessons/lesson.py: :class:`ExpectedQuestion`, each with
 one or several phrasings ``q`` and the answer ``a``).  :func:`match` finds the expected question a
-learner's question is, in other words than its phrasings: the question's content words (stemmed,
-stop words and the words that only ask left out: lessons/grounding.py's :func:`terms`) are scored
-against each phrasing, weighted by how rare each word is in the lesson (its slides, scripts, faqs):
+learner's question is, in other words than its phrasings.  The question and the lesson are first said
+one way (lessons/faq_words.py: contractions, US spelling, number and fraction words as numbers, a typo
+taken for the lesson word one edit away); then the question's content words (stemmed, stop words and
+the words that only ask left out, but for :data:`KEEP`) are scored against each phrasing, weighted by
+how rare each word is in the lesson (its slides, scripts, faqs; a word the lesson never says: rarest):
 
-* ``asked`` — the share of the question's weight a phrasing holds (a word only in the faq's answer,
-  its other phrasings or its scene's slide counts for less: :data:`ANSWER_WORD`, :data:`SCENE_WORD`);
+* ``asked`` — the share of the question's weight a phrasing holds (a synonym, a word only in the faq's
+  other phrasings, its answer or its scene's slide counts for less: :data:`SYNONYM`,
+  :data:`OTHER_PHRASING`, :data:`ANSWER_WORD`, :data:`SCENE_WORD`);
 * ``said`` — the share of the phrasing's weight the question holds (a long phrasing the question
   touches on one word is not it);
 
-its score is their weighted mean, the best phrasing's; the current scene's faqs are a little
-ahead (:data:`CURRENT`), then the lesson's.  A match is the best faq whose score reaches
-:data:`THRESHOLD` (measured on ``tests/benchmarks/faq_tune.yaml``: every paraphrase written before
-the faqs; never on ``faq_heldout.yaml``) and leads the next faq by :data:`MARGIN` — two faqs nearly
-as good are no match, as a question the lesson's faqs do not hold is none.  Numbers and negations
-count: "is 3/4 the same as 4/3" is not "is 3/4 the same as 6/8".
+its score is their weighted mean, plus the share of the question's neighbouring word pairs it holds
+(:data:`PAIRS`), the best phrasing's; a phrasing said word for word is far ahead (:data:`EXACT`), one
+under :data:`FLOOR` (or holding under :data:`ASKED_FLOOR` of the question) far behind.  A faq that asks
+what the question asks (why, how much, yes or no …) is ahead (:data:`SAME_KIND`), the current scene's
+faqs are too (:data:`CURRENT`).  A match is the best faq whose score reaches :data:`THRESHOLD` and leads
+the next faq by :data:`MARGIN` — two faqs nearly as good are no match, as a question the lesson's faqs
+do not hold is none: a miss falls back to the lesson's grounded answer, a wrong match says another
+question's answer, so the numbers lean to missing.  Numbers and negations count: "is 3/4 the same as
+4/3" is not "is 3/4 the same as 6/8".  Tuned on ``tests/benchmarks/faq_tune.yaml`` and a lesson of its
+own (``faq_magnets.yaml``, ``faq_tune_magnets.yaml``), never on ``faq_heldout.yaml``
+(``tests/benchmarks/faq_match.py`` measures either).  A small model choosing among the close
+candidates was measured and left out: SmolLM2-135M mostly picks the first one offered.
 """
 
 from __future__ import annotations
