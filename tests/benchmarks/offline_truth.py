@@ -320,12 +320,14 @@ async def expected(name: str, llm: LocalLlamaClient, items: list[dict[str, Any]]
         player.start()
         await player.ask(item["question"])
         said = [s.text.strip() for s in watch.said if s.text.strip()]
-        wanted = answers.get((item["scene"], item["expect"])) if item["expect"] else None
-        if item["expect"] and wanted is None:
-            wanted = next((a for (_, q), a in answers.items() if q == item["expect"]), None)
+        # ``expect:`` and ``also:`` (faqs whose answer is as right) name faqs by their first q; each its answer
+        rights = [q for q in [item["expect"], *(item.get("also") or [])] if q]
+        wanted = {answers.get((item["scene"], q)) or next((a for (_, p), a in answers.items() if p == q), None)
+                  for q in rights} - {None}
         got = watch.expected[0] if watch.expected else None
         tally.expected += 1
-        verdict = "right" if got == wanted else "missed" if got is None else "wrong"
+        verdict = ("right" if (got in wanted if got is not None else not rights) else
+                   "missed" if got is None else "wrong")
         setattr(tally, verdict, getattr(tally, verdict) + 1)
         measure(watch.said, GATE.build_ground(lesson_texts(lesson), [item["question"]]), tally,
                 f"{name}/{item['scene']} expected", titles)
