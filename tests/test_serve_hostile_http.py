@@ -1,0 +1,243 @@
+"""``maic serve`` attacked through HTTP itself: lengths that lie, compressed bombs and broken encodings, bodies
+and headers sent a byte at a time, hundreds of idle connections, a client gone mid-body, methods, paths that try
+to walk out of the routes, HTTP/1.0 and pipelined requests — each against a real ``maic serve``, bounded."""
+
+from __future__ import annotations
+
+import socket
+import time
+import zlib
+from collections.abc import Iterator
+
+import pytest
+
+from maic_cli.testing.openai_server import LoopbackOpenAIServer
+from maic_cli.testing.serve_process import ServeProcess
+from tests.helpers import reply
+
+from .serve_hostile import DONE, GOOD, TOKEN, address, alive, body_of, cpu_seconds, get, head, raw, status_of
+
+IDLE = 2.0  # the server's --idle-timeout in this module
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[ServeProcess]:
+    with LoopbackOpenAIServer(default=reply("Light scatters.")) as model, \
+            ServeProcess("--model", "openai/loopback", "--api-base", model.base_url, "--director", "rules",
+                         "--idle-timeout", str(IDLE), env={"MAIC_SERVE_TOKEN": TOKEN}) as server:
+        yield server
+
+
+def _bomb(encoding: str, megabytes: int) -> bytes:
+    """``megabytes`` MB of zeros, compressed (about a thousand times smaller)."""
+    squeezer = zlib.compressobj(9, zlib.DEFLATED, 31 if encoding == "gzip" else 15)
+    block = b"\0" * 2**20
+    return b"".join(squeezer.compress(block) for _ in range(megabytes)) + squeezer.flush()
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_compressed_bomb_costs_the_server_nothing(served: ServeProcess, encoding: str) -> None:
+    """2 GB of zeros in 2 MB of gzip: refused without being inflated (no client of maic compresses a body), so
+    the server spends well under a second of CPU on it and its memory stays put."""
+    bomb = _bomb(encoding, 2000)
+    before = cpu_seconds(served)
+    answer = raw(served, head("POST", "/v1/turn", length=len(bomb), extra=f"Content-Encoding: {encoding}\r\n"
+                              .encode()) + bomb, wait=30)
+    spent = cpu_seconds(served) - before
+    assert 400 <= status_of(answer) < 500, answer[:200]
+    assert spent < 0.8, f"{spent:.2f} s of server CPU for a {len(bomb)} byte request"
+    assert alive(served)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "zstd", "compress", "x-unknown", "gzip, gzip"])
+def test_a_body_in_an_encoding_is_a_4xx_never_a_500(served: ServeProcess, encoding: str) -> None:
+    answer = raw(served, head("POST", "/v1/turn", length=5, extra=f"Content-Encoding: {encoding}\r\n".encode())
+                 + b"hello")
+    assert 400 <= status_of(answer) < 500, answer[:200]
+    assert alive(served)
+
+
+def test_identity_encoding_is_a_plain_body(served: ServeProcess) -> None:
+    answer = raw(served, head("POST", "/v1/turn", length=len(GOOD), extra=b"Content-Encoding: identity\r\n") + GOOD,
+                 wait=15)
+    assert status_of(answer) == 200 and DONE in answer
+
+
+@pytest.mark.parametrize(("name", "request_bytes"), [
+    ("shorter than said", head("POST", "/v1/turn", length=len(GOOD) - 10) + GOOD),
+    ("negative", head("POST", "/v1/turn", length=None, extra=b"Content-Length: -1\r\n") + GOOD),
+    ("not a number", head("POST", "/v1/turn", length=None, extra=b"Content-Length: 12abc\r\n") + GOOD),
+    ("overflowing", head("POST", "/v1/turn", length=None, extra=b"Content-Length: " + b"9" * 40 + b"\r\n") + GOOD),
+    ("two lengths", head("POST", "/v1/turn", length=len(GOOD), extra=b"Content-Length: 5\r\n") + GOOD),
+    ("length and chunked", head("POST", "/v1/turn", length=5, extra=b"Transfer-Encoding: chunked\r\n")
+     + b"%x\r\n" % len(GOOD) + GOOD + b"\r\n0\r\n\r\n"),
+    ("chunk size a lie", head("POST", "/v1/turn", extra=b"Transfer-Encoding: chunked\r\n")
+     + b"ffffffffffffffffff\r\n" + GOOD + b"\r\n0\r\n\r\n"),
+    ("chunk size not hex", head("POST", "/v1/turn", extra=b"Transfer-Encoding: chunked\r\n")
+     + b"zz\r\n" + GOOD + b"\r\n0\r\n\r\n"),
+    ("no length at all", head("POST", "/v1/turn") + GOOD),
+])
+def test_a_lying_length_is_answered_and_the_server_lives(served: ServeProcess, name: str,
+                                                         request_bytes: bytes) -> None:
+    answer = raw(served, request_bytes, wait=IDLE + 5)
+    assert answer == b"" or 400 <= status_of(answer) < 500 or (status_of(answer) == 200 and DONE in answer), \
+        (name, answer[:300])
+    assert b"500 Internal" not in answer
+    assert alive(served)
+
+
+def test_a_length_longer_than_the_body_is_408_then_closed(served: ServeProcess) -> None:
+    """The body never completes: 408 within the server's timeout, and the connection is closed with it (not
+    left open for the rest of a body that is not coming)."""
+    with socket.create_connection(address(served), timeout=IDLE + 10) as sock:
+        sock.sendall(head("POST", "/v1/turn", length=len(GOOD) + 10, close=False) + GOOD)
+        started = time.monotonic()
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+        took = time.monotonic() - started
+    assert status_of(answer) == 408, answer[:200]
+    assert took < IDLE + 2, f"the connection stayed open {took:.1f} s"
+
+
+def test_a_chunked_body_is_a_body(served: ServeProcess) -> None:
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (GOOD[:100], GOOD[100:]))
+    answer = raw(served, head("POST", "/v1/turn", extra=b"Transfer-Encoding: chunked\r\n") + chunks + b"0\r\n\r\n",
+                 wait=15)
+    assert status_of(answer) == 200 and DONE in answer
+
+
+def _trickle(served: ServeProcess, prefix: bytes, payload: bytes, seconds: float) -> tuple[str, float]:
+    """Send ``prefix`` and then ``payload`` a byte every 0.25 s until the server stops the connection or
+    ``seconds`` pass; how it ended and when."""
+    with socket.create_connection(address(served), timeout=seconds + 5) as sock:
+        sock.sendall(prefix)
+        started = time.monotonic()
+        for byte in payload:
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                return "closed", time.monotonic() - started
+            sock.settimeout(0.25)
+            try:
+                data = sock.recv(4096)
+                return ("answered " + data[:12].decode("latin-1") if data else "closed"), time.monotonic() - started
+            except TimeoutError:
+                pass
+            if time.monotonic() - started > seconds:
+                return "still open", time.monotonic() - started
+    return "sent all", time.monotonic() - started
+
+
+def test_slowloris_headers_are_cut_off(served: ServeProcess) -> None:
+    ended, took = _trickle(served, b"", head("POST", "/v1/turn", length=len(GOOD), extra=b"X-Pad: " + b"a" * 200
+                                             + b"\r\n"), seconds=IDLE * 4)
+    assert ended in ("closed", "answered HTTP/1.1 408", "answered HTTP/1.0 408"), ended
+    assert took < IDLE * 2.5
+
+
+def test_slowloris_body_is_cut_off(served: ServeProcess) -> None:
+    ended, took = _trickle(served, head("POST", "/v1/turn", length=len(GOOD)), GOOD, seconds=IDLE * 4)
+    assert ended.startswith("answered HTTP/1.1 408") or ended == "closed", ended
+    assert took < IDLE * 2.5
+
+
+def test_six_hundred_idle_connections_starve_no_one(served: ServeProcess) -> None:
+    """Hundreds of connections that say nothing, half a head, or a head and half a body: a real client still
+    gets its turn at once, and the server closes each dawdler within its idle timeout."""
+    dawdlers: list[socket.socket] = []
+    try:
+        for i in range(600):
+            sock = socket.create_connection(address(served), timeout=10)
+            if i % 3 == 1:
+                sock.sendall(b"POST /v1/turn HTTP/1.1\r\nHost: x\r\n")
+            elif i % 3 == 2:
+                sock.sendall(head("POST", "/v1/turn", length=1000, close=False) + b"{")
+            dawdlers.append(sock)
+        started = time.monotonic()
+        assert alive(served)
+        assert time.monotonic() - started < 3
+        time.sleep(IDLE + 2.5)
+        still_open = 0
+        for sock in dawdlers:
+            sock.settimeout(0.05)
+            try:
+                data = sock.recv(4096)
+                while data:  # an answer (408) then the close
+                    assert data.startswith(b"HTTP/1.1 408") or b"HTTP/" not in data[:5], data[:80]
+                    data = sock.recv(4096)
+            except TimeoutError:
+                still_open += 1
+            except OSError:
+                pass
+        assert still_open == 0, f"{still_open} of 600 idle connections still open after the idle timeout"
+    finally:
+        for sock in dawdlers:
+            sock.close()
+    assert alive(served)
+
+
+def test_a_client_gone_mid_body_leaves_nothing_in_flight(served: ServeProcess) -> None:
+    for _ in range(20):
+        with socket.create_connection(address(served), timeout=5) as sock:
+            sock.sendall(head("POST", "/v1/turn", length=len(GOOD), close=False) + GOOD[: len(GOOD) // 2])
+    assert alive(served)
+    assert "maic_turns_in_flight 0" in get(served, "/metrics")[1]
+
+
+@pytest.mark.parametrize("method", ["OPTIONS", "TRACE", "PUT", "DELETE", "PATCH", "PROPFIND", "FOO"])
+def test_other_methods_are_refused_and_run_no_turn(served: ServeProcess, method: str) -> None:
+    """A method the routes know of is one JSON refusal (405); one HTTP does not (FOO) is the parser's 400."""
+    answer = raw(served, head(method, "/v1/turn", length=len(GOOD)) + GOOD)
+    if method == "FOO":
+        assert status_of(answer) == 400, answer[:200]
+    else:
+        assert status_of(answer) in (404, 405), answer[:200]
+        assert body_of(answer).startswith(b'{"error": ')
+    assert DONE not in answer
+
+
+def test_head_and_get_of_a_turn_run_no_turn(served: ServeProcess) -> None:
+    for method in ("HEAD", "GET"):
+        answer = raw(served, head(method, "/v1/turn"))
+        assert status_of(answer) == 405 and DONE not in answer
+    assert status_of(raw(served, head("HEAD", "/healthz", token=None))) == 200
+
+
+@pytest.mark.parametrize("path", ["/v1/turn/", "//v1/turn", "/v1/./turn", "/v1/../v1/turn", "/V1/TURN",
+                                  "/v1/turn%2f", "/healthz/../metrics", "/healthz%2f..%2fmetrics", "/healthz/",
+                                  "/healthz/..%2fmetrics", "/%2e%2e/%2e%2e/etc/passwd", "/../../etc/passwd",
+                                  "/healthz;/metrics", "/metrics%00", "/healthz?/../metrics", "/healthz#/metrics"])
+def test_paths_never_walk_past_the_token(served: ServeProcess, path: str) -> None:
+    """Without the token, only ``/healthz`` itself answers; nothing reaches ``/metrics`` or a file."""
+    answer = raw(served, head("GET", path, token=None))
+    status = status_of(answer)
+    assert status in (400, 401, 404) or (status == 200 and body_of(answer) == b'{"status": "ok"}'), \
+        (path, answer[:200])
+    assert b"maic_turns_total" not in answer and b"root:" not in answer
+
+
+def test_pipelined_requests_are_answered_in_order(served: ServeProcess) -> None:
+    turn = head("POST", "/v1/turn", length=len(GOOD), close=False) + GOOD
+    answer = raw(served, turn + turn + head("GET", "/healthz", token=None), wait=20)
+    assert answer.count(b"HTTP/1.1 200") == 3 and answer.count(DONE) == 2
+    assert answer.endswith(b'{"status": "ok"}')
+
+
+def test_http_1_0_keep_alive_and_a_turn_over_http_1_0(served: ServeProcess) -> None:
+    answer = raw(served, b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /healthz HTTP/1.0\r\n\r\n")
+    assert answer.count(b'{"status": "ok"}') == 2
+    turn = head("POST", "/v1/turn", length=len(GOOD), close=False).replace(b"HTTP/1.1", b"HTTP/1.0") + GOOD
+    answer = raw(served, turn, wait=20)
+    assert status_of(answer) == 200 and answer.rstrip().endswith(b"}") and DONE in answer
+
+
+@pytest.mark.parametrize("line", [b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b"GET /healthz HTTP/9.9\r\n\r\n",
+                                  b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\0" * 64,  # a TLS hello
+                                  b"GET " + b"/a" * 10_000 + b" HTTP/1.1\r\n\r\n",
+                                  b"GET /healthz HTTP/1.1\r\n" + b"X-A: b\r\n" * 500 + b"\r\n",
+                                  b"GET /healthz HTTP/1.1\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n"])
+def test_odd_protocol_bytes_are_refused_and_the_server_lives(served: ServeProcess, line: bytes) -> None:
+    answer = raw(served, line, wait=5)
+    assert b"500 Internal" not in answer
+    assert alive(served)
