@@ -102,3 +102,43 @@ def test_an_addressed_question_reaches_its_agent_through_the_server(tmp_path: Pa
     run = json.loads(next((out / "runs").glob("*.json")).read_text(encoding="utf-8"))
     assert run["rounds"][0]["speakers"] == ["curious_student"]  # the trigger crossed the wire: no director call
     assert "Mia" in json.dumps(first_call["messages"])[:4000]
+
+
+def post_turn(url: str) -> bytes:
+    import urllib.request
+
+    from maic_cli.engine.models import Message, MessagePart, TurnConfig, TurnRequest
+    from maic_cli.serve.wire import encode_request
+
+    body = encode_request(TurnRequest(messages=[Message(role="user", parts=[MessagePart(kind="text", text="Why?")])],
+                                      config=TurnConfig(agent_ids=["teacher"])))
+    with urllib.request.urlopen(urllib.request.Request(url + "/v1/turn", data=body, method="POST"), timeout=60) as r:
+        data: bytes = r.read()
+    return data
+
+
+def test_serve_spreads_its_calls_with_a_router_file_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    with LoopbackOpenAIServer(default=reply("From a.")) as one, LoopbackOpenAIServer(default=reply("From b.")) as two:
+        router = tmp_path / "router.yaml"
+        router.write_text(f"""model_list:
+  - model_name: classroom
+    litellm_params: {{model: openai/loopback-a, api_base: "{one.base_url}", api_key: sk-a}}
+  - model_name: classroom
+    litellm_params: {{model: openai/loopback-b, api_base: "{two.base_url}", api_key: sk-b}}
+router_settings:
+  routing_strategy: simple-shuffle
+""", encoding="utf-8")
+        server = ServeProcess("--router", str(router), "--model", "classroom", "--director", "rules").start()
+        try:
+            said_here = [post_turn(server.url) for _ in range(12)]
+        finally:
+            code = server.stop()
+        assert one.requests and two.requests and len(one.requests) + len(two.requests) == 12
+    assert all(b'"type":"done"' in body for body in said_here)
+    assert code == 0  # SIGTERM: listening stops, what was open finishes, exit 0
+
+
+def test_a_port_in_use_is_one_line_exit_2() -> None:
+    with ServeProcess("--model", "demo") as first:
+        result = CliRunner().invoke(app, ["serve", "--model", "demo", "--port", str(first.port)])
+    assert result.exit_code == 2 and "cannot listen" in result.output

@@ -144,3 +144,51 @@ def test_a_bad_server_address_is_refused_before_anything_is_written(tmp_path: Pa
         assert result.exit_code == 2 and "--server" in result.stderr
         assert "token@" not in result.stderr
     assert not session.exists()
+
+
+class HostileServer(LoopbackServer):
+    """Answers ``/v1/turn`` with an endless stream, a line without end or an event of the wrong shape."""
+
+    name = "hostile-turn-server"
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    @property
+    def url(self) -> str:
+        return self.base_url.removesuffix("/v1")
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_post("/v1/turn", self._turn)
+
+    async def _turn(self, request: web.Request) -> web.StreamResponse:
+        await request.read()
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        delta = b'data: {"type":"text_delta","message_id":"m","content":"' + b"x" * 60_000 + b'"}\n\n'
+        try:
+            if self.kind == "endless":
+                while True:
+                    await response.write(delta)
+            elif self.kind == "long line":
+                while True:
+                    await response.write(b"x" * 65536)
+            else:
+                await response.write(b'data: {"type":"done","director_state":"not a state"}\n\n')
+        except (ConnectionError, RuntimeError):
+            pass
+        return response
+
+
+@pytest.mark.parametrize(("kind", "says"), [("endless", "more than"), ("long line", "longer than"),
+                                            ("bad event", "cannot read")])
+def test_a_hostile_server_is_one_error_line_in_bounded_memory(tmp_path: Path, kind: str, says: str) -> None:
+    scenario = tmp_path / "sky.yaml"
+    scenario.write_text("id: sky\nclass: {agents: [teacher]}\nmessages: [\"Why?\"]\n", encoding="utf-8")
+    with HostileServer(kind) as server:
+        result = CliRunner().invoke(app, ["run", str(scenario), "--out", str(tmp_path / "out"), "--plain",
+                                          "--model", "openai/loopback", "--server", server.url])
+    run = json.loads(next((tmp_path / "out" / "runs").glob("*.json")).read_text(encoding="utf-8"))
+    assert run["status"] == "error" and says in run["error"], run["error"]
+    assert result.exit_code == 1

@@ -4,7 +4,9 @@ A daemon thread does each blocking read with ``os.read`` on the file descriptor,
 lock of ``sys.stdin`` is held while it waits: Ctrl-C at the prompt acts at once and the
 program can exit without waiting for Enter (``asyncio.to_thread`` would make it wait).
 Bytes that are not valid in the stream's encoding become U+FFFD instead of ending the
-chat, and the lines after them are read as usual.
+chat, and the lines after them are read as usual.  A line is kept up to one character past
+:data:`MAX_LEARNER_CHARS` (the rest up to its newline is read and dropped), so a learner's
+line costs bounded memory and the chat can refuse it in one line.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import threading
 from typing import IO, Any
 
 CHUNK = 65536
+# The most characters a learner's line may have (typed, pasted or piped): a question or a short paragraph of
+# code fits; past it the chat says so in one line and sends nothing (a 1 MB paste was 500k prompt tokens).
+MAX_LEARNER_CHARS = 4000
 
 
 class LineReader:
@@ -46,15 +51,22 @@ class LineReader:
         return self._decoder.decode(data, final=self._eof)
 
     def readline(self) -> str:
-        """The next line with its newline, the last one without, or ``""`` at the end of input."""
+        """The next line with its newline, the last one without, or ``""`` at the end of input; a line longer
+        than :data:`MAX_LEARNER_CHARS` comes back cut one character past it (and without its newline)."""
         parts: list[str] = []
+        kept = 0
         while True:
             end = self._text.find("\n", self._pos)
             if end >= 0:
-                parts.append(self._text[self._pos:end + 1])
+                if kept <= MAX_LEARNER_CHARS:
+                    parts.append(self._text[self._pos:end + 1])
                 self._pos = end + 1
-                return "".join(parts)
-            parts.append(self._text[self._pos:])
+                line = "".join(parts)
+                return line if len(line) <= MAX_LEARNER_CHARS + 1 else line[:MAX_LEARNER_CHARS + 1]
+            if kept <= MAX_LEARNER_CHARS:
+                piece = self._text[self._pos:self._pos + MAX_LEARNER_CHARS + 1 - kept]
+                parts.append(piece)
+                kept += len(piece)
             self._text, self._pos = "", 0
             if self._eof:
                 return "".join(parts)

@@ -41,6 +41,7 @@ from ..ui.export import classroom_to_markdown
 from ..ui.lesson_notes import LessonNotes
 from ..ui.view import View
 from .lesson import KeyWatch, LessonChat, typed_text
+from .line_input import MAX_LEARNER_CHARS
 from .recording import GuardedRecorder
 from .slash import SlashCommands
 
@@ -135,7 +136,12 @@ class ChatApp:
 
     # -- input ----------------------------------------------------------------------------
     async def handle_line(self, line: str) -> bool:
-        """Act on one line of input; ``False`` means leave."""
+        """Act on one line of input; ``False`` means leave.  A line past :data:`MAX_LEARNER_CHARS` is refused
+        in one line and nothing of it is sent or run."""
+        if len(line.rstrip("\r\n")) > MAX_LEARNER_CHARS:
+            self.view.error(f"a line is at most {MAX_LEARNER_CHARS:,} characters: nothing was sent "
+                            "(say it in shorter parts)")
+            return True
         text = line.strip()
         found = COMMANDS.find(text.partition(" ")[0]) if text.startswith("/") else None
         if found is not None and not found.lesson:  # the chat's own commands, also during a lesson
@@ -165,7 +171,11 @@ class ChatApp:
     async def say(self, text: str) -> None:
         """A simulated learner's line, as the batch runner hands it to the class: in a lesson, the answer to
         the quiz question that waits, else a question; else a round.  Never a slash command, a lesson step or
-        a slide element's question, whatever it starts with."""
+        a slide element's question, whatever it starts with.  A line past :data:`MAX_LEARNER_CHARS` is cut
+        there, with a note."""
+        if len(text) > MAX_LEARNER_CHARS:
+            self.view.info(f"the simulated learner's line was cut to {MAX_LEARNER_CHARS:,} characters")
+            text = text[:MAX_LEARNER_CHARS]
         if self.lesson is not None:
             await self.lesson.say(text)
         else:

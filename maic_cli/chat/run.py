@@ -34,7 +34,7 @@ from ..ui.views import ScreenState, render_header
 from ..ui.whiteboard_view import render_slide, render_whiteboard
 from ..untrusted import clean
 from .lesson import watch_keys
-from .line_input import LineReader
+from .line_input import MAX_LEARNER_CHARS, LineReader
 from .loop import COMMANDS, ChatApp
 from .memory import ChatMemory
 from .notices import model_notice
@@ -177,7 +177,8 @@ async def _run(session: Session, path: Path, spec: ModelSpec, llm: LLMClient,
         state.notes.echo_questions = False  # the chat asks each quiz question itself
         view = LiveView(console, state)
         prompt = make_prompt_session(maic_home() / "history", [a.id for a in session.agents],
-                                     commands=COMMANDS.helps(), input=prompt_input, output=prompt_output)
+                                     commands=COMMANDS.helps(), input=prompt_input, output=prompt_output,
+                                     max_chars=MAX_LEARNER_CHARS)
 
         def show_whiteboard() -> None:
             slide = render_slide(session.classroom.store)

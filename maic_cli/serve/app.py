@@ -1,4 +1,4 @@
-"""The ``maic serve`` web application: its routes, the checks every route passes, and running it.
+"""The ``maic serve`` web application: its routes and the checks every route passes (serve/server.py runs it).
 
 :func:`build_app` makes the ``web.Application``: the shared :class:`~.service.TurnService` under
 :data:`TURN_SERVICE`, the token check, the body limits and the error answers (middlewares, so they
@@ -13,6 +13,10 @@ while it streams in otherwise; a body must arrive within :data:`~.limits.BODY_RE
 (408), a request's headers within :data:`~.limits.IDLE_TIMEOUT` of the connection opening (it is
 closed otherwise), and past :data:`~.limits.MAX_CONCURRENT_TURNS` turns a turn is 503.  Every
 refusal is JSON, ``{"error": "one line"}``, and counted in ``/metrics``.
+
+An event-stream route writes its frames through :class:`~.frames.FrameWriter` (one send per burst) inside
+:func:`heartbeats` (a comment line every ``--heartbeat`` seconds, so no proxy times out a slow model call),
+as ``/v1/turn`` does; :func:`read_body_json` gives it the body as bounded JSON.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 from aiohttp import web
 
 from ..untrusted import one_line
+from .frames import FrameWriter
 from .limits import BODY_READ_TIMEOUT, MAX_BODY_BYTES, BodyError, read_json
 from .openmaic_api import add_openmaic_routes
 from .service import Busy, TurnService
@@ -113,13 +118,17 @@ async def turn_route(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": EVENT_CONTENT_TYPE, "Cache-Control": "no-cache",
                                                "X-Accel-Buffering": "no"})
         await response.prepare(request)
+        frames = FrameWriter(response)  # one send per burst of events, the first at once
         try:
             async with heartbeats(response, request.app[HEARTBEAT]), aclosing(service.run_turn(turn)) as events:
                 async for event in events:
-                    await response.write(event_frame(event))
+                    await frames.write(event_frame(event))
+                await frames.close()
             await response.write_eof()
         except ConnectionError:  # the client left (or read its done and closed): the turn is closed above
             log.debug("client gone before the end of its stream")
+        finally:
+            frames.cancel()
     return response
 
 

@@ -5,7 +5,8 @@ and the transcript where they are and send one ``POST /v1/turn`` per turn (serve
 ``MAIC_SERVER_TOKEN`` as the bearer token.  The class's agents are sent with the turn (the server need
 not know the client's persona files).  The server's model, prompt set and prompt variant play it.
 
-A turn is *buffered*: its events reach the runner only once its ``done`` has arrived, so a turn whose
+A turn is *buffered*: its events (but ``thinking``, which changes nothing in the class and lets a view say
+who is thinking) reach the runner only once its ``done`` has arrived, so a turn whose
 connection fails before its first event, or whose instance dies mid-stream (a stream that ends before
 ``done``, a 502/503/504 from a load balancer, a timeout), is asked again (the turn is stateless) with
 nothing half-said in the class; the ``done`` of a retried turn carries ``retried`` (the transcript
@@ -21,11 +22,12 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncGenerator, Mapping
-from contextlib import suppress
+from contextlib import aclosing, suppress
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import aiohttp
+from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
 
 from ..engine.events import DoneEvent, ErrorEvent, Event
 from ..engine.models import AgentConfig, DirectorState, TurnRequest
@@ -43,6 +45,7 @@ RETRY_STATUS = frozenset({408, 502, 503, 504})  # a proxy with no live instance,
 CONNECT_TIMEOUT = 10.0
 IDLE_TIMEOUT = 300.0  # seconds without a byte from the server before the attempt is given up (a long model call)
 READ_BUFFER = 2**20  # a done event carries the director state: lines of up to ~2 MB
+MAX_TURN_BYTES = 32 * 2**20  # what one turn's stream may hold before the client stops reading it
 
 
 class _Retry(Exception):
@@ -81,8 +84,14 @@ class HttpTurns:
         body = encode_request(with_agents(request, registry))
         failures = 0
         while True:
+            events: list[Event] = []
             try:
-                events = await self._attempt(body)
+                async with aclosing(self._attempt(body)) as attempt:
+                    async for item in attempt:
+                        if isinstance(item, list):
+                            events = item
+                        else:
+                            yield item  # a thinking event, live: it changes nothing in the class
                 break
             except _Retry as exc:
                 failures += 1
@@ -129,8 +138,9 @@ class HttpTurns:
         return [ErrorEvent(message=one_line(f"server {self.where}: {message}")[:500]),
                 DoneEvent(director_state=state.model_copy(deep=True))]
 
-    async def _attempt(self, body: bytes) -> list[Event]:
-        """One request: the turn's events up to its ``done`` (:class:`_Retry`, :class:`_Refused`)."""
+    async def _attempt(self, body: bytes) -> AsyncGenerator[Event | list[Event], None]:
+        """One request: its ``thinking`` events as they come (the view shows who is thinking), then the
+        turn's other events up to its ``done`` in one list (:class:`_Retry`, :class:`_Refused`)."""
         try:
             async with aiohttp.ClientSession(timeout=self._timeout, read_bufsize=READ_BUFFER) as session, \
                     session.post(self.endpoint, data=body, headers=self._headers) as response:
@@ -142,18 +152,30 @@ class HttpTurns:
                 if not response.headers.get("Content-Type", "").startswith(EVENT_CONTENT_TYPE):
                     raise _Refused("answered something other than a maic event stream (is the URL a maic serve?)")
                 events: list[Event] = []
-                async for line in response.content:
-                    try:
-                        event = read_event(line)
-                    except ValueError:
-                        raise _Refused("sent an event this maic cannot read (a newer server?)") from None
-                    if event is not None:
-                        events.append(event)
-                        if event.type == "done":
-                            return events
+                received = 0
+                try:
+                    async for line in response.content:
+                        received += len(line)
+                        if received > MAX_TURN_BYTES:
+                            raise _Refused(f"sent more than {MAX_TURN_BYTES} bytes for one turn")
+                        try:
+                            event = read_event(line)
+                        except ValueError:
+                            raise _Refused("sent an event this maic cannot read (a newer server?)") from None
+                        if event is not None and event.type == "thinking":
+                            yield event
+                        elif event is not None:
+                            events.append(event)
+                            if event.type == "done":
+                                yield events
+                                return
+                except (ValueError, LineTooLong):  # aiohttp: a line past the read buffer
+                    raise _Refused(f"sent a line longer than {READ_BUFFER} bytes") from None
                 raise _Retry("the stream ended before the turn was done")
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
             raise _Retry(f"connection failed ({type(exc).__name__}: {one_line(str(exc))[:160]})") from None
+        except (aiohttp.ClientError, HttpProcessingError) as exc:  # not HTTP as maic serve speaks it
+            raise _Refused(f"answered something this maic cannot read ({type(exc).__name__})") from None
 
 
 async def _reason(response: aiohttp.ClientResponse) -> str:

@@ -1,6 +1,7 @@
 """Benchmark: turns through one ``maic serve`` instance against a loopback model with 200 ms per call.
 
 Run:  python tests/benchmarks/serve_bench.py [--turns 1000] [--clients 100] [--latency 0.2] [--hold 100]
+                                            [--probe 100]
 
 The model is the loopback OpenAI-compatible server in its own process (asynchronous, like vLLM); the
 server is a real ``maic serve`` process (``--model openai/loopback --api-base URL --director rules``: one
@@ -14,7 +15,8 @@ It reports:
   process (``generate_turn`` on the same client, at the same concurrency, this process's CPU);
 * the first-event latency: from sending a request to its first ``data:`` line (the turn's first event
   comes before its model call, so this is what the server adds; goal ≤ 5 ms median), beside the same
-  in process (from calling ``generate_turn`` to its first event);
+  in process (from calling ``generate_turn`` to its first event), and with ``--probe`` turns sent one
+  at a time (what the server adds without queueing behind the other clients' turns);
 * memory per open stream: the server's RSS with ``--hold`` turns held open (the model answering after
   3 s) against its RSS before, divided by ``--hold``.
 
@@ -184,6 +186,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--hold", type=int, default=100, help="turns held open for the memory per stream (0: skip)")
+    parser.add_argument("--probe", type=int, default=100, help="turns one at a time: the latency the server adds "
+                        "without queueing (0: skip)")
     parser.add_argument("--model-server", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.model_server is not None:
@@ -200,6 +204,7 @@ def main() -> None:
             cpu_before = cpu_of(pid)
             wall, firsts = asyncio.run(drive(server.url, args.turns, args.clients))
             server_cpu = cpu_of(pid) - cpu_before
+            _, alone = asyncio.run(drive(server.url, args.probe, 1)) if args.probe else (0.0, [])
         ideal = args.turns * args.latency / args.clients
         local_wall, local_cpu, local_firsts = asyncio.run(in_process(base_url, args.turns, args.clients))
         print(f"{args.turns} turns, {args.clients} clients, {args.latency * 1000:.0f} ms model, one instance "
@@ -212,6 +217,9 @@ def main() -> None:
         print(f"  first event: median {statistics.median(firsts) * 1000:.2f} ms, p95 {p95:.2f} ms through the server "
               f"(goal <= 5 ms median); in process median "
               f"{statistics.median(local_firsts) * 1000:.3f} ms")
+        if alone:
+            print(f"  first event, one client at a time ({args.probe} turns): median "
+                  f"{statistics.median(alone) * 1000:.2f} ms, p95 {percentile(alone, 0.95) * 1000:.2f} ms")
         if slow is not None:
             with ServeProcess("--model", "openai/loopback", "--api-base", slow_url, "--director", "rules") as held:
                 per_stream = asyncio.run(hold_open(held.url, held, args.hold))
