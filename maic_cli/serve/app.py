@@ -7,7 +7,10 @@ hold for every route), and the routes.  A route module adds itself by appending 
 ``/metrics`` are the app's own.
 
 Every route but ``/healthz`` wants ``Authorization: Bearer TOKEN`` when the server has a token
-(``MAIC_SERVE_TOKEN``), compared in constant time; the token is never logged.  A body is refused
+(``MAIC_SERVE_TOKEN``): exactly one such header, compared in constant time; the token is never logged.  A
+tokenless server (loopback only) refuses a browser's request from a web page elsewhere (403: its ``Origin``),
+so no site the learner visits can spend the server's key.  A body with a ``Content-Encoding`` is refused
+unread (415: no bomb is inflated).  A body is refused
 with 413 before it is read when its ``Content-Length`` is past :data:`~.limits.MAX_BODY_BYTES` and
 while it streams in otherwise; a body must arrive within :data:`~.limits.BODY_READ_TIMEOUT` seconds
 (408), a request's headers within :data:`~.limits.IDLE_TIMEOUT` of the connection opening (it is
@@ -27,6 +30,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, asynccontextmanager, suppress
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -34,6 +38,7 @@ from ..untrusted import one_line
 from .frames import FrameWriter
 from .limits import BODY_READ_TIMEOUT, MAX_BODY_BYTES, BodyError, read_json
 from .openmaic_api import add_openmaic_routes
+from .server import is_loopback
 from .service import Busy, TurnService
 from .wire import EVENT_CONTENT_TYPE, TURN_FORMAT_VERSION, decode_request, event_frame
 
@@ -48,38 +53,75 @@ log = logging.getLogger("maic.serve")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def refusal(request: web.Request, status: int, message: str, **headers: str) -> web.Response:
-    """A 4xx/5xx answer of one line, counted in the metrics."""
+def refusal(request: web.Request, status: int, message: str, *, close: bool = False,
+            headers: dict[str, str] | None = None) -> web.Response:
+    """A 4xx/5xx answer of one line, counted in the metrics; ``close``: the connection closes with it (a body
+    left unread or half sent cannot be skipped to reach a next request)."""
     request.app[TURN_SERVICE].metrics.refused(status)
-    return web.json_response({"error": one_line(message)[:300]}, status=status, headers=headers or None)
+    response = web.json_response({"error": one_line(message)[:300]}, status=status, headers=headers)
+    if close:
+        response.force_close()
+    return response
+
+
+def bearer_ok(request: web.Request, token: str) -> bool:
+    """Exactly one ``Authorization: Bearer TOKEN`` (two are ambiguous: refused), compared in constant time as
+    bytes (a header of bytes no token holds is a wrong token, not an error)."""
+    given = request.headers.getall("Authorization", [])
+    if len(given) != 1:
+        return False
+    scheme, _, value = given[0].partition(" ")
+    offered = value.strip().encode("utf-8", "surrogateescape")
+    return scheme.lower() == "bearer" and hmac.compare_digest(offered, token.encode())
+
+
+def foreign_page(request: web.Request) -> str | None:
+    """The ``Origin`` of a web page elsewhere than this machine, if a browser sent the request from one.  A
+    tokenless server listens on loopback, where any page the learner opens could post to it (or a DNS name
+    rebound to 127.0.0.1 could): a browser always names the page on a POST, other clients do not."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return None
+    try:
+        host = urlsplit(origin).hostname or ""
+    except ValueError:  # an address no browser sends
+        return origin
+    return None if host and is_loopback(host) else origin
 
 
 @web.middleware
 async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The token, then the body (length announced, length read, time taken), then the route."""
     token = request.app[SERVE_TOKEN]
-    if token is not None and request.path not in OPEN_PATHS:
-        given = request.headers.get("Authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
-            return refusal(request, 401, "missing or wrong bearer token", **{"WWW-Authenticate": "Bearer"})
+    if request.path not in OPEN_PATHS:
+        if token is not None and not bearer_ok(request, token):
+            return refusal(request, 401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
+        if token is None and (page := foreign_page(request)) is not None:
+            return refusal(request, 403, f"a web page at {page[:80]} may not use a tokenless server "
+                           "(set MAIC_SERVE_TOKEN)", close=True)
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        return refusal(request, 413, f"body of {request.content_length} bytes; the limit is {MAX_BODY_BYTES}")
+        return refusal(request, 413, f"body of {request.content_length} bytes; the limit is {MAX_BODY_BYTES}",
+                       close=True)
+    encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
+    if request.body_exists and encoding != "identity":  # never inflated: a 4 MB gzip is 4 GB of zeros
+        return refusal(request, 415, f"Content-Encoding {encoding[:40]}: send the body uncompressed", close=True)
     if request.body_exists:
         timeout = request.app[BODY_TIMEOUT]
         try:
             async with asyncio.timeout(timeout):
                 await request.read()  # cached for the route; client_max_size stops a chunked body at the limit
         except web.HTTPRequestEntityTooLarge:
-            return refusal(request, 413, f"body larger than {MAX_BODY_BYTES} bytes")
+            return refusal(request, 413, f"body larger than {MAX_BODY_BYTES} bytes", close=True)
         except TimeoutError:
-            return refusal(request, 408, f"body not received within {timeout:g} s")
+            return refusal(request, 408, f"body not received within {timeout:g} s", close=True)
+        except web.RequestPayloadError as exc:  # chunks that lie about their size, a broken encoding
+            return refusal(request, 400, f"body could not be read: {str(exc)[:120]}", close=True)
     try:
         return await handler(request)
     except BodyError as exc:
         return refusal(request, exc.status, str(exc))
     except Busy as exc:
-        return refusal(request, 503, str(exc), **{"Retry-After": "1"})
+        return refusal(request, 503, str(exc), headers={"Retry-After": "1"})
     except web.HTTPException as exc:  # the router's 404 and 405, as one JSON line like every refusal
         if exc.status < 400:
             raise
