@@ -4,18 +4,37 @@ to walk out of the routes, HTTP/1.0 and pipelined requests — each against a re
 
 from __future__ import annotations
 
+import asyncio
+import json
 import socket
 import time
 import zlib
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from aiohttp import web
 
+from maic_cli.testing.loopback import LoopbackServer
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
 from maic_cli.testing.serve_process import ServeProcess
 from tests.helpers import reply
 
-from .serve_hostile import DONE, GOOD, TOKEN, address, alive, body_of, cpu_seconds, get, head, raw, status_of
+from .openmaic_shapes import qa_request
+from .serve_hostile import (
+    DONE,
+    GOOD,
+    TOKEN,
+    address,
+    alive,
+    body_of,
+    cpu_seconds,
+    get,
+    head,
+    raw,
+    status_of,
+    wait_for,
+)
 
 IDLE = 2.0  # the server's --idle-timeout in this module
 
@@ -241,3 +260,53 @@ def test_odd_protocol_bytes_are_refused_and_the_server_lives(served: ServeProces
     answer = raw(served, line, wait=5)
     assert b"500 Internal" not in answer
     assert alive(served)
+
+
+class _SlowModel(LoopbackServer):
+    """Streams a reply a word every 50 ms for 20 s; counts the calls it saw start and those whose client hung up."""
+
+    name = "hostile-slow-model"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = 0
+        self.closed = 0
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_post("/v1/chat/completions", self._chat)
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        await request.read()
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        self.started += 1
+        chunk: dict[str, Any] = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "slow",
+                                 "choices": [{"index": 0, "delta": {"content": '[{"type": "text", "content": "'},
+                                              "finish_reason": None}]}
+        try:
+            for _ in range(400):
+                await response.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                chunk["choices"][0]["delta"]["content"] = "la "
+                await asyncio.sleep(0.05)
+        except (ConnectionResetError, asyncio.CancelledError):
+            self.closed += 1
+            raise
+        return response
+
+
+@pytest.mark.parametrize("path", ["/v1/turn", "/api/chat"])
+def test_thirty_clients_leaving_at_once_cancel_thirty_model_calls(path: str) -> None:
+    body = GOOD if path == "/v1/turn" else json.dumps(qa_request()).encode()
+    with _SlowModel() as slow, ServeProcess("--model", "openai/slow", "--api-base", slow.base_url, "--director",
+                                            "rules", env={"MAIC_SERVE_TOKEN": ""}) as server:
+        clients = []
+        for _ in range(30):
+            sock = socket.create_connection(address(server), timeout=10)
+            sock.sendall(head("POST", path, token=None, length=len(body), close=False) + body)
+            clients.append(sock)
+        assert wait_for(lambda: slow.started == 30, 30), slow.started
+        for sock in clients:
+            sock.close()
+        assert wait_for(lambda: slow.closed == 30, 15), f"{slow.closed} of 30 model calls closed"
+        assert wait_for(lambda: "maic_turns_in_flight 0" in get(server, "/metrics", token=None)[1], 10)
+        assert alive(server, token=None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from maic_cli.serve.limits import MAX_STRING
-from maic_cli.testing.openai_server import LoopbackOpenAIServer
+from maic_cli.testing.openai_server import LoopbackOpenAIServer, ServedReply
 from maic_cli.testing.serve_process import ServeProcess
 from tests.helpers import reply
 
@@ -233,14 +234,13 @@ def test_a_request_never_chooses_a_director_hook(tmp_path: Path, model: Loopback
         f"from pathlib import Path\nPath({str(marker)!r}).write_text('imported')\n"
         "def pick(*args, **kwargs):\n    Path(" + repr(str(marker)) + ").write_text('called')\n    return None\n",
         encoding="utf-8")
-    import os
-
     path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     with ServeProcess("--model", "openai/loopback", "--api-base", model.base_url,
                       env={"PYTHONPATH": path, "MAIC_SERVE_TOKEN": ""}) as server:
         for name in ("hostile_hook_mod:pick", "hostile_hook_mod", "hostile_hook_mod.pick"):
-            body = mutated(lambda r, name=name: r["config"].update(director=name))
-            status, text = post(server, body, token=None)
+            data = json.loads(GOOD)
+            data["request"]["config"]["director"] = name
+            status, text = post(server, json.dumps(data).encode(), token=None)
             _answered_cleanly(status, text)
     assert not marker.exists()
 
@@ -308,3 +308,32 @@ def test_forty_slides_of_hostile_html_are_a_bounded_turn(served: ServeProcess) -
     assert spent < 5, f"{spent:.1f} s of server CPU for one request"
     assert "\x1b" not in served.log()
     assert alive(served)
+
+
+MODEL_ATTACKS = [
+    json.dumps([{"type": "text", "content": "half \ud800 a pair"}]),
+    '[{"type":"action","name":"wb_draw_text","params":{"content":"x","x":NaN,"y":1e999}},'
+    '{"type":"text","content":"fine"}]',
+    json.dumps([{"type": "text", "content": "\x1b]0;pwn\x07\x1b[2J red \x00 nul \x9b31m"}]),
+    json.dumps([{"type": "text", "content": "la " * 200_000}]),
+    '[{"type":"text","content":"cut',
+    "not json at all \x1b[31m",
+]
+
+
+def test_a_hostile_model_never_breaks_a_stream(model: LoopbackOpenAIServer) -> None:
+    """The model's text is untrusted too: lone surrogates, NaN in an action, escapes, a reply of 600,000
+    characters, a reply cut short, no JSON at all.  Each route's stream is strict JSON and ends with done, and
+    nothing of it reaches the log."""
+    replies = [ServedReply(text=text, chunk_size=4096) for text in MODEL_ATTACKS]
+    with LoopbackOpenAIServer(replies=[*replies, *replies]) as hostile, \
+            ServeProcess("--model", "openai/hostile", "--api-base", hostile.base_url, "--director", "rules",
+                         env={"MAIC_SERVE_TOKEN": "", "OPENAI_API_KEY": "sk-server-key-for-hostile-json"}) as server:
+        for path in ("/v1/turn", "/api/chat"):
+            for _ in MODEL_ATTACKS:
+                body = GOOD if path == "/v1/turn" else json.dumps(qa_request()).encode()
+                status, text = post(server, body, path=path, token=None, timeout=60)
+                assert status == 200, text[:200]
+                _answered_cleanly(status, text, path)
+        log = server.log()
+    assert "\x1b" not in log and "\x00" not in log and "pwn" not in log
