@@ -310,3 +310,31 @@ def test_thirty_clients_leaving_at_once_cancel_thirty_model_calls(path: str) -> 
         assert wait_for(lambda: slow.closed == 30, 15), f"{slow.closed} of 30 model calls closed"
         assert wait_for(lambda: "maic_turns_in_flight 0" in get(server, "/metrics", token=None)[1], 10)
         assert alive(server, token=None)
+
+
+@pytest.mark.parametrize(("path", "token", "length", "extra", "status"), [
+    ("/v1/turn", TOKEN, 30 * 2**20, b"", 413),
+    ("/api/chat", TOKEN, 30 * 2**20, b"", 413),
+    ("/v1/turn", None, 100, b"", 401),
+    ("/v1/turn", "wrong", 100, b"", 401),
+    ("/v1/turn", TOKEN, 100, b"Content-Encoding: gzip\r\n", 415),
+])
+def test_100_continue_is_never_an_invitation_to_send_what_is_refused(served: ServeProcess, path: str,
+                                                                     token: str | None, length: int, extra: bytes,
+                                                                     status: int) -> None:
+    """A client that waits for ``100 Continue`` before its body is told at once why not, without a 100."""
+    answer = raw(served, head("POST", path, token=token, length=length, extra=b"Expect: 100-continue\r\n" + extra),
+                 wait=5)
+    assert b"100 Continue" not in answer and status_of(answer) == status, answer[:200]
+
+
+def test_100_continue_invites_a_body_the_server_reads(served: ServeProcess) -> None:
+    with socket.create_connection(address(served), timeout=15) as sock:
+        sock.sendall(head("POST", "/v1/turn", length=len(GOOD), extra=b"Expect: 100-continue\r\n"))
+        assert sock.recv(4096) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(GOOD)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert status_of(answer) == 200 and DONE in answer
+    assert status_of(raw(served, head("POST", "/v1/turn", length=len(GOOD), extra=b"Expect: tea\r\n") + GOOD)) == 417

@@ -7,10 +7,8 @@ hold for every route), and the routes.  A route module adds itself by appending 
 ``/metrics`` are the app's own.
 
 Every route but ``/healthz`` wants ``Authorization: Bearer TOKEN`` when the server has a token
-(``MAIC_SERVE_TOKEN``): exactly one such header, compared in constant time; the token is never logged.  A
-tokenless server (loopback only) refuses a browser's request from a web page elsewhere (403: its ``Origin``),
-so no site the learner visits can spend the server's key.  A body with a ``Content-Encoding`` is refused
-unread (415: no bomb is inflated).  A body is refused
+(``MAIC_SERVE_TOKEN``); the token is never logged.  What a request's head alone decides (the token, a
+browser's page on a tokenless server, the body's length and encoding) is serve/door.py's.  A body is refused
 with 413 before it is read when its ``Content-Length`` is past :data:`~.limits.MAX_BODY_BYTES` and
 while it streams in otherwise; a body must arrive within :data:`~.limits.BODY_READ_TIMEOUT` seconds
 (408), a request's headers within :data:`~.limits.IDLE_TIMEOUT` of the connection opening (it is
@@ -25,29 +23,25 @@ as ``/v1/turn`` does; :func:`read_body_json` gives it the body as bounded JSON.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, asynccontextmanager, suppress
 from typing import Any
-from urllib.parse import urlsplit
 
 from aiohttp import web
 
 from ..untrusted import one_line
+from .door import SERVE_TOKEN, expect_continue, refusal_for_head
 from .frames import FrameWriter
 from .limits import BODY_READ_TIMEOUT, MAX_BODY_BYTES, BodyError, read_json
 from .openmaic_api import add_openmaic_routes
-from .server import is_loopback
 from .service import Busy, TurnService
 from .wire import EVENT_CONTENT_TYPE, TURN_FORMAT_VERSION, decode_request, event_frame
 
 TURN_SERVICE: web.AppKey[TurnService] = web.AppKey("turn_service", TurnService)
-SERVE_TOKEN: web.AppKey[str | None] = web.AppKey("serve_token", str)
 BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
 HEARTBEAT: web.AppKey[float] = web.AppKey("heartbeat", float)
 HEARTBEAT_SECONDS = 15.0  # a comment line this often on a turn's stream, so no proxy times out a slow model call
-OPEN_PATHS = frozenset({"/healthz"})  # answered without a token (a load balancer's readiness probe)
 log = logging.getLogger("maic.serve")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -64,47 +58,12 @@ def refusal(request: web.Request, status: int, message: str, *, close: bool = Fa
     return response
 
 
-def bearer_ok(request: web.Request, token: str) -> bool:
-    """Exactly one ``Authorization: Bearer TOKEN`` (two are ambiguous: refused), compared in constant time as
-    bytes (a header of bytes no token holds is a wrong token, not an error)."""
-    given = request.headers.getall("Authorization", [])
-    if len(given) != 1:
-        return False
-    scheme, _, value = given[0].partition(" ")
-    offered = value.strip().encode("utf-8", "surrogateescape")
-    return scheme.lower() == "bearer" and hmac.compare_digest(offered, token.encode())
-
-
-def foreign_page(request: web.Request) -> str | None:
-    """The ``Origin`` of a web page elsewhere than this machine, if a browser sent the request from one.  A
-    tokenless server listens on loopback, where any page the learner opens could post to it (or a DNS name
-    rebound to 127.0.0.1 could): a browser always names the page on a POST, other clients do not."""
-    origin = request.headers.get("Origin")
-    if origin is None:
-        return None
-    try:
-        host = urlsplit(origin).hostname or ""
-    except ValueError:  # an address no browser sends
-        return origin
-    return None if host and is_loopback(host) else origin
-
-
 @web.middleware
 async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The token, then the body (length announced, length read, time taken), then the route."""
-    token = request.app[SERVE_TOKEN]
-    if request.path not in OPEN_PATHS:
-        if token is not None and not bearer_ok(request, token):
-            return refusal(request, 401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
-        if token is None and (page := foreign_page(request)) is not None:
-            return refusal(request, 403, f"a web page at {page[:80]} may not use a tokenless server "
-                           "(set MAIC_SERVE_TOKEN)", close=True)
-    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        return refusal(request, 413, f"body of {request.content_length} bytes; the limit is {MAX_BODY_BYTES}",
-                       close=True)
-    encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
-    if request.body_exists and encoding != "identity":  # never inflated: a 4 MB gzip is 4 GB of zeros
-        return refusal(request, 415, f"Content-Encoding {encoding[:40]}: send the body uncompressed", close=True)
+    refused = refusal_for_head(request)  # the token, a browser's page, the body's length and encoding (door.py)
+    if refused is not None:
+        return refusal(request, refused.status, refused.message, close=refused.close, headers=refused.headers)
     if request.body_exists:
         timeout = request.app[BODY_TIMEOUT]
         try:
@@ -193,7 +152,7 @@ async def metrics_route(request: web.Request) -> web.Response:
 
 
 def add_turn_routes(app: web.Application) -> None:
-    app.router.add_post("/v1/turn", turn_route)
+    app.router.add_post("/v1/turn", turn_route, expect_handler=expect_continue)
     app.router.add_get("/v1/info", info_route)
 
 
