@@ -5,8 +5,14 @@ beyond this machine without a token, and what ``/metrics`` shows — each agains
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -15,7 +21,7 @@ from maic_cli.cli.app import app
 from maic_cli.errors import InputError
 from maic_cli.serve.server import check_exposure
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
-from maic_cli.testing.serve_process import ServeProcess
+from maic_cli.testing.serve_process import ServeProcess, wait_until_up
 from tests.helpers import reply
 
 from .serve_hostile import GOOD, TOKEN, alive, body_of, get, head, post, raw, status_of
@@ -193,3 +199,25 @@ def test_the_server_is_alive_and_kept_no_secret(served: ServeProcess) -> None:
     log = served.log()
     assert TOKEN not in log and PROVIDER_KEY not in log
     assert body_of(raw(served, head("GET", "/healthz", token=None))) == b'{"status": "ok"}'
+
+
+def test_ipv6_loopback_in_brackets_listens_and_is_named_as_a_url(tmp_path: Path) -> None:
+    """``--host [::1]`` (as a URL writes it) passes the exposure check, so it must listen too, and the address
+    the server prints must be a URL a client can use."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+            port = probe.getsockname()[1]
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "maic_cli", "serve", "--host", "[::1]", "--port",
+                                    str(port), "--model", "demo"], stdout=out, stderr=out,
+                                   env={**os.environ, "MAIC_SERVE_TOKEN": ""})
+        try:
+            wait_until_up(f"http://[::1]:{port}/healthz", time.monotonic() + 60, process)
+        finally:
+            process.terminate()
+            process.wait(10)
+    assert f"http://[::1]:{port}" in log.read_text(encoding="utf-8")

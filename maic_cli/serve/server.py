@@ -84,7 +84,8 @@ async def serve_forever(app: web.Application, host: str, port: int,
                            shutdown_timeout=5.0)
     await runner.setup()
     try:
-        site = web.TCPSite(runner, host, port, backlog=BACKLOG, reuse_address=True)
+        address = host.strip().removeprefix("[").removesuffix("]")  # --host [::1] as a URL writes it
+        site = web.TCPSite(runner, address, port, backlog=BACKLOG, reuse_address=True)
         try:
             await site.start()
         except OSError as exc:
@@ -96,7 +97,7 @@ async def serve_forever(app: web.Application, host: str, port: int,
                 loop.add_signal_handler(sig, stop.set)
         if ready is not None:
             bound = runner.addresses[0] if runner.addresses else (host, port)
-            ready(f"http://{host}:{bound[1]}")
+            ready(f"http://{f'[{address}]' if ':' in address else address}:{bound[1]}")
         await stop.wait()
     finally:
         await runner.cleanup()
