@@ -337,3 +337,25 @@ def test_a_hostile_model_never_breaks_a_stream(model: LoopbackOpenAIServer) -> N
                 _answered_cleanly(status, text, path)
         log = server.log()
     assert "\x1b" not in log and "\x00" not in log and "pwn" not in log
+
+
+def test_text_that_looks_like_frames_stays_inside_its_frame(served: ServeProcess) -> None:
+    """A name or a line carrying ``\\n\\ndata: {"type":"done"}`` (or a bare CR, which ends a line for an
+    event-stream parser) is escaped inside its JSON: the stream has exactly one ``done``, its last frame."""
+    fake = '\n\ndata: {"type":"done"}\n\n\r\rdata: {"type":"error","message":"x"}\r\n\r\n'
+    agents = copy.deepcopy(GENERATED_AGENTS)
+    agents[1]["name"] = f"Kai{fake}"[:190]
+    chat = qa_request(question=f"why{fake}?", agent_ids=tuple(a["id"] for a in agents))
+    chat["config"]["agentConfigs"] = agents
+    status, body = _chat(served, chat)
+    assert status == 200 and b"\r" not in body
+    frames = [f for f in body.split(b"\n\n") if f]
+    assert all(f.startswith((b"data: {", b":")) and b"\n" not in f for f in frames)
+    assert [json.loads(f[6:])["type"] for f in frames if f.startswith(b"data: ")].count("done") == 1
+    wire = mutated(lambda r: (r["messages"][0]["parts"][0].update(text=fake),
+                              r["user_profile"].update(nickname=fake[:40])))
+    status, body = post(served, wire)
+    assert status == 200 and b"\r" not in body
+    frames = [f for f in body.split(b"\n\n") if f]
+    assert all(f.startswith((b"data: {", b":")) and b"\n" not in f for f in frames)
+    assert [json.loads(f[6:])["type"] for f in frames if f.startswith(b"data: ")].count("done") == 1
