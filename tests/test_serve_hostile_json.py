@@ -359,3 +359,43 @@ def test_text_that_looks_like_frames_stays_inside_its_frame(served: ServeProcess
     frames = [f for f in body.split(b"\n\n") if f]
     assert all(f.startswith((b"data: {", b":")) and b"\n" not in f for f in frames)
     assert [json.loads(f[6:])["type"] for f in frames if f.startswith(b"data: ")].count("done") == 1
+
+
+def _peak_kb(server: ServeProcess) -> int:
+    assert server.process is not None
+    status = Path(f"/proc/{server.process.pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmHWM")).split()[1])
+
+
+def test_twenty_heavy_bodies_at_once_are_bounded_in_memory() -> None:
+    """Twenty requests of 4 MB each at once, on a slow model: each parsed body weighs about 26 MB while its turn
+    runs, so the instance serves what its budget of bodies holds and answers the rest 503 (ask again) — its
+    memory stays bounded instead of growing with the number of heavy requests."""
+    import threading
+
+    data = json.loads(GOOD)
+    data["request"]["director_state"] = {"turn_count": 0, "agent_responses": [
+        {"agent_id": "teacher", "agent_name": "T", "content_preview": "c" * 100, "action_count": 0,
+         "whiteboard_actions": []} for _ in range(19_000)]}
+    body = json.dumps(data).encode()
+    with LoopbackOpenAIServer(default=ServedReply(text=reply(ANSWER), latency=3.0)) as slow, \
+            ServeProcess("--model", "openai/slow", "--api-base", slow.base_url, "--director", "rules",
+                         env={"MAIC_SERVE_TOKEN": "", "OPENAI_API_KEY": "sk-server-key-for-hostile-json"}) as server:
+        before = _peak_kb(server)
+        statuses: list[int] = []
+
+        def one() -> None:
+            status, text = post(server, body, token=None, timeout=120)
+            if status == 200:
+                _answered_cleanly(status, text)
+            statuses.append(status)
+
+        threads = [threading.Thread(target=one) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(150)
+        grown_mb = (_peak_kb(server) - before) / 1024
+        assert alive(server, token=None)
+    assert sorted(set(statuses)) == [200, 503], statuses
+    assert grown_mb < 320, f"{grown_mb:.0f} MB for twenty heavy requests"

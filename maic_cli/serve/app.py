@@ -12,7 +12,9 @@ browser's page on a tokenless server, the body's length and encoding) is serve/d
 with 413 before it is read when its ``Content-Length`` is past :data:`~.limits.MAX_BODY_BYTES` and
 while it streams in otherwise; a body must arrive within :data:`~.limits.BODY_READ_TIMEOUT` seconds
 (408), a request's headers within :data:`~.limits.IDLE_TIMEOUT` of the connection opening (it is
-closed otherwise), and past :data:`~.limits.MAX_CONCURRENT_TURNS` turns a turn is 503.  Every
+closed otherwise), and past :data:`~.limits.MAX_CONCURRENT_TURNS` turns, or past
+:data:`~.limits.MAX_BODIES_HELD` bytes of bodies being served at once (a parsed body weighs several times its
+bytes), a request is 503.  Every
 refusal is JSON, ``{"error": "one line"}``, and counted in ``/metrics``.
 
 An event-stream route writes its frames through :class:`~.frames.FrameWriter` (one send per burst) inside
@@ -33,7 +35,7 @@ from aiohttp import web
 from ..untrusted import one_line
 from .door import SERVE_TOKEN, expect_continue, refusal_for_head
 from .frames import FrameWriter
-from .limits import BODY_READ_TIMEOUT, MAX_BODY_BYTES, BodyError, read_json
+from .limits import BODY_READ_TIMEOUT, MAX_BODIES_HELD, MAX_BODY_BYTES, BodyError, read_json
 from .openmaic_api import add_openmaic_routes
 from .service import Busy, TurnService
 from .wire import EVENT_CONTENT_TYPE, TURN_FORMAT_VERSION, decode_request, event_frame
@@ -41,6 +43,7 @@ from .wire import EVENT_CONTENT_TYPE, TURN_FORMAT_VERSION, decode_request, event
 TURN_SERVICE: web.AppKey[TurnService] = web.AppKey("turn_service", TurnService)
 BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
 HEARTBEAT: web.AppKey[float] = web.AppKey("heartbeat", float)
+BODIES_HELD: web.AppKey[list[int]] = web.AppKey("bodies_held", list)  # bytes of the bodies being served now
 HEARTBEAT_SECONDS = 15.0  # a comment line this often on a turn's stream, so no proxy times out a slow model call
 log = logging.getLogger("maic.serve")
 
@@ -64,6 +67,20 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     refused = refusal_for_head(request)  # the token, a browser's page, the body's length and encoding (door.py)
     if refused is not None:
         return refusal(request, refused.status, refused.message, close=refused.close, headers=refused.headers)
+    held = request.app[BODIES_HELD]  # bytes of the bodies read or being read for requests in progress
+    size = 0 if not request.body_exists else MAX_BODY_BYTES if request.content_length is None \
+        else request.content_length  # a chunked body may be as large as any
+    if size and held[0] and held[0] + size > MAX_BODIES_HELD:  # one body alone passes: it is within its bound
+        return refusal(request, 503, f"this instance holds {held[0] // 2**20} MB of requests; ask again",
+                       close=True, headers={"Retry-After": "1"})
+    held[0] += size
+    try:
+        return await _read_then_route(request, handler)
+    finally:
+        held[0] -= size
+
+
+async def _read_then_route(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.body_exists:
         timeout = request.app[BODY_TIMEOUT]
         try:
@@ -172,6 +189,7 @@ def build_app(service: TurnService, *, token: str | None = None, body_timeout: f
     app[SERVE_TOKEN] = token or None
     app[BODY_TIMEOUT] = body_timeout
     app[HEARTBEAT] = heartbeat
+    app[BODIES_HELD] = [0]
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics_route)
     for register in ROUTE_REGISTRARS:

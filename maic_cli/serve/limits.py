@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 MAX_BODY_BYTES = 4 * 2**20  # 4 MB: a long class with its lesson context, far below a 30 MB attack
+MAX_BODIES_HELD = 32 * 2**20  # bytes of bodies served at once (a 4 MB body in flight weighs 26 MB, measured)
 MAX_DEPTH = 48  # a TurnRequest nests about 10 deep (messages → parts → actions → params)
 MAX_STRING = 256 * 2**10  # characters in one string (a slide's text, a long message)
 MAX_ITEMS = 20_000  # items in one list or object (messages, board elements)
