@@ -62,14 +62,14 @@ def _bomb(encoding: str, megabytes: int) -> bytes:
 @pytest.mark.parametrize("encoding", ["gzip", "deflate"])
 def test_a_compressed_bomb_costs_the_server_nothing(served: ServeProcess, encoding: str) -> None:
     """2 GB of zeros in 2 MB of gzip: refused without being inflated (no client of maic compresses a body), so
-    the server spends well under a second of CPU on it and its memory stays put."""
+    the server spends next to no CPU on it (inflating it cost 2.2 s; with the 1 s linger, 0.7 s)."""
     bomb = _bomb(encoding, 2000)
     before = cpu_seconds(served)
     answer = raw(served, head("POST", "/v1/turn", length=len(bomb), extra=f"Content-Encoding: {encoding}\r\n"
                               .encode()) + bomb, wait=30)
     spent = cpu_seconds(served) - before
     assert 400 <= status_of(answer) < 500, answer[:200]
-    assert spent < 0.8, f"{spent:.2f} s of server CPU for a {len(bomb)} byte request"
+    assert spent < 0.3, f"{spent:.2f} s of server CPU for a {len(bomb)} byte request"
     assert alive(served)
 
 
