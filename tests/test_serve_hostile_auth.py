@@ -221,3 +221,17 @@ def test_ipv6_loopback_in_brackets_listens_and_is_named_as_a_url(tmp_path: Path)
             process.terminate()
             process.wait(10)
     assert f"http://[::1]:{port}" in log.read_text(encoding="utf-8")
+
+
+def test_a_short_token_never_reaches_the_log_either(model: LoopbackOpenAIServer) -> None:
+    """Keys shorter than 8 characters are not redacted everywhere (they would blank out words); the server's
+    own token is, whatever its length."""
+    short = "k9Zq2"
+    with ServeProcess("--model", "openai/loopback", "--api-base", model.base_url, "--director", "rules",
+                      env={"MAIC_SERVE_TOKEN": short}) as server:
+        assert get(server, "/metrics", token=short)[0] == 200
+        raw(server, f"GET /metrics?token={short} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        raw(server, f"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {short}\x01\r\n\r\n".encode())
+        assert get(server, "/healthz", token=None)[0] == 200
+        log = server.log()
+    assert "/metrics" in log and short not in log

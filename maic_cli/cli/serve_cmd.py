@@ -89,7 +89,7 @@ def serve(
     service = TurnService(llm, spec, prompts=prompt_set, director=policy, registry=registry.agents,
                           temperature=temperature, max_concurrent=max_concurrent or MAX_CONCURRENT_TURNS)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(LogFormatter("%(asctime)s %(name)s %(message)s"))  # secrets redacted, escapes stripped
+    handler.setFormatter(LogFormatter("%(asctime)s %(name)s %(message)s", token))  # secrets redacted, escapes stripped
     logging.basicConfig(level=logging.INFO, handlers=[handler])
 
     def ready(url: str) -> None:

@@ -24,7 +24,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from ..errors import InputError
-from ..untrusted import clean, redact
+from ..untrusted import REDACTED, clean, redact
 from .limits import IDLE_TIMEOUT, LINGER
 
 ACCESS_LOG_FORMAT = '%a "%r" %s %b %Tfs'
@@ -59,12 +59,17 @@ class LogFormatter(logging.Formatter):
     terminal control sequences stripped, tracebacks included: the HTTP parser's refusal of a malformed header
     quotes the header, and a client may put its token in a URL.  A request the parser refused is one line."""
 
+    def __init__(self, fmt: str, token: str | None = None) -> None:
+        super().__init__(fmt)
+        self.token = token or None  # redacted whatever its length (the shared redaction skips short secrets)
+
     def format(self, record: logging.LogRecord) -> str:
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, HttpProcessingError):
             record.exc_info, record.exc_text = None, None
             record.msg, record.args = f"{record.getMessage()}: {exc.code} {exc.message.splitlines()[0]}", ()
-        return redact(clean(super().format(record)))
+        text = redact(clean(super().format(record)))
+        return text.replace(self.token, REDACTED) if self.token else text
 
 
 def check_exposure(host: str, token: str | None) -> None:
