@@ -342,3 +342,14 @@ def test_100_continue_invites_a_body_the_server_reads(served: ServeProcess) -> N
             answer += chunk
     assert status_of(answer) == 200 and DONE in answer
     assert status_of(raw(served, head("POST", "/v1/turn", length=len(GOOD), extra=b"Expect: tea\r\n") + GOOD)) == 417
+
+
+@pytest.mark.parametrize("request_line", [b"GET http://evil.test/metrics HTTP/1.1",
+                                          b"GET http://evil.test/healthz/../metrics HTTP/1.1",
+                                          b"GET //evil.test/metrics HTTP/1.1", b"GET * HTTP/1.1",
+                                          b"GET metrics HTTP/1.1"])
+def test_absolute_and_odd_request_targets_never_skip_the_token(served: ServeProcess, request_line: bytes) -> None:
+    answer = raw(served, request_line + b"\r\nHost: x\r\nX-Original-URL: /healthz\r\nX-Rewrite-URL: /healthz\r\n"
+                 b"X-Forwarded-Prefix: /healthz\r\nConnection: close\r\n\r\n")
+    assert status_of(answer) in (400, 401, 404), answer[:200]
+    assert b"maic_turns_total" not in answer
