@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from maic_cli.testing.loopback import LoopbackServer
 from maic_cli.testing.openai_server import LoopbackOpenAIServer
@@ -353,3 +355,25 @@ def test_absolute_and_odd_request_targets_never_skip_the_token(served: ServeProc
                  b"X-Forwarded-Prefix: /healthz\r\nConnection: close\r\n\r\n")
     assert status_of(answer) in (400, 401, 404), answer[:200]
     assert b"maic_turns_total" not in answer
+
+
+HEADER_NAMES = ["Authorization", "Content-Type", "Content-Length", "Content-Encoding", "Expect", "Origin",
+                "Transfer-Encoding", "Connection", "Host", "Upgrade", "Accept-Encoding", "Cookie"]
+HEADER_VALUE = st.one_of(
+    st.sampled_from(["", "Bearer " + TOKEN, "bearer", "gzip", "chunked", "100-continue", "close", "keep-alive",
+                     "application/json", "null", "http://evil.test", "-1", "0", "99999999999", "identity, gzip"]),
+    st.binary(max_size=40).map(lambda b: bytes(c for c in b if c >= 0x20 and c != 0x7f).decode("latin-1")),
+)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(headers=st.lists(st.tuples(st.sampled_from(HEADER_NAMES), HEADER_VALUE), max_size=6),
+       method=st.sampled_from(["POST", "GET", "HEAD", "OPTIONS"]),
+       path=st.sampled_from(["/v1/turn", "/api/chat", "/metrics", "/healthz", "/v1/info"]),
+       body=st.sampled_from([b"", GOOD, b"{", b"0\r\n\r\n"]))
+def test_any_head_is_answered_and_never_a_500(served: ServeProcess, headers: list[tuple[str, str]], method: str,
+                                              path: str, body: bytes) -> None:
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", *(f"{name}: {value}" for name, value in headers)]
+    answer = raw(served, "\r\n".join(lines).encode("latin-1") + b"\r\n\r\n" + body, wait=IDLE + 3)
+    assert b" 500 " not in answer.split(b"\r\n", 1)[0], answer[:300]
+    assert get(served, "/healthz", token=None)[0] == 200
