@@ -57,7 +57,7 @@ def serve(
     from ..llm.spec import ModelSpec
     from ..serve.app import build_app
     from ..serve.limits import MAX_CONCURRENT_TURNS
-    from ..serve.server import check_exposure, serve_forever
+    from ..serve.server import LogFormatter, check_exposure, serve_forever
     from ..serve.service import TurnService
     from ..store.config import load_settings
     from ..store.personas import load_registry
@@ -89,7 +89,9 @@ def serve(
     llm = pool.get(spec)
     service = TurnService(llm, spec, prompts=prompt_set, director=policy, registry=registry.agents,
                           temperature=temperature, max_concurrent=max_concurrent or MAX_CONCURRENT_TURNS)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(LogFormatter("%(asctime)s %(name)s %(message)s", token))  # secrets redacted, escapes stripped
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
 
     def ready(url: str) -> None:
         routes = "POST /v1/turn, POST /api/chat"

@@ -23,7 +23,7 @@ import json
 import os
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing, suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -117,8 +117,13 @@ class HttpTurns:
         import urllib.request
 
         asked = urllib.request.Request(self.base + "/v1/info", headers=self._headers)
+        class NoRedirect(urllib.request.HTTPRedirectHandler):  # a 3xx is an error line, never followed: it
+            def redirect_request(self, *args: Any, **kwargs: Any) -> None:  # would carry the token elsewhere
+                return None
+
+        opener = urllib.request.build_opener(NoRedirect)
         try:
-            with urllib.request.urlopen(asked, timeout=timeout) as answer:
+            with opener.open(asked, timeout=timeout) as answer:
                 info = json.loads(answer.read(65536))
         except urllib.error.HTTPError as exc:
             said = ""
@@ -143,7 +148,8 @@ class HttpTurns:
         turn's other events up to its ``done`` in one list (:class:`_Retry`, :class:`_Refused`)."""
         try:
             async with aiohttp.ClientSession(timeout=self._timeout, read_bufsize=READ_BUFFER) as session, \
-                    session.post(self.endpoint, data=body, headers=self._headers) as response:
+                    session.post(self.endpoint, data=body, headers=self._headers,
+                                 allow_redirects=False) as response:  # a redirect is not a maic serve
                 if response.status != 200:
                     reason = await _reason(response)
                     if response.status in RETRY_STATUS:

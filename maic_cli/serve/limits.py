@@ -3,7 +3,8 @@
 A body is refused with 413 before it is read when its ``Content-Length`` says it is larger than
 :data:`MAX_BODY_BYTES`, and while it streams in when it has no length (chunked) and passes the
 limit.  The JSON in it is read with the bounds a session file is read with (store/session.py:
-a size limit, deep nesting refused rather than recursed into, ``ValueError`` for absurd numbers) and
+a size limit, deep nesting refused rather than recursed into, ``ValueError`` for absurd numbers; ``NaN``,
+``Infinity`` and numbers too large for a float refused, a lone surrogate made U+FFFD) and
 with explicit ones on top, checked before any model is validated: nesting depth, the length of any
 string, the items in any list or object and the values in the whole document.  A body that breaks
 one is a 4xx with one line saying which, never a traceback.
@@ -12,15 +13,20 @@ one is a 4xx with one line saying which, never a traceback.
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
 MAX_BODY_BYTES = 4 * 2**20  # 4 MB: a long class with its lesson context, far below a 30 MB attack
+MAX_BODIES_HELD = 32 * 2**20  # bytes of bodies served at once (a 4 MB body in flight weighs 26 MB, measured)
 MAX_DEPTH = 48  # a TurnRequest nests about 10 deep (messages → parts → actions → params)
 MAX_STRING = 256 * 2**10  # characters in one string (a slide's text, a long message)
 MAX_ITEMS = 20_000  # items in one list or object (messages, board elements)
 MAX_VALUES = 500_000  # values in the whole document
 BODY_READ_TIMEOUT = 15.0  # seconds to receive a whole body once its headers arrived
+LINGER = 1.0  # seconds the rest of a refused body is read (and dropped) so its sender can read the refusal
 IDLE_TIMEOUT = 15.0  # seconds a connection may take to send a request's headers, or stay idle between requests
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # where json.loads may make a lone surrogate
 MAX_CONCURRENT_TURNS = 256  # turns in flight at once per instance; past it a turn is 503 (ask another instance)
 
 
@@ -41,15 +47,40 @@ def read_json(raw: bytes) -> Any:
     except UnicodeDecodeError:
         raise BodyError("body is not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
     except json.JSONDecodeError as exc:
         raise BodyError(f"body is not JSON (line {exc.lineno}: {exc.msg})") from None
     except RecursionError:
         raise BodyError("body nested too deeply") from None
+    except BodyError:
+        raise
     except ValueError as exc:  # an integer of thousands of digits
         raise BodyError(f"body is not valid JSON ({str(exc)[:120]})") from None
     check_bounds(data)
-    return data
+    return _mend(data) if _ESCAPED_SURROGATE.search(text) else data
+
+
+def _not_a_number(name: str) -> Any:
+    raise BodyError(f"{name} is not a JSON number (a browser could not read it back)")
+
+
+def _finite(number: str) -> float:
+    value = float(number)
+    if not math.isfinite(value):
+        raise BodyError(f"{number[:40]} is too large a number")
+    return value
+
+
+def _mend(value: Any) -> Any:
+    """``value`` with every lone surrogate (``\\ud800`` is JSON, not text; a browser cutting an emoji in half
+    sends one) made U+FFFD, so that whatever is echoed back can be written.  Depth is bounded already."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_mend(item) for item in value]
+    if isinstance(value, dict):
+        return {_mend(key): _mend(item) for key, item in value.items()}
+    return value
 
 
 def check_bounds(data: Any) -> None:

@@ -31,6 +31,7 @@ from aiohttp import web
 
 from ..engine.events import Event
 from ..engine.models import StoreState
+from .door import expect_continue
 from .limits import BodyError, read_json
 from .openmaic_class import ClassMap, build_turn
 from .openmaic_events import HEARTBEAT, HEARTBEAT_SECONDS, EventTranslator, error, frame
@@ -77,7 +78,7 @@ class OpenMaicChat:
 def add_openmaic_routes(app: web.Application, service: TurnService, heartbeat: float = HEARTBEAT_SECONDS) -> None:
     """``POST /api/chat`` on the server's app, with its turn service and its ``--heartbeat`` (serve/app.py:
     ROUTE_REGISTRARS).  The heartbeat is OpenMAIC's own comment, ``:heartbeat``."""
-    app.router.add_post("/api/chat", OpenMaicChat(service, heartbeat).handle)
+    app.router.add_post("/api/chat", OpenMaicChat(service, heartbeat).handle, expect_handler=expect_continue)
 
 
 class _Stream:

@@ -12,7 +12,8 @@ policy, the cap on turns in flight and the metrics.  A route turns its body into
 
 ``run_turn`` is exactly one director → agent cycle (``engine/turn.py: generate_turn``): it yields
 the engine's events and ends with ``done`` (an ``error`` event before it when the turn failed; never
-an exception for a model's failure).  Nothing is kept between requests.  The app runs handlers with
+an exception, not even for a failure inside the engine: that is logged, then ``error`` and ``done`` with the
+request's director state).  Nothing is kept between requests.  The app runs handlers with
 ``handler_cancellation``: a client that goes away cancels its handler, the ``CancelledError`` reaches
 the turn, and the turn's model stream is closed under it (the model server sees its connection
 close).  The request's ``model`` settings and prompt variant are replaced by the server's; the
@@ -22,14 +23,17 @@ director is the server's ``--director`` if given, else a built-in name the reque
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING
 
-from ..engine.events import Event
-from ..engine.models import AgentConfig, ModelSettings, TurnRequest
+from ..engine.events import DoneEvent, ErrorEvent, Event
+from ..engine.models import AgentConfig, DirectorState, ModelSettings, TurnRequest
+from ..engine.outcomes import DirectorOutcome
 from ..engine.policies import DirectorPolicy, choose_policy
+from ..untrusted import one_line
 from .limits import MAX_CONCURRENT_TURNS
 from .metrics import Metrics
 
@@ -37,6 +41,9 @@ if TYPE_CHECKING:
     from ..engine.prompt_set import PromptSet
     from ..llm.port import LLMClient
     from ..llm.spec import ModelSpec
+
+
+log = logging.getLogger("maic.serve")
 
 
 class Busy(Exception):
@@ -85,17 +92,29 @@ class TurnService:
         prepared = self.prepare(request)
         start = time.monotonic()
         outcome, prompt_tokens, completion_tokens = "cancelled", 0, 0
+        failed: Exception | None = None
+        ended = False
         try:
-            async with aclosing(generate_turn(prepared, self.llm, self.registry, prompts=self.prompts,
-                                              policy=self.policy_for(prepared))) as events:
-                async for event in events:
-                    if event.type == "error":
-                        outcome = "error"
-                    elif event.type == "done":
-                        outcome = "error" if outcome == "error" else "ok"
-                        usage = event.usage
-                        prompt_tokens = usage.director.prompt_tokens + usage.agent.prompt_tokens
-                        completion_tokens = usage.director.completion_tokens + usage.agent.completion_tokens
-                    yield event
+            try:
+                async with aclosing(generate_turn(prepared, self.llm, self.registry, prompts=self.prompts,
+                                                  policy=self.policy_for(prepared))) as events:
+                    async for event in events:
+                        if event.type == "error":
+                            outcome = "error"
+                        elif event.type == "done":
+                            ended = True
+                            outcome = "error" if outcome == "error" else "ok"
+                            usage = event.usage
+                            prompt_tokens = usage.director.prompt_tokens + usage.agent.prompt_tokens
+                            completion_tokens = usage.director.completion_tokens + usage.agent.completion_tokens
+                        yield event
+            except Exception as exc:  # noqa: BLE001 - a turn that fails inside (a prompt past its bound) still ends
+                failed = exc
+            if failed is not None and not ended:
+                outcome = "error"
+                log.warning("turn failed: %s: %s", type(failed).__name__, one_line(str(failed))[:200])
+                yield ErrorEvent(message=f"the turn failed on the server ({type(failed).__name__})")
+                yield DoneEvent(director_state=request.director_state or DirectorState(),
+                                outcome=DirectorOutcome.end())
         finally:
             self.metrics.turn_finished(outcome, time.monotonic() - start, prompt_tokens, completion_tokens)
