@@ -24,7 +24,7 @@ from maic_cli.testing.openai_server import LoopbackOpenAIServer
 from maic_cli.testing.serve_process import ServeProcess, wait_until_up
 from tests.helpers import reply
 
-from .serve_hostile import GOOD, TOKEN, alive, body_of, get, head, post, raw, status_of
+from .serve_hostile import GOOD, TOKEN, address, alive, body_of, get, head, post, raw, status_of
 
 PROVIDER_KEY = "sk-hostile-provider-key-00112233445566"
 
@@ -139,6 +139,23 @@ def test_a_web_page_cannot_post_to_a_tokenless_server_on_loopback(open_server: S
     for headers in ({"Origin": "http://localhost:3000"}, {"Origin": "http://127.0.0.1:5173"}, {}):
         status, body = post(open_server, GOOD, token=None, headers=headers)
         assert status == 200 and b'"type":"done"' in body
+
+
+def test_a_name_rebound_to_loopback_cannot_read_a_tokenless_server(open_server: ServeProcess,
+                                                                   served: ServeProcess) -> None:
+    """A DNS name an attacker rebinds to 127.0.0.1 makes the browser send its own GETs (no ``Origin``) with that
+    name in ``Host``: a tokenless server answers only this machine's names, so ``/v1/info`` and ``/metrics``
+    stay unread.  ``/healthz`` is open to any name; a server with a token serves any name (a proxy's)."""
+    for name in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "attacker.test:80"):
+        for path in ("/v1/info", "/metrics"):
+            status, body = get(open_server, path, token=None, headers={"Host": name})
+            assert status == 403 and "maic_turns_total" not in body and "demo" not in body, (name, path, body)
+        assert post(open_server, GOOD, token=None, headers={"Host": name})[0] == 403
+        assert get(open_server, "/healthz", token=None, headers={"Host": name})[0] == 200
+        assert get(served, "/metrics", headers={"Host": name})[0] == 200  # the token decides there
+    port = address(open_server)[1]
+    for name in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "127.0.0.2"):
+        assert get(open_server, "/metrics", token=None, headers={"Host": name})[0] == 200, name
 
 
 def test_metrics_without_a_token_show_counters_only(open_server: ServeProcess, model: LoopbackOpenAIServer) -> None:

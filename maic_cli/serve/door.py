@@ -11,6 +11,9 @@ byte without its token, to be refused.
 - **A browser's page**: a tokenless server listens on loopback only, where any web page the learner opens
   could post to it (or a DNS name rebound to 127.0.0.1 could) and spend the server's key.  A browser names the
   page in ``Origin`` on every POST; a page not on this machine is refused (403).  Other clients send none.
+  Nor may a name that is not this machine's reach it (``Host``: a DNS name rebound to 127.0.0.1 would let a
+  page read ``/v1/info`` and ``/metrics``, since a browser sends no ``Origin`` on its own GETs): a tokenless
+  server answers only ``localhost``, 127.0.0.0/8 and ``::1`` (403).
 - **The body**: past :data:`~.limits.MAX_BODY_BYTES` by its ``Content-Length`` (413), or compressed (415: a
   body is never inflated; 4 MB of gzip is 4 GB of zeros).
 """
@@ -59,6 +62,18 @@ def foreign_page(request: web.Request) -> str | None:
     return None if host and is_loopback(host) else origin
 
 
+def foreign_host(request: web.Request) -> str | None:
+    """The ``Host`` a request named, when it is not a name of this machine (``None``: no ``Host``, or ours)."""
+    named = request.headers.get("Host")
+    if named is None:
+        return None
+    try:
+        host = urlsplit("//" + named.strip()).hostname or ""
+    except ValueError:  # an address no client sends
+        return named
+    return None if host and is_loopback(host) else named
+
+
 def refusal_for_head(request: web.Request) -> HeadRefusal | None:
     """Why the request is refused from its head alone (``None``: read its body)."""
     token = request.app[SERVE_TOKEN]
@@ -68,6 +83,9 @@ def refusal_for_head(request: web.Request) -> HeadRefusal | None:
                                headers={"WWW-Authenticate": "Bearer"})
         if token is None and (page := foreign_page(request)) is not None:
             return HeadRefusal(403, f"a web page at {page[:80]} may not use a tokenless server (set MAIC_SERVE_TOKEN)")
+        if token is None and (named := foreign_host(request)) is not None:
+            return HeadRefusal(403, f"Host {named[:80]} is not this machine: a tokenless server answers only "
+                                    "localhost (set MAIC_SERVE_TOKEN to serve other names)")
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         return HeadRefusal(413, f"body of {request.content_length} bytes; the limit is {MAX_BODY_BYTES}")
     encoding = request.headers.get("Content-Encoding", "identity").strip().lower()
