@@ -24,6 +24,13 @@ CHUNK = 65536
 MAX_LEARNER_CHARS = 4000
 
 
+def too_long(line: str) -> str | None:
+    """Why a typed line is refused unsent (``None``: it is within :data:`MAX_LEARNER_CHARS`)."""
+    if len(line.rstrip("\r\n")) <= MAX_LEARNER_CHARS:
+        return None
+    return f"a line is at most {MAX_LEARNER_CHARS:,} characters: nothing was sent (say it in shorter parts)"
+
+
 class LineReader:
     """``readline`` over a text stream's bytes (its file descriptor where it has one).
 

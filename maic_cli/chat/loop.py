@@ -41,7 +41,7 @@ from ..ui.export import classroom_to_markdown
 from ..ui.lesson_notes import LessonNotes
 from ..ui.view import View
 from .lesson import KeyWatch, LessonChat, typed_text
-from .line_input import MAX_LEARNER_CHARS
+from .line_input import MAX_LEARNER_CHARS, too_long
 from .recording import GuardedRecorder
 from .slash import SlashCommands
 
@@ -136,11 +136,9 @@ class ChatApp:
 
     # -- input ----------------------------------------------------------------------------
     async def handle_line(self, line: str) -> bool:
-        """Act on one line of input; ``False`` means leave.  A line past :data:`MAX_LEARNER_CHARS` is refused
-        in one line and nothing of it is sent or run."""
-        if len(line.rstrip("\r\n")) > MAX_LEARNER_CHARS:
-            self.view.error(f"a line is at most {MAX_LEARNER_CHARS:,} characters: nothing was sent "
-                            "(say it in shorter parts)")
+        """Act on one line of input; ``False`` means leave.  A line too long is refused, nothing of it run."""
+        if (refusal := too_long(line)) is not None:
+            self.view.error(refusal)
             return True
         text = line.strip()
         found = COMMANDS.find(text.partition(" ")[0]) if text.startswith("/") else None
@@ -171,8 +169,7 @@ class ChatApp:
     async def say(self, text: str) -> None:
         """A simulated learner's line, as the batch runner hands it to the class: in a lesson, the answer to
         the quiz question that waits, else a question; else a round.  Never a slash command, a lesson step or
-        a slide element's question, whatever it starts with.  A line past :data:`MAX_LEARNER_CHARS` is cut
-        there, with a note."""
+        a slide element's question, whatever it starts with.  Cut at :data:`MAX_LEARNER_CHARS`, with a note."""
         if len(text) > MAX_LEARNER_CHARS:
             self.view.info(f"the simulated learner's line was cut to {MAX_LEARNER_CHARS:,} characters")
             text = text[:MAX_LEARNER_CHARS]

@@ -23,19 +23,17 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
 from ..engine.models import AgentConfig, SlideElement
 from ..errors import InputError, MaicError
 from ..lessons.lesson import (
-    LETTERS,
     MAX_FAQ,
     MAX_SCENES,
     ExpectedQuestion,
     Lesson,
-    QuizQuestion,
     QuizScene,
     Scene,
     ScriptStep,
@@ -59,13 +57,14 @@ from .openmaic_format import (
     scene_problems,
 )
 from .openmaic_html import html_blocks
+from .openmaic_quiz import read_question, unique_ids
 from .openmaic_talk import FAQ, expected, marked, read_discussions, said
 
 _MAX_STEPS = 200  # = SlideScene.script's limit
 _SCENE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
-def _box(element: dict[str, Any]) -> tuple[float, float]:
+def element_box(element: dict[str, Any]) -> tuple[float, float]:
     def number(key: str) -> float:
         value = element.get(key)
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
@@ -73,7 +72,7 @@ def _box(element: dict[str, Any]) -> tuple[float, float]:
     return number("top"), number("left")
 
 
-class _Scene:
+class SlideReader:
     """One slide being read: its kept elements, the map from OpenMAIC's element ids to maic's, what was left."""
 
     def __init__(self, notes: Counter[str], prompts: dict[str, str]) -> None:
@@ -186,40 +185,6 @@ def _word(kind: Any) -> str:
     return (line(kind[:20]) or "untyped") if isinstance(kind, str) else "untyped"
 
 
-def _question(raw: Any, index: int, notes: Counter[str]) -> QuizQuestion | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("question"), str) or not raw["question"].strip():
-        notes["quiz questions without a question"] += 1
-        return None
-    raw_id = raw.get("id")
-    qid = raw_id if isinstance(raw_id, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", raw_id) \
-        else f"q{index + 1}"
-    points = raw.get("points")
-    points = points if isinstance(points, int) and not isinstance(points, bool) and 1 <= points <= 100 else 1
-    explanation = text(raw["analysis"], 1000) if isinstance(raw.get("analysis"), str) and raw["analysis"].strip() \
-        else None
-    question = text(raw["question"], 2000)
-    try:
-        if raw.get("type") == "short_answer":
-            guidance = raw.get("commentPrompt") if isinstance(raw.get("commentPrompt"), str) else None
-            rubric = text(guidance or raw.get("analysis") or "", 2000) if (guidance or explanation) else ""
-            if not rubric:
-                notes["short-answer questions without grading guidance (kept; their rubric says so)"] += 1
-                rubric = "No grading guidance came with this question: judge whether the answer addresses it."
-            return QuizQuestion(id=qid, type="short", question=question, rubric=rubric, points=points,
-                                explanation=explanation)
-        listed = raw["options"] if isinstance(raw.get("options"), list) else []
-        options = [o for o in listed[:100] if isinstance(o, dict)][:len(LETTERS)]
-        values = [o["value"] if isinstance(o.get("value"), str) else LETTERS[n] for n, o in enumerate(options)]
-        keys = raw["answer"] if isinstance(raw.get("answer"), list) else []
-        answer = [LETTERS[values.index(v)] for v in keys[:100] if isinstance(v, str) and v in values]
-        kind: Literal["single", "multiple"] = "multiple" if raw.get("type") == "multiple" else "single"
-        return QuizQuestion(id=qid, type=kind, question=question, points=points, explanation=explanation,
-                            options=[line(scalar(o.get("label")), 500) or "—" for o in options], answer=answer)
-    except ValidationError:
-        notes["quiz questions maic cannot grade (no options, or no right answer among them)"] += 1
-        return None
-
-
 @dataclass
 class Classroom:
     """What a classroom zip holds for maic: the lesson, the personas of its class maic does not have (to be
@@ -277,7 +242,7 @@ def read(path: Path) -> Classroom:
             usable.append((scene_order(raw.get("order"), index), index, raw))
     try:
         for _, _, raw in sorted(usable, key=lambda item: (item[0], item[1])):
-            _scene(raw, scenes, scene_id, notes, prompts, cls)
+            read_scene(raw, scenes, scene_id, notes, prompts, cls)
     except ValidationError as exc:  # what the cleaning and the limits above missed: said, not a traceback
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ()))
@@ -321,24 +286,7 @@ def _speech(actions: list[dict[str, Any]], cls: ClassroomClass) -> list[ScriptSt
             and (step := said(action, cls)) is not None]
 
 
-def _unique_ids(questions: list[QuizQuestion]) -> list[QuizQuestion]:
-    """The questions, a repeated id made ``q<n>`` (a number no other question has)."""
-    given = {question.id for question in questions}
-    seen: set[str] = set()
-    out = []
-    for number, question in enumerate(questions, 1):
-        qid = question.id
-        while qid in seen:
-            qid = f"q{number}"
-            number += 1
-            if qid in given:
-                qid = question.id
-        seen.add(qid)
-        out.append(question if qid == question.id else question.model_copy(update={"id": qid}))
-    return out
-
-
-def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Counter[str],
+def read_scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Counter[str],
            prompts: dict[str, str], cls: ClassroomClass) -> None:
     """One scene of the manifest as maic's scenes (none, a slide or a quiz, and the discussions after it)."""
     scene_title = line(raw.get("title") or "") if isinstance(raw.get("title"), str) else ""
@@ -358,8 +306,8 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
         listed_questions = raw["content"]["questions"]
         if len(listed_questions) > 50:
             notes["quiz questions beyond the 50 a quiz holds"] += len(listed_questions) - 50
-        questions = _unique_ids([q for i, raw_q in enumerate(listed_questions[:50])
-                                 if (q := _question(raw_q, i, notes)) is not None])
+        questions = unique_ids([q for i, raw_q in enumerate(listed_questions[:50])
+                                 if (q := read_question(raw_q, i, notes)) is not None])
         read_discussions(actions, scenes, scene_id, notes, cls, before=True)
         spoken = _speech(actions, cls)
         if spoken and questions:  # maic's quizzes do not speak: what OpenMAIC says on the quiz opens it, on a slide
@@ -370,13 +318,13 @@ def _scene(raw: dict[str, Any], scenes: list[Scene], scene_id: Any, notes: Count
             scenes.append(QuizScene(type="quiz", id=scene_id(scene_title), title=scene_title, questions=questions))
         read_discussions(actions, scenes, scene_id, notes, cls)
         return
-    current = _Scene(notes, prompts)
+    current = SlideReader(notes, prompts)
     canvas = raw["content"]["canvas"]
     listed_elements: list[Any] = canvas["elements"] if isinstance(canvas.get("elements"), list) else []
     elements = [e for e in listed_elements[:2000] if isinstance(e, dict)]
     if len(listed_elements) > 2000:
         notes["elements beyond the 2,000 of a slide maic reads"] += len(listed_elements) - 2000
-    for element in sorted(elements, key=_box):
+    for element in sorted(elements, key=element_box):
         current.element(element, scene_title)
     script: list[ScriptStep] = []
     faq: list[ExpectedQuestion] = []

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..engine.models import AgentConfig, Slide, SlideElement
 from ..lessons.lesson import LETTERS, DiscussionScene, Lesson, QuizQuestion, QuizScene, SlideScene
-from ..lessons.rubric import MAX_ANSWER, Point, Rubric, Term, _is_english, read_rubric
+from ..lessons.rubric import MAX_ANSWER, Point, Rubric, Term, is_english, read_rubric
 from ..lessons.rubric_words import AUXILIARIES, COUNTERFACTUAL_OPENERS, NEGATION_REACH, NEGATIONS, STOP_WORDS
 from ..ui.slide_html import SLIDE_CSS, render_band_html, render_slide_html
 from ..untrusted import clean
@@ -145,7 +145,7 @@ def player_data(lesson: Lesson, agents: list[AgentConfig], *, voiced: Voiced | N
                      for s in scene.script if s.say is not None] or \
                 [{"say": f"Let's discuss: {_text(scene.topic, 500)}", "by": opener, "n": next(said)}]
             scenes.append({"type": "discussion", "title": _text(scene.title or scene.topic, 200), "steps": steps})
-    english = _is_english(lesson.language)
+    english = is_english(lesson.language)
     words = {"stop": sorted(STOP_WORDS) if english else [], "neg": sorted(NEGATIONS), "reach": NEGATION_REACH,
              "aux": sorted(AUXILIARIES), "cf": list(COUNTERFACTUAL_OPENERS), "en": english, "max": MAX_ANSWER}
     return {"title": _text(lesson.title, 200), "speakers": known, "teacher": teacher, "scenes": scenes,

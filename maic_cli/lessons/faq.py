@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .faq_words import fix_typos, normal, synonym_groups, synonyms, words
-from .grounding import ASKING, WORD, _stemmer, _stopwords, lesson_passages
+from .grounding import ASKING, WORD, lesson_passages, stemmer, stopwords
 from .lesson import DiscussionScene, ExpectedQuestion, Lesson, SlideScene
 
 THRESHOLD = 0.65  # the lowest score that is a match (tuned on faq_tune.yaml)
@@ -131,9 +131,9 @@ KEEP = frozenset({"inside", "up", "down"})  # stop words (or asking words) that 
 def terms(text: str, language: str = "english", *, asking: bool = False) -> list[str]:
     """grounding's ``terms`` (content words, stemmed; ``asking``: without the words that only ask), keeping
     :data:`KEEP` ("which colour is on the inside" is not "… on the outside")."""
-    drop = (_stopwords() | (ASKING if asking else frozenset())) - KEEP
+    drop = (stopwords() | (ASKING if asking else frozenset())) - KEEP
     words = [w for w in WORD.findall(text.lower()) if w not in drop and (len(w) > 1 or w.isdigit())]
-    return _stemmer(language)(words) if words else []
+    return stemmer(language)(words) if words else []
 
 
 def _pairs(words: list[str]) -> frozenset[tuple[str, str]]:
@@ -236,7 +236,7 @@ def scores(lesson: Lesson, question: str, current: str | None = None,
         return []
     language = lesson.language or "english"
     skip = {w for name in ignore for w in terms(normal(name), language)}
-    said = fix_typos(normal(question), index.vocabulary, _stopwords() | ASKING)
+    said = fix_typos(normal(question), index.vocabulary, stopwords() | ASKING)
     sequence = [w for w in terms(said, language, asking=True) if w not in skip]
     asked, asked_pairs = list(dict.fromkeys(sequence)), _pairs(sequence)
     if not asked:

@@ -103,7 +103,7 @@ STEMMER_LANGUAGES = {"english", "french", "german", "spanish", "italian", "portu
 
 
 @lru_cache(maxsize=8)
-def _stemmer(language: str) -> Callable[[list[str]], list[str]]:
+def stemmer(language: str) -> Callable[[list[str]], list[str]]:
     """The Snowball stemmer of ``language`` (English when it has none); lower-casing only without PyStemmer."""
     try:
         import Stemmer
@@ -125,7 +125,7 @@ COMMON = frozenset("""
 
 
 @lru_cache(maxsize=1)
-def _stopwords() -> frozenset[str]:
+def stopwords() -> frozenset[str]:
     from bm25s.stopwords import STOPWORDS_EN
 
     return frozenset(STOPWORDS_EN) | COMMON
@@ -133,11 +133,11 @@ def _stopwords() -> frozenset[str]:
 
 def terms(text: str, language: str = "english", *, asking: bool = False) -> list[str]:
     """``text``'s content words, stemmed (``asking``: also without the words that only ask)."""
-    stop = _stopwords()
+    stop = stopwords()
     words = [w for w in WORD.findall(text.lower()) if w not in stop and (len(w) > 1 or w.isdigit())]
     if asking:
         words = [w for w in words if w not in ASKING]
-    return _stemmer(language)(words) if words else []
+    return stemmer(language)(words) if words else []
 
 
 # -- the lesson, cut into passages ---------------------------------------------------------------

@@ -139,7 +139,7 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
     return Stemmer.Stemmer(name if name in Stemmer.algorithms() else "english")
 
 
-def _is_english(language: str | None) -> bool:
+def is_english(language: str | None) -> bool:
     return not language or language.strip().lower() not in Stemmer.algorithms() or \
         language.strip().lower() in ("english", "porter")
 
@@ -215,7 +215,7 @@ def _marker(clause: str, markers: tuple[str, ...]) -> bool:
 
 def read_rubric(rubric: str, question: str = "", *, language: str | None = None) -> Rubric:
     """The rubric's essential and bonus points and its key terms (see the module)."""
-    english = _is_english(language)
+    english = is_english(language)
     lang = (language or "english").strip().lower() or "english"
     essential: list[Point] = []
     bonus: list[Point] = []
@@ -310,7 +310,7 @@ def measure(rubric: Rubric, answer: str, max_points: int, *, language: str | Non
     polarity = _answer_polarity(answer) if rubric.polarity else None
     if polarity is not None and polarity != rubric.polarity:
         return Measure("wrong", 0.0, 0.0, 0.0, f"The answer is “{rubric.polarity}”, not “{polarity}”.")
-    if not polarity and not _content(_words(answer[:MAX_ANSWER]), _is_english(language)):
+    if not polarity and not _content(_words(answer[:MAX_ANSWER]), is_english(language)):
         return Measure("wrong", 0.0, 0.0, 0.0, "No answer to grade: the answer says nothing the rubric asks for.")
     if rubric.empty:
         return Measure("undecided", None, 0.0, full, "The rubric names no words to check the answer against.")

@@ -26,9 +26,8 @@ from ..engine.models import LessonContext, Slide, SlideElement
 from ..formats.common import SCENE_ID, line, slug, text
 from ..formats.openmaic_class import ClassroomClass
 from ..formats.openmaic_format import scene_order, scene_problems
-from ..formats.openmaic_read import _box as position
-from ..formats.openmaic_read import _Scene as SlideReader
-from ..formats.openmaic_read import _scene as read_scene
+from ..formats.openmaic_read import SlideReader, read_scene
+from ..formats.openmaic_read import element_box as position
 from ..lessons.context import LessonTask, lesson_context
 from ..lessons.lesson import (
     MAX_SCENES,
